@@ -1,0 +1,38 @@
+# iopress — every target sets up what it needs on a fresh clone.
+# The virtual environment is built from requirements.lock (exact pins) and
+# rebuilt whenever the lock file or pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.iopress-installed
+EXAMPLE ?= data/examples/fs840
+
+.PHONY: demo test lint golden setup clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/iopress build $(EXAMPLE) -o build/fs840
+	@echo "Built: build/fs840/fs840.de.pdf build/fs840/fs840.en.pdf build/fs840/site/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check pipeline tests benchmarks data/examples
+	$(BIN)/ruff format --check pipeline tests benchmarks data/examples
+	$(BIN)/mypy
+
+# Regenerate the golden typst/Markdown files after an intended change of the output.
+golden: $(STAMP)
+	$(BIN)/python -m tests.regenerate_golden
+
+clean:
+	rm -rf $(VENV) build

@@ -1,0 +1,88 @@
+"""The standard tables, each one small pure function of the points frame."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+PROFILE = ["setup", "access", "block_size", "read_pct"]
+KINDS = ("speed", "optimum", "maximum")
+
+
+def _order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
+    """Random before sequential, small blocks first, 100 % read first (the seeds' order)."""
+    by = ["setup", "access", "block_size", "read_pct", *(extra or [])]
+    desc = [False, False, False, True] + [False] * len(extra or [])
+    return df.sort(by, descending=desc)
+
+
+def _drop_single_setup(df: pl.DataFrame) -> pl.DataFrame:
+    """The setup column appears only when the report compares more than one setup."""
+    return df.drop("setup") if df["setup"].n_unique() <= 1 else df
+
+
+def min_latency(points: pl.DataFrame) -> pl.DataFrame:
+    """Per profile the lowest mean service time and the parallelism it was measured at."""
+    best = (points.sort([*PROFILE, "lat_mean_us", "parallelism"])
+            .group_by(PROFILE, maintain_order=True).first())
+    table = best.select(*PROFILE, pl.col("lat_mean_us").alias("lat_us"), "parallelism")
+    return _drop_single_setup(_order(table))
+
+
+def _levels(points: pl.DataFrame) -> pl.DataFrame:
+    """Each profile's levels in order, flagged whether the step up to them pays.
+
+    A step pays while the relative IOPS gain is at least the relative latency gain
+    (seed 004: "solange die Leistung stärker steigt als die Latenz").
+    """
+    iops_gain = pl.col("iops") / pl.col("iops").shift(1) - 1
+    lat_gain = pl.col("lat_mean_us") / pl.col("lat_mean_us").shift(1) - 1
+    pays = (iops_gain >= lat_gain).fill_null(True).over(PROFILE)
+    return (points.sort([*PROFILE, "parallelism"])
+            .with_columns(pays.alias("pays"))
+            .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run")))
+
+
+def _pick(levels: pl.DataFrame, kind: str, chosen: pl.DataFrame) -> pl.DataFrame:
+    return chosen.select(
+        *PROFILE, pl.lit(kind).alias("kind"), "parallelism", "iops", "bytes_per_s",
+        pl.col("lat_mean_us").alias("lat_us"),
+    )
+
+
+def performance(points: pl.DataFrame) -> pl.DataFrame:
+    """Per profile the speed (lowest parallelism), optimum and maximum (highest IOPS) points.
+
+    The optimum is the last level of the unbroken run of paying steps from the first level.
+    """
+    levels = _levels(points)
+    grouped = levels.group_by(PROFILE, maintain_order=True)
+    speed = grouped.first()
+    optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
+    maximum = (levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 4 + [True, False])
+               .group_by(PROFILE, maintain_order=True).first())
+    parts = [_pick(levels, k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
+    table = pl.concat(parts).with_columns(
+        pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind")
+    )
+    return _drop_single_setup(_order(table, ["_kind"]).drop("_kind"))
+
+
+def cell(table: pl.DataFrame, access: str, block_size: int, read_pct: float,
+         kind: str | None = None) -> dict[str, object]:
+    """One row of a table as a dict; raises KeyError when the cell is absent."""
+    cond = ((pl.col("access") == access) & (pl.col("block_size") == block_size)
+            & (pl.col("read_pct") == read_pct))
+    if kind is not None:
+        cond = cond & (pl.col("kind") == kind)
+    rows = table.filter(cond)
+    if rows.is_empty():
+        raise KeyError(f"no {kind or 'value'} for {access} {block_size} B {read_pct:g} % read")
+    return rows.row(0, named=True)
+
+
+TABLES: dict[str, Callable[[pl.DataFrame], pl.DataFrame]] = {
+    "min_latency": min_latency,
+    "performance": performance,
+}

@@ -1,0 +1,178 @@
+"""The report definition: ``report.toml`` in a report folder, validated with pydantic."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+
+from pipeline.errors import InputError, InputErrors
+from pipeline.units import parse_block_size
+
+LANGS: tuple[str, ...] = ("de", "en")
+REPORT_FILE = "report.toml"
+
+
+def _both_languages(value: Any) -> Any:
+    """A plain string means the same text in every language."""
+    if isinstance(value, str):
+        return {lang: value for lang in LANGS}
+    return value
+
+
+def _check_languages(value: dict[str, str]) -> dict[str, str]:
+    missing = [lang for lang in LANGS if lang not in value]
+    if missing:
+        raise ValueError(f"text missing for language(s) {', '.join(missing)}")
+    return value
+
+
+Text = Annotated[
+    dict[str, str], BeforeValidator(_both_languages), BeforeValidator(_check_languages)
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ColumnMapping(Strict):
+    """How a tabular file maps onto the IOgen layout (see docs/formats/iogen.md)."""
+
+    columns: dict[str, str] = {}
+    delimiter: str = ";"
+    decimal: Literal[".", ","] = "."
+    comment: str = "#"
+    latency_unit: Literal["ns", "us", "µs", "ms", "s"] = "ms"
+    bandwidth_unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s"] = "MiB/s"
+
+    @field_validator("delimiter")
+    @classmethod
+    def _one_char(cls, v: str) -> str:
+        if len(v) != 1:
+            raise ValueError("delimiter must be a single character, e.g. ';' or ','")
+        return v
+
+
+class Source(Strict):
+    path: str
+    format: str | None = None
+    setup: str = "default"
+    mapping: ColumnMapping | None = None
+
+
+class Host(Strict):
+    name: str
+    description: Text = Field(default_factory=lambda: _both_languages(""))
+
+
+class Setup(Strict):
+    name: str = "default"
+    description: Text = Field(default_factory=lambda: _both_languages(""))
+
+
+class SystemUnderTest(Strict):
+    name: str
+    vendor: str
+    description: list[Text] = []
+
+
+class VendorFigure(Strict):
+    """A figure published by the vendor, shown beside the measured one."""
+
+    access: Literal["random", "sequential"]
+    block_size: int
+    read_pct: float = Field(ge=0, le=100)
+    metric: Literal["iops", "bytes_per_s", "lat_us"]
+    value: float = Field(gt=0)
+    note: Text | None = None
+
+    @field_validator("block_size", mode="before")
+    @classmethod
+    def _size(cls, v: Any) -> int:
+        return parse_block_size(str(v))
+
+
+class Report(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    title: Text
+    subtitle: Text = Field(default_factory=lambda: _both_languages(""))
+    author: str
+    organisation: str = ""
+    version: str
+    date: dt.date
+    classification: Text
+    sponsor: Text
+    reconstructed: Text | None = None
+    system: SystemUnderTest
+    hosts: list[Host] = []
+    setups: list[Setup] = [Setup()]
+    sources: list[Source] = Field(min_length=1)
+    vendor_figures: list[VendorFigure] = []
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc]
+    return "".join(parts).lstrip(".") or "(top level)"
+
+
+def _from_validation(path: Path, err: ValidationError) -> InputErrors:
+    errors = [
+        InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"])) for e in err.errors()
+    ]
+    return InputErrors(errors)
+
+
+def _hint(kind: str) -> str:
+    hints = {
+        "missing": "add this field to report.toml (see docs/report.md)",
+        "extra_forbidden": "remove or rename this field (see docs/report.md for the known fields)",
+    }
+    return hints.get(kind, "correct the value (see docs/report.md)")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(path, "", "file not found", "check the path") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(path, "", f"not valid TOML: {exc}", "fix the TOML syntax") from None
+
+
+def load_report(folder: Path) -> Report:
+    """Read and validate ``folder/report.toml``; every problem is reported at once."""
+    path = folder / REPORT_FILE
+    if not folder.is_dir():
+        raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
+    try:
+        report = Report.model_validate(read_toml(path))
+    except ValidationError as err:
+        raise _from_validation(path, err) from None
+    _check_sources(folder, path, report)
+    return report
+
+
+def _check_sources(folder: Path, path: Path, report: Report) -> None:
+    root = folder.resolve()
+    problems = []
+    for i, src in enumerate(report.sources):
+        where = f"sources[{i}].path"
+        target = (folder / src.path).resolve()
+        if not target.is_relative_to(root):
+            problems.append(InputError(path, where, f"{src.path!r} points outside the report "
+                                       "folder", "keep raw files inside the report folder"))
+        elif not target.is_file():
+            problems.append(InputError(path, where, f"raw file {src.path!r} not found",
+                                       "check the path, relative to the report folder"))
+    setups = {s.name for s in report.setups}
+    for i, src in enumerate(report.sources):
+        if src.setup not in setups:
+            problems.append(InputError(path, f"sources[{i}].setup", f"unknown setup "
+                                       f"{src.setup!r}", f"use one of {sorted(setups)}"))
+    if problems:
+        raise InputErrors(problems)

@@ -1,0 +1,68 @@
+"""Reading and writing the normalised dataset (Parquet with a schema version)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.errors import InputError
+from pipeline.ingest.base import Reject
+from pipeline.schema import INTERVAL_FIELDS, METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION, conform
+
+
+@dataclass
+class Dataset:
+    intervals: pl.DataFrame
+    points: pl.DataFrame
+    rejects: list[Reject] = field(default_factory=list)
+    records_read: int = 0
+
+    @property
+    def accepted(self) -> int:
+        return self.intervals.height
+
+    def accounting(self) -> dict[str, int]:
+        return {"records_read": self.records_read, "accepted": self.accepted,
+                "rejected": len(self.rejects)}
+
+    def rejects_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            {"source": [r.source for r in self.rejects], "where": [r.where for r in self.rejects],
+             "reason": [r.reason for r in self.rejects]},
+            schema={"source": pl.String, "where": pl.String, "reason": pl.String},
+        )
+
+
+def intervals_path(points_path: Path) -> Path:
+    """The intervals level is stored beside the points: ``x.parquet`` -> ``x.intervals.parquet``."""
+    return points_path.with_name(points_path.stem + ".intervals.parquet")
+
+
+def write(dataset: Dataset, path: Path) -> None:
+    meta = {METADATA_KEY: str(SCHEMA_VERSION), "iopress.level": "points",
+            "iopress.accounting": json.dumps(dataset.accounting())}
+    dataset.points.write_parquet(path, metadata=meta)
+    dataset.intervals.write_parquet(intervals_path(path),
+                                    metadata={**meta, "iopress.level": "intervals"})
+
+
+def read_points(path: Path) -> pl.DataFrame:
+    """Read a points file written by ``write``; refuse unknown schema versions."""
+    try:
+        meta = pl.read_parquet_metadata(path)
+    except (OSError, pl.exceptions.ComputeError) as exc:
+        raise InputError(path, "", f"not a readable Parquet file ({exc})",
+                         "give a dataset written by 'iopress ingest' or 'iopress build'") from None
+    version = meta.get(METADATA_KEY)
+    if version != str(SCHEMA_VERSION):
+        raise InputError(path, "metadata", f"dataset schema version {version!r} is not "
+                         f"supported (this iopress reads version {SCHEMA_VERSION})",
+                         "rebuild the dataset from the raw files with this iopress")
+    return conform(pl.read_parquet(path), POINT_FIELDS)
+
+
+def read_intervals(path: Path) -> pl.DataFrame:
+    return conform(pl.read_parquet(intervals_path(path)), INTERVAL_FIELDS)

@@ -1,0 +1,33 @@
+"""The one user-facing error type. Only the CLI turns it into text and an exit code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class InputError(Exception):
+    """Bad input: names the file, the place in it, what is wrong and how to fix it."""
+
+    path: Path | str
+    where: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        place = f"{self.path}: {self.where}" if self.where else f"{self.path}"
+        text = f"{place}: {self.message}"
+        return f"{text}\n  hint: {self.hint}" if self.hint else text
+
+
+@dataclass
+class InputErrors(Exception):
+    """Several input errors collected before failing once."""
+
+    errors: list[InputError]
+
+    def __str__(self) -> str:
+        lines = [f"{len(self.errors)} input error(s):"]
+        lines += [str(e) for e in self.errors]
+        return "\n".join(lines)

@@ -1,0 +1,48 @@
+"""Types shared by every format reader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.config import ColumnMapping
+
+
+@dataclass(frozen=True)
+class Reject:
+    """One record that was read but not accepted, with the reason."""
+
+    source: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What a reader needs to know beyond the file itself."""
+
+    system: str = "unnamed"
+    setup: str = "default"
+    label: str = ""
+    mapping: ColumnMapping = field(default_factory=ColumnMapping)
+
+    def source_label(self, path: Path) -> str:
+        return self.label or path.name
+
+
+@dataclass
+class ReadResult:
+    """Interval rows accepted from one file, plus everything rejected."""
+
+    intervals: pl.DataFrame
+    rejects: list[Reject]
+    records_read: int
+
+    @property
+    def accepted(self) -> int:
+        return self.intervals.height

@@ -1,0 +1,266 @@
+"""IOgen tabular export (and any delimited table mapped onto it). See docs/formats/iogen.md."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.config import ColumnMapping
+from pipeline.errors import InputError
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.schema import INTERVAL_FIELDS, conform
+from pipeline.units import RATE_UNITS, TIME_UNITS_US, parse_block_size
+
+NAME = "iogen"
+DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
+
+# canonical name -> column name in IOgen's own export
+DEFAULT_COLUMNS: dict[str, str] = {
+    "host": "host",
+    "test": "test",
+    "block_size": "block_size",
+    "access": "access",
+    "read_pct": "read_pct",
+    "processes": "processes",
+    "interval": "interval",
+    "interval_s": "interval_s",
+    "ios": "ios",
+    "iops": "iops",
+    "mb_s": "mb_s",
+    "service_time": "service_ms",
+    "read_service_time": "read_service_ms",
+    "write_service_time": "write_service_ms",
+    "cpu_pct": "cpu_pct",
+}
+REQUIRED = ("host", "block_size", "access", "read_pct", "processes", "interval", "interval_s",
+            "service_time")
+ACCESS = {"random": "random", "rand": "random", "r": "random",
+          "sequential": "sequential", "seq": "sequential", "s": "sequential"}
+SIGNATURE = ("host", "processes", "interval")
+
+
+def sniff(head: bytes) -> bool:
+    """IOgen's own header, or its ``# IOgen`` banner, in the first bytes."""
+    try:
+        text = head.decode("utf-8", errors="replace")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        if lines and lines[0].lower().startswith("# iogen"):
+            return True
+        header = next((ln for ln in lines if not ln.startswith("#")), "")
+        cells = {c.strip().lower() for c in header.replace(",", ";").split(";")}
+        return all(name in cells for name in SIGNATURE)
+    except Exception:  # noqa: BLE001 - sniff never raises, by contract
+        return False
+
+
+def read(path: Path, options: ReadOptions) -> ReadResult:
+    label = options.source_label(path)
+    text = _read_text(path)
+    rows = _data_lines(text, options.mapping)
+    header_no, header = next(rows, (0, []))
+    if not header:
+        raise InputError(path, "line 1", "no header row found", "the first non-comment line "
+                         "must name the columns (see docs/formats/iogen.md)")
+    index = _column_index(path, header_no, header, options.mapping)
+    parser = _RowParser(index, options, label)
+    records, rejects, count = [], [], 0
+    for line_no, cells in rows:
+        count += 1
+        try:
+            records.append(parser.parse(line_no, cells))
+        except _RowError as err:
+            rejects.append(Reject(label, f"line {line_no}{err.column}", err.reason))
+    frame = _frame(records)
+    frame, dupes = _drop_duplicates(frame, label)
+    return ReadResult(frame, rejects + dupes, count)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(path, f"line {line}", f"not UTF-8 text (byte {exc.start})",
+                         "save the file as UTF-8") from None
+
+
+def _data_lines(text: str, mapping: ColumnMapping) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every non-blank, non-comment line; the first is the header."""
+    reader = csv.reader(io.StringIO(text), delimiter=mapping.delimiter)
+    for cells in reader:
+        line_no = reader.line_num
+        if not cells or all(not c.strip() for c in cells):
+            continue
+        if cells[0].lstrip().startswith(mapping.comment):
+            continue
+        yield line_no, [c.strip() for c in cells]
+
+
+def _column_index(path: Path, line_no: int, header: list[str],
+                  mapping: ColumnMapping) -> dict[str, int]:
+    names = {**DEFAULT_COLUMNS, **mapping.columns}
+    unknown = sorted(set(mapping.columns) - set(DEFAULT_COLUMNS))
+    if unknown:
+        raise InputError(path, "column mapping", f"unknown field(s) {unknown}",
+                         f"map only these fields: {sorted(DEFAULT_COLUMNS)}")
+    position = {name.lower(): i for i, name in enumerate(header)}
+    index = {key: position[col.lower()] for key, col in names.items() if col.lower() in position}
+    missing = [names[k] for k in REQUIRED if k not in index]
+    if "ios" not in index and "iops" not in index:
+        missing.append(f"{names['ios']} or {names['iops']}")
+    if missing:
+        raise InputError(path, f"line {line_no}", f"missing column(s): {', '.join(missing)}",
+                         "add the columns, or map your column names in report.toml "
+                         "[sources.mapping.columns] (see docs/formats/iogen.md)")
+    return index
+
+
+class _RowError(Exception):
+    def __init__(self, column: str, reason: str) -> None:
+        super().__init__(reason)
+        self.column = f", column {column!r}" if column else ""
+        self.reason = reason
+
+
+class _RowParser:
+    """Turns the cells of one data row into one interval record in base units."""
+
+    def __init__(self, index: dict[str, int], options: ReadOptions, label: str) -> None:
+        self.index = index
+        self.options = options
+        self.label = label
+        self.names = {**DEFAULT_COLUMNS, **options.mapping.columns}
+        self.lat_factor = TIME_UNITS_US[options.mapping.latency_unit]
+        self.rate_factor = RATE_UNITS[options.mapping.bandwidth_unit]
+
+    def cell(self, cells: list[str], key: str) -> str | None:
+        pos = self.index.get(key)
+        if pos is None:
+            return None
+        if pos >= len(cells):
+            raise _RowError("", f"row has {len(cells)} fields, the header has more")
+        return cells[pos] or None
+
+    def parse(self, line_no: int, cells: list[str]) -> dict[str, object]:
+        if len(cells) != self._width():
+            raise _RowError("", f"row has {len(cells)} fields, the header has {self._width()}")
+        num = self._numbers(cells)
+        block = self._block(cells)
+        iops = num["iops"] if num["iops"] is not None else _need(num, "ios") / num["interval_s"]
+        bytes_per_s = (num["mb_s"] * self.rate_factor if num["mb_s"] is not None
+                       else iops * block)
+        return {
+            **self._identity(cells, block), "interval": int(_need(num, "interval")),
+            "interval_s": num["interval_s"], "iops": iops, "bytes_per_s": bytes_per_s,
+            "lat_mean_us": _need(num, "service_time") * self.lat_factor,
+            "read_lat_mean_us": _scaled(num["read_service_time"], self.lat_factor),
+            "write_lat_mean_us": _scaled(num["write_service_time"], self.lat_factor),
+            "cpu_pct": num["cpu_pct"], "source": self.label, "line": line_no,
+        }
+
+    def _width(self) -> int:
+        return max(self.index.values()) + 1 if self.index else 0
+
+    def _identity(self, cells: list[str], block: int) -> dict[str, object]:
+        access_text = (self.cell(cells, "access") or "").lower()
+        if access_text not in ACCESS:
+            raise _RowError(self.names["access"], f"access {access_text!r} is neither random "
+                            "nor sequential")
+        host = self.cell(cells, "host")
+        if not host:
+            raise _RowError(self.names["host"], "host is empty")
+        return {"system": self.options.system, "setup": self.options.setup, "tool": NAME,
+                "host": host, "access": ACCESS[access_text], "block_size": block,
+                "read_pct": self._number(cells, "read_pct", _percent),
+                "parallelism": int(self._number(cells, "processes", _whole_positive))}
+
+    def _block(self, cells: list[str]) -> int:
+        text = self.cell(cells, "block_size") or ""
+        try:
+            return parse_block_size(text)
+        except ValueError as exc:
+            raise _RowError(self.names["block_size"], str(exc)) from None
+
+    def _numbers(self, cells: list[str]) -> dict[str, float | None]:
+        checks: dict[str, Callable[[float], str]] = {
+            "interval": _whole_positive, "interval_s": _positive, "ios": _non_negative,
+            "iops": _non_negative, "mb_s": _non_negative, "service_time": _positive,
+            "read_service_time": _positive, "write_service_time": _positive,
+            "cpu_pct": _percent,
+        }
+        values = {key: self._optional(cells, key, check) for key, check in checks.items()}
+        if values["interval_s"] is None:
+            raise _RowError(self.names["interval_s"], "interval length is empty")
+        return values
+
+    def _optional(self, cells: list[str], key: str,
+                  check: Callable[[float], str]) -> float | None:
+        if self.cell(cells, key) is None:
+            return None
+        return self._number(cells, key, check)
+
+    def _number(self, cells: list[str], key: str, check: Callable[[float], str]) -> float:
+        text = (self.cell(cells, key) or "").rstrip("%").strip()
+        if self.options.mapping.decimal == ",":
+            text = text.replace(".", "").replace(",", ".")
+        try:
+            value = float(text)
+        except ValueError:
+            raise _RowError(self.names[key], f"{text!r} is not a number") from None
+        problem = check(value) if math.isfinite(value) else "must be a finite number"
+        if problem:
+            raise _RowError(self.names[key], f"{value:g} {problem}")
+        return value
+
+
+def _need(num: dict[str, float | None], key: str) -> float:
+    value = num[key]
+    if value is None:
+        raise _RowError(DEFAULT_COLUMNS[key], "value is empty")
+    return value
+
+
+def _scaled(value: float | None, factor: float) -> float | None:
+    return None if value is None else value * factor
+
+
+def _positive(v: float) -> str:
+    return "" if v > 0 else "must be greater than 0"
+
+
+def _non_negative(v: float) -> str:
+    return "" if v >= 0 else "must not be negative"
+
+
+def _whole_positive(v: float) -> str:
+    return "" if v > 0 and v == int(v) else "must be a whole number greater than 0"
+
+
+def _percent(v: float) -> str:
+    return "" if 0 <= v <= 100 else "must be between 0 and 100"
+
+
+def _frame(records: list[dict[str, object]]) -> pl.DataFrame:
+    schema = {f.name: f.dtype for f in INTERVAL_FIELDS}
+    return conform(pl.DataFrame(records, schema=schema), INTERVAL_FIELDS)
+
+
+def _drop_duplicates(frame: pl.DataFrame, label: str) -> tuple[pl.DataFrame, list[Reject]]:
+    key = ["host", "access", "block_size", "read_pct", "parallelism", "interval"]
+    dup = frame.select(pl.struct(key).is_duplicated() & ~pl.struct(key).is_first_distinct())
+    mask = dup.to_series()
+    rejects = [
+        Reject(label, f"line {line}", "duplicate of an earlier row for the same host, test, "
+               "parallelism and interval")
+        for line in frame.filter(mask)["line"].to_list()
+    ]
+    return frame.filter(~mask), rejects

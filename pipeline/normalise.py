@@ -1,0 +1,61 @@
+"""Intervals -> points.
+
+Per interval, hosts are summed: IOPS and bytes/s add up, latency is the I/O-weighted mean
+(read and write latency weighted by read and write I/Os). Then the intervals of a point
+are averaged, with the minimum, maximum and largest relative deviation of the IOPS.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, POINT_KEY, conform
+
+
+def _weighted(value: str, weight: pl.Expr) -> pl.Expr:
+    """I/O-weighted mean that ignores rows without a value (e.g. no writes at 100 % read)."""
+    w = pl.when(pl.col(value).is_not_null()).then(weight).otherwise(0.0)
+    total = w.sum()
+    return pl.when(total > 0).then((pl.col(value).fill_null(0.0) * w).sum() / total)
+
+
+def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Sum the hosts of each interval of each point."""
+    ios = pl.col("iops") * pl.col("interval_s")
+    reads = ios * pl.col("read_pct") / 100
+    writes = ios * (100 - pl.col("read_pct")) / 100
+    return intervals.group_by([*POINT_KEY, "interval"]).agg(
+        pl.col("iops").sum(),
+        pl.col("bytes_per_s").sum(),
+        _weighted("lat_mean_us", ios).alias("lat_mean_us"),
+        _weighted("read_lat_mean_us", reads).alias("read_lat_mean_us"),
+        _weighted("write_lat_mean_us", writes).alias("write_lat_mean_us"),
+        pl.col("cpu_pct").mean(),
+        pl.col("host").n_unique().alias("hosts"),
+        pl.col("source").unique().sort().str.join(", ").alias("source"),
+    )
+
+
+def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
+    """The points level: one row per system × setup × tool × profile × parallelism."""
+    if intervals.is_empty():
+        return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}),
+                       POINT_FIELDS)
+    summed = per_interval(conform(intervals, INTERVAL_FIELDS))
+    mean = pl.col("iops").mean()
+    dev = pl.max_horizontal(pl.col("iops").max() - mean, mean - pl.col("iops").min())
+    points = summed.group_by(list(POINT_KEY)).agg(
+        mean,
+        pl.col("bytes_per_s").mean(),
+        pl.col("lat_mean_us").mean(),
+        pl.col("read_lat_mean_us").mean(),
+        pl.col("write_lat_mean_us").mean(),
+        pl.col("cpu_pct").mean(),
+        pl.col("hosts").max(),
+        pl.len().alias("intervals"),
+        pl.col("iops").min().alias("iops_min"),
+        pl.col("iops").max().alias("iops_max"),
+        pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct"),
+        pl.col("source").unique().sort().str.join(", "),
+    )
+    return conform(points, POINT_FIELDS).sort(list(POINT_KEY))

@@ -1,0 +1,121 @@
+"""The dataset schema: one declarative table per level.
+
+Every column is described once — name, dtype, unit, range check and the locale key of
+its label. The polars schema, the range checks, table headers and axis titles all come
+from here.
+
+Schema history (bump SCHEMA_VERSION and note the change here):
+  1 — 2026-11-21: first version (intervals and points levels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+SCHEMA_VERSION = 1
+METADATA_KEY = "iopress.schema_version"
+
+Check = Callable[[pl.Expr], pl.Expr]
+
+
+def _positive(e: pl.Expr) -> pl.Expr:
+    return e > 0
+
+
+def _non_negative(e: pl.Expr) -> pl.Expr:
+    return e >= 0
+
+
+def _percent(e: pl.Expr) -> pl.Expr:
+    return (e >= 0) & (e <= 100)
+
+
+def _access(e: pl.Expr) -> pl.Expr:
+    return e.is_in(["random", "sequential"])
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    dtype: type[pl.DataType] | pl.DataType
+    unit: str
+    label: str
+    check: Check | None = None
+    nullable: bool = False
+
+
+_KEY = [
+    Field("system", pl.String, "", "field.system"),
+    Field("setup", pl.String, "", "field.setup"),
+    Field("tool", pl.String, "", "field.tool"),
+    Field("access", pl.String, "", "field.access", _access),
+    Field("read_pct", pl.Float64, "%", "field.read_pct", _percent),
+    Field("block_size", pl.Int64, "B", "field.block_size", _positive),
+    Field("parallelism", pl.Int64, "workers/host", "field.parallelism", _positive),
+]
+
+_MEASURES = [
+    Field("iops", pl.Float64, "IOPS", "field.iops", _non_negative),
+    Field("bytes_per_s", pl.Float64, "B/s", "field.bytes_per_s", _non_negative),
+    Field("lat_mean_us", pl.Float64, "µs", "field.lat_mean_us", _positive),
+    Field("read_lat_mean_us", pl.Float64, "µs", "field.read_lat_mean_us", _positive, True),
+    Field("write_lat_mean_us", pl.Float64, "µs", "field.write_lat_mean_us", _positive, True),
+    Field("cpu_pct", pl.Float64, "%", "field.cpu_pct", _percent, True),
+]
+
+INTERVAL_FIELDS: tuple[Field, ...] = (
+    *_KEY,
+    Field("host", pl.String, "", "field.host"),
+    Field("interval", pl.Int64, "", "field.interval", _positive),
+    Field("interval_s", pl.Float64, "s", "field.interval_s", _positive),
+    *_MEASURES,
+    Field("source", pl.String, "", "field.source"),
+    Field("line", pl.Int64, "", "field.line", _positive),
+)
+
+POINT_FIELDS: tuple[Field, ...] = (
+    *_KEY,
+    Field("hosts", pl.Int64, "", "field.hosts", _positive),
+    *_MEASURES,
+    Field("intervals", pl.Int64, "", "field.intervals", _positive),
+    Field("iops_min", pl.Float64, "IOPS", "field.iops_min", _non_negative),
+    Field("iops_max", pl.Float64, "IOPS", "field.iops_max", _non_negative),
+    Field("iops_dev_pct", pl.Float64, "%", "field.iops_dev_pct", _non_negative),
+    Field("source", pl.String, "", "field.source"),
+)
+
+POINT_KEY: tuple[str, ...] = tuple(f.name for f in _KEY)
+
+
+def polars_schema(fields: tuple[Field, ...]) -> pl.Schema:
+    return pl.Schema({f.name: f.dtype for f in fields})
+
+
+def field(name: str, fields: tuple[Field, ...] = POINT_FIELDS) -> Field:
+    for f in fields:
+        if f.name == name:
+            return f
+    raise KeyError(name)
+
+
+def conform(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
+    """Select and cast the schema's columns in schema order."""
+    return df.select([pl.col(f.name).cast(f.dtype) for f in fields])
+
+
+def violations(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
+    """One row per (row index, column) whose value breaks its field's check or nullability."""
+    frames = []
+    indexed = df.with_row_index("_row")
+    for f in fields:
+        bad = pl.col(f.name).is_null() if not f.nullable else pl.lit(False)
+        if f.check is not None:
+            bad = bad | ~f.check(pl.col(f.name)).fill_null(True)
+        hits = indexed.filter(bad).select(
+            pl.col("_row"), pl.lit(f.name).alias("column"), pl.col(f.name).cast(pl.String)
+        )
+        frames.append(hits.rename({f.name: "value"}))
+    return pl.concat(frames).sort("_row") if frames else pl.DataFrame()
