@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import InputError, InputErrors
-from pipeline.units import parse_block_size
+from pipeline.units import RATE_UNITS, parse_block_size
 
 LANGS: tuple[str, ...] = ("de", "en")
 REPORT_FILE = "report.toml"
@@ -88,7 +88,14 @@ class VendorFigure(Strict):
     read_pct: float = Field(ge=0, le=100)
     metric: Literal["iops", "bytes_per_s", "lat_us"]
     value: float = Field(gt=0)
+    unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s", "IOPS", "us"] | None = None
     note: Text | None = None
+
+    def base_value(self) -> float:
+        """The value in base units (bytes/s, IOPS, µs)."""
+        if self.metric == "bytes_per_s":
+            return self.value * RATE_UNITS[self.unit or "B/s"]
+        return self.value
 
     @field_validator("block_size", mode="before")
     @classmethod

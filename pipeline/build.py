@@ -1,0 +1,137 @@
+"""The whole chain for one report folder: ingest, normalise, compute, charts, PDFs, site.
+
+Output is built in a temporary folder beside the target and moved into place only when
+everything succeeded, so a failed build never replaces a good earlier one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline import ingest
+from pipeline.charts import CHARTS
+from pipeline.charts.export import save
+from pipeline.compute import TABLES
+from pipeline.config import LANGS, Report, load_report
+from pipeline.dataset import Dataset, write
+from pipeline.errors import InputError, InputErrors
+from pipeline.ingest.base import ReadOptions
+from pipeline.normalise import to_points
+from pipeline.paths import TEMPLATES
+from pipeline.render import narrative, site, whitepaper
+from pipeline.render.context import ReportContext, chart_refs
+from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+
+Step = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out: Path
+    dataset: Dataset
+
+
+def ingest_report(folder: Path, report: Report) -> Dataset:
+    """Read every raw file of the report; a file that cannot be read fails the build."""
+    results, errors = [], []
+    for i, src in enumerate(report.sources):
+        options = ReadOptions(system=report.system.name, setup=src.setup, label=src.path,
+                              mapping=src.mapping or ReadOptions().mapping)
+        try:
+            results.append(ingest.read(folder / src.path, options, src.format))
+        except InputError as err:
+            errors.append(err)
+        except InputErrors as errs:
+            errors += errs.errors
+    if errors:
+        raise InputErrors(errors)
+    return combine(results)
+
+
+def combine(results: list[ingest.ReadResult]) -> Dataset:
+    import polars as pl
+
+    intervals = pl.concat([r.intervals for r in results]) if results else pl.DataFrame()
+    rejects = [rej for r in results for rej in r.rejects]
+    return Dataset(intervals, to_points(intervals), rejects, sum(r.records_read for r in results))
+
+
+def prepare(folder: Path) -> ReportContext:
+    report = load_report(folder)
+    texts = narrative.load(folder)
+    dataset = ingest_report(folder, report)
+    if dataset.points.is_empty():
+        raise InputError(folder, "sources", "no record was accepted from the raw files",
+                         "see the rejected records listed above")
+    tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
+    return ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points))
+
+
+def write_data(ctx: ReportContext, work: Path) -> None:
+    write(ctx.dataset, work / "dataset.parquet")
+    (work / "tables").mkdir()
+    for name, table in ctx.tables.items():
+        table.write_csv(work / "tables" / f"{name}.csv")
+    ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
+
+
+def write_charts(ctx: ReportContext, work: Path) -> None:
+    (work / "charts").mkdir()
+    for lang in LANGS:
+        fmt = ctx.formatter(lang)
+        for ref in ctx.charts:
+            chart = CHARTS["standard"](whitepaper.points_for(ctx, ref), fmt)
+            save(chart, work / "charts" / f"{ref.stem}.{lang}", fmt)
+
+
+def write_pdfs(ctx: ReportContext, work: Path) -> None:
+    shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
+    rid = ctx.report.id
+    for lang in LANGS:
+        source = work / f"{rid}.{lang}.typ"
+        source.write_text(whitepaper.body(ctx, lang), encoding="utf-8")
+        compile_pdf(source, work / f"{rid}.{lang}.pdf", work, ctx.report.date)
+
+
+def write_site(ctx: ReportContext, work: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="iopress-site-") as tmp:
+        site.build_site(ctx, work, Path(tmp) / "docs", work / "site")
+
+
+STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
+    ("data", write_data), ("charts", write_charts), ("pdf", write_pdfs), ("site", write_site),
+)
+
+
+@contextmanager
+def staging(out: Path) -> Iterator[Path]:
+    """A temporary folder that replaces ``out`` only if the block succeeds."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        yield work
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if out.exists():
+        out.rename(old)
+    work.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build(folder: Path, out: Path, step: Step | None = None) -> BuildResult:
+    say = step or (lambda _: None)
+    say("ingest")
+    ctx = prepare(folder)
+    with staging(out) as work:
+        for name, stage in STAGES:
+            say(name)
+            stage(ctx, work)
+    return BuildResult(out, ctx.dataset)

@@ -1,0 +1,60 @@
+"""The standard chart (seed 000): per block size, throughput and service time panels."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from pipeline.charts.theme import standard_definition, theme
+from pipeline.render.fmt import MIB, Formatter
+
+
+def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
+    """Points of one block size as plotted: throughput, latency in ms, localised mix label."""
+    sequential = points["access"][0] == "sequential"
+    value = pl.col("bytes_per_s") / MIB if sequential else pl.col("iops")
+    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
+    labels = {m: fmt.t.mix(m, short=True) for m in mixes}
+    return points.sort("read_pct", "parallelism", descending=[True, False]).select(
+        "parallelism",
+        value.alias("throughput"),
+        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix"),
+    )
+
+
+def _colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
+    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
+    labels = [fmt.t.mix(m, short=True) for m in mixes]
+    colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
+    return alt.Color("mix:N", title=None, sort=labels,
+                     scale=alt.Scale(domain=labels, range=colours))
+
+
+def _panel(data: pl.DataFrame, field: str, title: str, number_format: str,
+           colour: alt.Color, fmt: Formatter) -> alt.Chart:
+    spec = standard_definition()
+    x = alt.X("parallelism:Q", title=fmt.t("chart.parallelism"),
+              scale=alt.Scale(type="log", base=2, domain=spec.domain),
+              axis=alt.Axis(values=spec.levels, format="d", labelFlush=False))
+    y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number_format))
+    return (alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=theme().point_size),
+                                      strokeWidth=theme().line_width)
+            .encode(x=x, y=y, color=colour,
+                    tooltip=[alt.Tooltip("mix:N", title=None), "parallelism:Q",
+                             alt.Tooltip(f"{field}:Q", title=title, format=number_format)])
+            .properties(width=spec.width, height=spec.height))
+
+
+def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
+    """Points of one setup, access and block size (all mixes) -> the two-panel chart."""
+    sequential = points["access"][0] == "sequential"
+    data = chart_data(points, fmt)
+    colour = _colour(points, fmt)
+    left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
+    left = _panel(data, "throughput", left_title, ",d", colour, fmt)
+    right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), ",.2~f", colour, fmt)
+    block = fmt.block(int(points["block_size"][0]))
+    title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
+    return (alt.hconcat(left, right, title=title)
+            .configure(**theme().vega_config(), locale={"number": fmt.d3_locale()}))

@@ -1,0 +1,65 @@
+"""The house style and chart definitions from ``figures/``."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict
+
+from pipeline.paths import FIGURES
+
+
+class Theme(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    font: str
+    font_size: int
+    title_size: int
+    line_width: float
+    point_size: float
+    background: str
+    grid_colour: str
+    vendor_colour: str
+    mix_colours: dict[str, str]
+    fallback_colours: list[str]
+
+    def mix_colour(self, read_pct: float, index: int) -> str:
+        colour = self.mix_colours.get(f"{read_pct:g}")
+        return colour or self.fallback_colours[index % len(self.fallback_colours)]
+
+    def vega_config(self) -> dict[str, object]:
+        return {
+            "font": self.font,
+            "background": self.background,
+            "axis": {"labelFontSize": self.font_size, "titleFontSize": self.font_size,
+                     "gridColor": self.grid_colour},
+            "legend": {"labelFontSize": self.font_size, "orient": "bottom"},
+            "title": {"fontSize": self.title_size},
+            "view": {"stroke": None},
+        }
+
+
+class StandardChart(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    panels: list[str]
+    width: int
+    height: int
+    levels: list[int]
+    domain: list[int]
+
+
+def _load(name: str) -> dict[str, object]:
+    with (FIGURES / name).open("rb") as fh:
+        return tomllib.load(fh)
+
+
+@cache
+def theme() -> Theme:
+    return Theme.model_validate(_load("theme.toml"))
+
+
+@cache
+def standard_definition() -> StandardChart:
+    return StandardChart.model_validate(_load("charts.toml")["standard"])

@@ -1,0 +1,1 @@
+"""Render: the only stage that formats numbers and text for a language."""

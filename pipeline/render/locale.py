@@ -1,0 +1,56 @@
+"""Strings per language, from ``locales/<lang>.toml``. A missing key is an error."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from typing import Any
+
+from pipeline.paths import LOCALES
+
+
+class MissingString(KeyError):
+    """A string key that the locale file does not define."""
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, name + "."))
+        else:
+            flat[name] = str(value)
+    return flat
+
+
+@cache
+def load(lang: str) -> dict[str, str]:
+    with (LOCALES / f"{lang}.toml").open("rb") as fh:
+        return _flatten(tomllib.load(fh))
+
+
+class Strings:
+    """``t("section.summary")`` or ``t("chart.caption", block="4 KB", access="Random")``."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.table = load(lang)
+
+    def __call__(self, key: str, **values: object) -> str:
+        try:
+            text = self.table[key]
+        except KeyError:
+            raise MissingString(f"locales/{self.lang}.toml has no string {key!r}") from None
+        return text.format(**values) if values else text
+
+    def mix(self, read_pct: float, short: bool = False) -> str:
+        prefix = "mix.short_" if short else "mix."
+        key = {100.0: "r100", 70.0: "r70", 0.0: "r0"}.get(read_pct)
+        if key:
+            return self(prefix + key)
+        read = f"{read_pct:g}"
+        return self(prefix + "other", read=read, write=f"{100 - read_pct:g}")
+
+    def access(self, access: str, long: bool = False) -> str:
+        return self(f"access.{access}" + ("_long" if long else ""))

@@ -1,0 +1,123 @@
+"""The narrative: Markdown per language with placeholders for computed values.
+
+``text/<lang>/<section>.md``; placeholders are jinja2 expressions such as
+``{{ maximum("4K", "random", 100).iops }}``. A placeholder that names nothing fails the
+build with the file and line.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import polars as pl
+import pypandoc
+
+from pipeline.compute.tables import cell
+from pipeline.config import LANGS, Report
+from pipeline.errors import InputError, InputErrors
+from pipeline.render.fmt import Formatter
+from pipeline.units import parse_block_size
+
+REQUIRED = ("summary", "setup", "method", "conclusion")
+OPTIONAL = ("results",)
+
+
+@dataclass(frozen=True)
+class Section:
+    path: Path
+    text: str
+
+
+def load(folder: Path) -> dict[str, dict[str, Section]]:
+    """Every section file of every language; both languages must have the same sections."""
+    found: dict[str, dict[str, Section]] = {}
+    problems = []
+    for lang in LANGS:
+        found[lang] = {}
+        for name in REQUIRED + OPTIONAL:
+            path = folder / "text" / lang / f"{name}.md"
+            if path.is_file():
+                found[lang][name] = Section(path, path.read_text(encoding="utf-8"))
+            elif name in REQUIRED:
+                problems.append(InputError(path, "", "narrative section missing",
+                                           f"write text/{lang}/{name}.md (Markdown)"))
+    problems += _unpaired(folder, found)
+    if problems:
+        raise InputErrors(problems)
+    return found
+
+
+def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputError]:
+    problems = []
+    for lang in LANGS:
+        for other in LANGS:
+            for name in set(found[lang]) - set(found[other]):
+                problems.append(InputError(found[lang][name].path, "", f"section has no "
+                                           f"{other} counterpart", f"write text/{other}/{name}.md"))
+    return problems
+
+
+class PointText:
+    """The formatted values of one table row, for placeholders."""
+
+    def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
+        num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
+        self.iops = fmt.integer(num["iops"]) if "iops" in num else ""
+        self.mb_s = fmt.mb_s(num["bytes_per_s"]) if "bytes_per_s" in num else ""
+        self.lat_ms = fmt.lat_ms(num["lat_us"])
+        self.lat_us = fmt.lat_us(num["lat_us"])
+        self.parallelism = fmt.integer(num["parallelism"])
+
+
+class Values:
+    """What placeholders can name: ``maximum``, ``optimum``, ``speed``, ``min_latency``."""
+
+    def __init__(self, tables: dict[str, pl.DataFrame], fmt: Formatter) -> None:
+        self.tables = tables
+        self.fmt = fmt
+
+    def _row(self, table: str, block: str, access: str, read_pct: float,
+             kind: str | None) -> PointText:
+        row = cell(self.tables[table], access, parse_block_size(block), read_pct, kind)
+        return PointText(row, self.fmt)
+
+    def context(self, report: Report) -> dict[str, object]:
+        def kind(k: str) -> object:
+            return lambda b, a, r: self._row("performance", b, a, r, k)
+        return {"maximum": kind("maximum"), "optimum": kind("optimum"), "speed": kind("speed"),
+                "min_latency": lambda b, a, r: self._row("min_latency", b, a, r, None),
+                "system": report.system.name, "vendor": report.system.vendor}
+
+
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                          keep_trailing_newline=True)
+
+
+def fill(section: Section, context: dict[str, object]) -> str:
+    """Resolve the placeholders of one section, or fail naming file and line."""
+    try:
+        template = _ENV.from_string(section.text)
+        return template.render(context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(section.path, f"line {exc.lineno}", f"placeholder syntax: {exc.message}",
+                         "write placeholders as {{ maximum(\"4K\", \"random\", 100).iops }}") from None
+    except (jinja2.UndefinedError, KeyError, ValueError, TypeError) as exc:
+        raise InputError(section.path, f"line {_template_line(exc)}",
+                         f"placeholder names nothing: {exc}",
+                         "see docs/report.md for the placeholders and the cells that exist") from None
+
+
+def _template_line(exc: BaseException) -> int:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == "<template>" and f.lineno]
+    return frames[-1].lineno if frames and frames[-1].lineno else 1
+
+
+def to_typst(markdown: str) -> str:
+    """Markdown -> typst markup; user text stays literal (pandoc escapes markup)."""
+    return str(pypandoc.convert_text(
+        markdown, "typst", format="markdown-smart-auto_identifiers-raw_html-raw_attribute",
+        extra_args=["--shift-heading-level-by=1", "--wrap=preserve"]))

@@ -1,0 +1,101 @@
+"""The whitepaper as typst source, and the PDF compiled from it.
+
+User and data strings enter typst only as string literals (``#"…"``), so characters such
+as ``#``, ``$``, ``*`` or ``<`` appear literally and never act as markup.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import typst
+
+from pipeline.config import Report
+from pipeline.render.fmt import Formatter
+from pipeline.render.views import Cell, TableView
+
+TEMPLATE_NAME = "whitepaper.typ"
+
+
+def lit(text: str) -> str:
+    """A typst string literal."""
+    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+               .replace("\r", "").replace("\t", "\\t"))
+    return f'"{escaped}"'
+
+
+def content(text: str) -> str:
+    """Literal text as typst content."""
+    return f"[#{lit(text)}]"
+
+
+def heading(text: str, level: int = 1) -> str:
+    return f"#heading(level: {level}, {lit(text)})\n"
+
+
+def paragraph(text: str) -> str:
+    return f"#par({lit(text)})\n"
+
+
+def bullets(items: Iterable[str]) -> str:
+    return "".join(f"- #{lit(item)}\n" for item in items)
+
+
+def _cell(cell: Cell) -> str:
+    parts = []
+    for span in cell:
+        if span.style == "plain":
+            parts.append(f"#{lit(span.text)}")
+        else:
+            parts.append(f"#{span.style}({lit(span.text)})")
+    return "[" + " \\ ".join(parts) + "]"
+
+
+def table(view: TableView) -> str:
+    cols = "(auto, " + ", ".join(["1fr"] * (len(view.header) - 1)) + ")"
+    header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
+    rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
+    return (f"#figure(\n  data-table(columns: {cols}, header: {header},\n    {rows},\n  ),\n"
+            f"  caption: {content(view.caption)},\n) <tab-{view.name}>\n")
+
+
+def figure(path: str, caption: str, alt: str, label: str) -> str:
+    return (f"#figure(\n  image({lit(path)}, width: 100%, alt: {lit(alt)}),\n"
+            f"  caption: {content(caption)},\n) <fig-{label}>\n")
+
+
+@dataclass(frozen=True)
+class Meta:
+    report: Report
+    fmt: Formatter
+
+    def typst(self) -> str:
+        r, t, lang = self.report, self.fmt.t, self.fmt.t.lang
+        region = "ch" if self.fmt.locale.endswith("_CH") else "none"
+        labels = {k: t(f"doc.{k}") for k in ("figure", "table", "page", "version", "date",
+                                             "classification", "toc")}
+        labels["page-of"] = t("doc.page_of")
+        notice = t("doc.reconstructed") if r.reconstructed else ""
+        fields = {"lang": lang, "title": r.title[lang], "subtitle": r.subtitle[lang],
+                  "author": r.author, "organisation": r.organisation, "version": r.version,
+                  "date": self.fmt.date(r.date), "classification": r.classification[lang],
+                  "notice": notice}
+        items = [f"{k}: {lit(v)}" for k, v in fields.items()]
+        items.append(f"region: {lit(region) if region != 'none' else 'none'}")
+        items.append("labels: (" + ", ".join(f"{k}: {lit(v)}" for k, v in labels.items()) + ")")
+        return "(\n  " + ",\n  ".join(items) + ",\n)"
+
+
+def document(meta: Meta, body: list[str]) -> str:
+    head = (f'#import "{TEMPLATE_NAME}": *\n'
+            f"#show: whitepaper.with({meta.typst()})\n\n")
+    return head + "\n".join(body)
+
+
+def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
+    """Compile with a fixed timestamp (the report date) so the same inputs give the same bytes."""
+    stamp = int(dt.datetime(date.year, date.month, date.day, tzinfo=dt.UTC).timestamp())
+    typst.compile(str(source), output=str(output), root=str(root), timestamp=stamp)

@@ -1,0 +1,109 @@
+"""Tables as rows of formatted cells, shared by the PDF, the site and the terminal.
+
+A cell is a list of spans; a span's style is ``plain``, ``optimum`` (italic) or
+``vendor`` (the vendor's published figure, bold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipeline.config import VendorFigure
+from pipeline.render.fmt import Formatter
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    style: str = "plain"
+
+
+Cell = list[Span]
+
+
+@dataclass(frozen=True)
+class TableView:
+    name: str
+    caption: str
+    header: list[str]
+    rows: list[list[Cell]]
+
+
+def _profiles(table: pl.DataFrame) -> list[tuple[str, int]]:
+    rows = table.select("access", "block_size").unique(maintain_order=True)
+    return [(r[0], r[1]) for r in rows.iter_rows()]
+
+
+def _mixes(table: pl.DataFrame) -> list[float]:
+    return sorted(table["read_pct"].unique().to_list(), reverse=True)
+
+
+def _vendor_spans(figures: Sequence[VendorFigure], metric: str, access: str, block: int,
+                  mix: float, fmt: Formatter, vendor: str) -> Cell:
+    spans = []
+    for fig in figures:
+        if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
+            continue
+        value = fig.base_value()
+        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_us": fmt.lat_us}[metric](value)
+        note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
+        spans.append(Span(f"{text}{note} {fmt.t('table.vendor', vendor=vendor)}", "vendor"))
+    return spans
+
+
+def _perf_text(row: dict[str, object], access: str, fmt: Formatter) -> str:
+    value = (fmt.mb_s(float(row["bytes_per_s"])) if access == "sequential"  # type: ignore[arg-type]
+             else fmt.integer(float(row["iops"])))  # type: ignore[arg-type]
+    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_us']))}"  # type: ignore[arg-type]
+
+
+def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
+    rows = {r["kind"]: r for r in perf.filter(
+        (pl.col("access") == access) & (pl.col("block_size") == block)
+        & (pl.col("read_pct") == mix)).iter_rows(named=True)}
+    if "maximum" not in rows:
+        return [Span(fmt.t("table.none"))]
+    cell = [Span(_perf_text(rows["maximum"], access, fmt))]
+    opt = rows.get("optimum")
+    if opt and opt["parallelism"] != rows["maximum"]["parallelism"]:
+        cell.append(Span(_perf_text(opt, access, fmt), "optimum"))
+    return cell
+
+
+def performance_view(perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter,
+                     vendor: str) -> TableView:
+    """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
+    mixes = _mixes(perf)
+    rows = []
+    for access, block in _profiles(perf):
+        key = "table.row_mb_s" if access == "sequential" else "table.row_iops"
+        label = fmt.t(key, block=fmt.block(block), access=fmt.t.access(access))
+        metric = "bytes_per_s" if access == "sequential" else "iops"
+        cells = [_perf_cell(perf, access, block, m, fmt)
+                 + _vendor_spans(figures, metric, access, block, m, fmt, vendor) for m in mixes]
+        rows.append([[Span(label)], *cells])
+    header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
+    return TableView("performance", fmt.t("table.performance"), header, rows)
+
+
+def _lat_cell(table: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
+    hit = table.filter((pl.col("access") == access) & (pl.col("block_size") == block)
+                       & (pl.col("read_pct") == mix))
+    return [Span(fmt.lat_us(hit["lat_us"][0]) if hit.height else fmt.t("table.none"))]
+
+
+def min_latency_view(table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter,
+                     vendor: str) -> TableView:
+    """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
+    mixes = _mixes(table)
+    rows = []
+    for access, block in _profiles(table):
+        label = fmt.t("table.row_latency", block=fmt.block(block), access=fmt.t.access(access))
+        cells = [_lat_cell(table, access, block, m, fmt)
+                 + _vendor_spans(figures, "lat_us", access, block, m, fmt, vendor) for m in mixes]
+        rows.append([[Span(label)], *cells])
+    header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
+    return TableView("min_latency", fmt.t("table.min_latency"), header, rows)
