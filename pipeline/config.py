@@ -7,7 +7,15 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from pipeline.errors import InputError, InputErrors
 from pipeline.units import RATE_UNITS, parse_block_size
@@ -45,6 +53,7 @@ class ColumnMapping(Strict):
     columns: dict[str, str] = {}
     delimiter: str = ";"
     decimal: Literal[".", ","] = "."
+    thousands: Literal["", ",", ".", "'", "’", " "] = ""
     comment: str = "#"
     latency_unit: Literal["ns", "us", "µs", "ms", "s"] = "ms"
     bandwidth_unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s"] = "MiB/s"
@@ -55,6 +64,12 @@ class ColumnMapping(Strict):
         if len(v) != 1:
             raise ValueError("delimiter must be a single character, e.g. ';' or ','")
         return v
+
+    @model_validator(mode="after")
+    def _separators_differ(self) -> ColumnMapping:
+        if self.thousands == self.decimal:
+            raise ValueError("thousands and decimal separator must differ")
+        return self
 
 
 class Source(Strict):

@@ -119,8 +119,8 @@ def _column_index(path: Path, line_no: int, header: list[str],
         missing.append(f"{names['ios']} or {names['iops']}")
     if missing:
         raise InputError(path, f"line {line_no}", f"missing column(s): {', '.join(missing)}",
-                         "add the columns, or map your column names in report.toml "
-                         "[sources.mapping.columns] (see docs/formats/iogen.md)")
+                         "add the columns, or map your column names ([sources.mapping.columns] "
+                         "in report.toml, or iopress ingest --mapping; see docs/formats/iogen.md)")
     return index
 
 
@@ -209,9 +209,12 @@ class _RowParser:
         return self._number(cells, key, check)
 
     def _number(self, cells: list[str], key: str, check: Callable[[float], str]) -> float:
+        mapping = self.options.mapping
         text = (self.cell(cells, key) or "").rstrip("%").strip()
-        if self.options.mapping.decimal == ",":
-            text = text.replace(".", "").replace(",", ".")
+        if mapping.thousands:
+            text = text.replace(mapping.thousands, "")
+        if mapping.decimal == ",":
+            text = text.replace(",", ".")
         try:
             value = float(text)
         except ValueError:

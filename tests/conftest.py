@@ -1,0 +1,25 @@
+"""Shared fixtures. The example report is built once per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import BuildResult, build, prepare
+from pipeline.render.context import ReportContext
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+FS840 = ROOT / "data" / "examples" / "fs840"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def fs840_context() -> ReportContext:
+    return prepare(FS840)
+
+
+@pytest.fixture(scope="session")
+def fs840_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    return build(FS840, tmp_path_factory.mktemp("build") / "fs840")

@@ -1,0 +1,96 @@
+"""IOgen ingest: every sample gives the expected rows; every bad sample the exact message."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from pipeline import ingest
+from pipeline.config import ColumnMapping
+from pipeline.errors import InputError
+from pipeline.ingest import iogen
+from pipeline.ingest.base import ReadOptions
+from pipeline.schema import INTERVAL_FIELDS, polars_schema
+from tests.conftest import DATA
+
+SAMPLES = DATA / "iogen"
+
+
+def _options(name: str) -> ReadOptions:
+    mapping_file = SAMPLES / f"{name}.toml"
+    mapping = ColumnMapping()
+    if mapping_file.exists():
+        mapping = ColumnMapping.model_validate(tomllib.loads(mapping_file.read_text()))
+    return ReadOptions(system="S", mapping=mapping)
+
+
+@pytest.mark.parametrize("name", ["basic", "mapped", "bad_rows"])
+def test_sample_gives_expected_rows(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLES)
+    result = ingest.read(Path(f"{name}.csv"), _options(name), "iogen")
+    expected = pl.read_csv(f"{name}.expected.csv", schema=polars_schema(INTERVAL_FIELDS))
+    assert_frame_equal(result.intervals, expected)
+    rejects_file = Path(f"{name}.rejects.txt")
+    expected_rejects = rejects_file.read_text().splitlines() if rejects_file.exists() else []
+    assert [str(r) for r in result.rejects] == expected_rejects
+    assert result.records_read == result.accepted + len(result.rejects)
+
+
+@pytest.mark.parametrize("path", sorted((SAMPLES / "bad").glob("*.csv")), ids=lambda p: p.name)
+def test_bad_sample_gives_exact_message(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLES)
+    relative = path.relative_to(SAMPLES)
+    with pytest.raises(InputError) as caught:
+        ingest.read(relative, ReadOptions(), "iogen")
+    assert str(caught.value) + "\n" == path.with_suffix(".expected.txt").read_text()
+
+
+def test_sniff_recognises_own_layout_and_never_raises() -> None:
+    assert iogen.sniff((SAMPLES / "basic.csv").read_bytes())
+    assert iogen.sniff(b"host;block_size;access;read_pct;processes;interval\n")
+    assert not iogen.sniff(b'{"fio version": "fio-3.33"}')
+    assert not iogen.sniff(b"\xff\xfe\x00garbage")
+    assert not iogen.sniff(b"")
+
+
+def test_detect_names_the_file_when_format_unknown(tmp_path: Path) -> None:
+    unknown = tmp_path / "what.txt"
+    unknown.write_text("hello\n")
+    with pytest.raises(InputError) as caught:
+        ingest.read(unknown, ReadOptions())
+    assert str(caught.value) == (
+        f"{unknown}: line 1: format not recognised\n  hint: pass the format explicitly "
+        "(--format, or format= in report.toml): one of ['iogen']")
+
+
+def test_explicit_format_wins_over_sniffing() -> None:
+    result = ingest.read(SAMPLES / "mapped.csv", _options("mapped"), "iogen")
+    assert result.accepted == 2
+
+
+def test_unknown_format_name_is_refused() -> None:
+    with pytest.raises(InputError, match="unknown format 'nope'"):
+        ingest.get_format("nope")
+
+
+def test_decimal_comma_with_point_thousands(tmp_path: Path) -> None:
+    sample = tmp_path / "comma.csv"
+    sample.write_text("host;block_size;access;read_pct;processes;interval;interval_s;iops;"
+                      "service_ms\nh;4K;random;100;1;1;20;1.234,5;0,25\n")
+    mapping = ColumnMapping(decimal=",", thousands=".")
+    result = ingest.read(sample, ReadOptions(mapping=mapping))
+    assert result.intervals["iops"].to_list() == [1234.5]
+    assert result.intervals["lat_mean_us"].to_list() == [250.0]
+
+
+def test_missing_optional_bandwidth_is_derived_from_iops(tmp_path: Path) -> None:
+    sample = tmp_path / "nobw.csv"
+    sample.write_text("host;block_size;access;read_pct;processes;interval;interval_s;iops;"
+                      "service_ms\nh;8K;random;0;2;1;10;100;1\n")
+    result = ingest.read(sample, ReadOptions())
+    assert result.intervals["bytes_per_s"].to_list() == [819200.0]
+    assert result.intervals["write_lat_mean_us"].to_list() == [None]

@@ -1,0 +1,51 @@
+"""Intervals -> points on small literal frames."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipeline.normalise import to_points
+from pipeline.schema import INTERVAL_FIELDS, conform
+
+
+def _intervals(rows: list[tuple[str, int, float, float, float | None, float | None]]) -> pl.DataFrame:
+    """(host, interval, iops, lat, read_lat, write_lat) at 70 % read, 4K, parallelism 4."""
+    return conform(pl.DataFrame({
+        "system": "S", "setup": "default", "tool": "iogen", "access": "random",
+        "read_pct": 70.0, "block_size": 4096, "parallelism": 4,
+        "host": [r[0] for r in rows], "interval": [r[1] for r in rows], "interval_s": 20.0,
+        "iops": [r[2] for r in rows], "bytes_per_s": [r[2] * 4096 for r in rows],
+        "lat_mean_us": [r[3] for r in rows], "read_lat_mean_us": [r[4] for r in rows],
+        "write_lat_mean_us": [r[5] for r in rows], "cpu_pct": 50.0, "source": "f.csv",
+        "line": list(range(1, len(rows) + 1)),
+    }), INTERVAL_FIELDS)
+
+
+def test_hosts_add_up_and_latency_is_io_weighted() -> None:
+    points = to_points(_intervals([("a", 1, 3000, 100, 110, 80), ("b", 1, 1000, 200, 210, 180)]))
+    row = points.row(0, named=True)
+    assert row["iops"] == 4000
+    assert row["bytes_per_s"] == 4000 * 4096
+    assert row["lat_mean_us"] == pytest.approx((3000 * 100 + 1000 * 200) / 4000)
+    assert row["read_lat_mean_us"] == pytest.approx((3000 * 110 + 1000 * 210) / 4000)
+    assert row["hosts"] == 2
+    assert row["intervals"] == 1
+
+
+def test_intervals_are_averaged_with_min_max_and_deviation() -> None:
+    points = to_points(_intervals([("a", 1, 900, 100, None, None), ("a", 2, 1000, 120, None, None),
+                                   ("a", 3, 1100, 140, None, None)]))
+    row = points.row(0, named=True)
+    assert row["iops"] == pytest.approx(1000)
+    assert row["lat_mean_us"] == pytest.approx(120)
+    assert (row["iops_min"], row["iops_max"]) == (900, 1100)
+    assert row["iops_dev_pct"] == pytest.approx(10.0)
+    assert row["intervals"] == 3
+    assert row["read_lat_mean_us"] is None
+
+
+def test_empty_input_gives_empty_points_with_schema() -> None:
+    points = to_points(_intervals([]))
+    assert points.height == 0
+    assert "iops_dev_pct" in points.columns

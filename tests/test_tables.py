@@ -1,0 +1,58 @@
+"""The table functions on frames small enough to read."""
+
+from __future__ import annotations
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from pipeline.compute import min_latency, performance
+
+
+def _points(levels: list[tuple[int, float, float]], read_pct: float = 100.0,
+            setup: str = "default") -> pl.DataFrame:
+    return pl.DataFrame({
+        "setup": setup, "access": "random", "block_size": 8192, "read_pct": read_pct,
+        "parallelism": [p for p, _, _ in levels], "iops": [i for _, i, _ in levels],
+        "bytes_per_s": [i * 8192 for _, i, _ in levels], "lat_mean_us": [lat for _, _, lat in levels],
+    }).with_columns(pl.col("block_size").cast(pl.Int64))
+
+
+CURVE = [(1, 10_000.0, 200.0), (2, 19_000.0, 210.0), (4, 30_000.0, 260.0),
+         (8, 36_000.0, 430.0), (16, 40_000.0, 800.0), (32, 39_000.0, 1600.0)]
+
+
+def test_min_latency_picks_lowest_latency_and_its_parallelism() -> None:
+    table = min_latency(_points([(1, 100.0, 250.0), (2, 180.0, 240.0), (4, 300.0, 260.0)]))
+    expected = pl.DataFrame({"access": ["random"], "block_size": pl.Series([8192], dtype=pl.Int64),
+                             "read_pct": [100.0],
+                             "lat_us": [240.0], "parallelism": [2]})
+    assert_frame_equal(table, expected)
+
+
+def test_speed_optimum_maximum() -> None:
+    table = performance(_points(CURVE))
+    assert table["kind"].to_list() == ["speed", "optimum", "maximum"]
+    # steps 1->2 (+90 % IOPS, +5 % latency) and 2->4 (+58 %, +24 %) pay;
+    # 4->8 (+20 %, +65 %) does not, so the optimum is 4 even though later steps still gain.
+    assert table["parallelism"].to_list() == [1, 4, 16]
+    assert table["iops"].to_list() == [10_000.0, 30_000.0, 40_000.0]
+    assert table["lat_us"].to_list() == [200.0, 260.0, 800.0]
+
+
+def test_optimum_is_first_level_when_first_step_does_not_pay() -> None:
+    table = performance(_points([(1, 1000.0, 2000.0), (2, 1200.0, 3500.0), (4, 3000.0, 4000.0)]))
+    assert table.filter(pl.col("kind") == "optimum")["parallelism"].to_list() == [1]
+
+
+def test_equal_gains_still_pay() -> None:
+    table = performance(_points([(1, 1000.0, 100.0), (2, 1500.0, 150.0)]))
+    assert table.filter(pl.col("kind") == "optimum")["parallelism"].to_list() == [2]
+
+
+def test_mixes_are_ordered_read_first_and_setup_column_only_when_several() -> None:
+    both = pl.concat([_points(CURVE, 0.0), _points(CURVE, 100.0)])
+    table = performance(both)
+    assert "setup" not in table.columns
+    assert table["read_pct"].unique(maintain_order=True).to_list() == [100.0, 0.0]
+    two_setups = pl.concat([_points(CURVE, setup="a"), _points(CURVE, setup="b")])
+    assert "setup" in min_latency(two_setups).columns
