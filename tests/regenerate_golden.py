@@ -1,0 +1,38 @@
+"""Regenerate the golden typst and Markdown files of the fs840 example.
+
+    make golden        (or: .venv/bin/python -m tests.regenerate_golden)
+
+Run it after an intended change of the generated output, then review the diff
+(``git diff tests/golden``) before committing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.build import prepare
+from pipeline.config import LANGS
+from pipeline.render import site, whitepaper
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "fs840"
+EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "fs840"
+
+
+def golden_files() -> dict[str, str]:
+    """Relative path -> text of every golden file, generated from the example."""
+    ctx = prepare(EXAMPLE)
+    files = {f"typst/fs840.{lang}.typ": whitepaper.body(ctx, lang) for lang in LANGS}
+    files.update({f"site/{name}": text for name, text in site.pages(ctx).items()})
+    return files
+
+
+def main() -> None:
+    for name, text in golden_files().items():
+        path = GOLDEN / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Chart specs: encodings, colours, axis types, titles and number style per language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from pipeline.charts import CHARTS
+from pipeline.charts.export import save
+from pipeline.render.context import ReportContext
+from pipeline.render.fmt import Formatter
+from pipeline.render.locale import Strings
+
+
+def _spec(ctx: ReportContext, lang: str, block: int) -> dict[str, Any]:
+    points = ctx.dataset.points.filter(pl.col("block_size") == block)
+    spec: dict[str, Any] = CHARTS["standard"](points, Formatter(Strings(lang))).to_dict()
+    return spec
+
+
+@pytest.mark.parametrize(("lang", "title", "y_title", "lat_title", "x_title", "thousands"), [
+    ("de", "Messergebnisse 4K Random", "IOPS", "Servicezeit [ms]", "Parallelität", "’"),
+    ("en", "Results 4K random", "IOPS", "Service time [ms]", "Parallelism", ","),
+])
+def test_standard_chart_titles_and_locale(fs840_context: ReportContext, lang: str, title: str,
+                                          y_title: str, lat_title: str, x_title: str,
+                                          thousands: str) -> None:
+    spec = _spec(fs840_context, lang, 4096)
+    assert spec["title"] == title
+    left, right = spec["hconcat"]
+    assert left["encoding"]["y"]["title"] == y_title
+    assert right["encoding"]["y"]["title"] == lat_title
+    assert left["encoding"]["x"]["title"] == x_title
+    assert spec["config"]["locale"]["number"]["thousands"] == thousands
+
+
+def test_standard_chart_axes_and_colours(fs840_context: ReportContext) -> None:
+    spec = _spec(fs840_context, "de", 4096)
+    for panel in spec["hconcat"]:
+        x = panel["encoding"]["x"]
+        assert x["field"] == "parallelism"
+        assert x["scale"] == {"type": "log", "base": 2, "domain": [1, 512]}
+        assert x["axis"]["values"][0] == 1 and x["axis"]["values"][-1] == 512
+        colour = panel["encoding"]["color"]
+        assert colour["scale"]["domain"] == ["100% Read", "70% Read / 30% Write", "100% Write"]
+        assert colour["scale"]["range"] == ["#2e9e3e", "#1f5fbf", "#d62728"]
+        assert panel["mark"]["type"] == "line"
+    assert spec["hconcat"][1]["encoding"]["y"]["field"] == "latency_ms"
+
+
+def test_sequential_chart_plots_mb_per_second(fs840_context: ReportContext) -> None:
+    spec = _spec(fs840_context, "en", 256 * 1024)
+    left = spec["hconcat"][0]
+    assert left["encoding"]["y"]["title"] == "MB/s"
+    values = spec["datasets"][spec["data"]["name"]]
+    best = max(v["throughput"] for v in values)
+    assert round(best) == 12984
+
+
+def test_save_writes_svg_pdf_and_vega_lite(fs840_context: ReportContext, tmp_path: Path) -> None:
+    fmt = Formatter(Strings("de"))
+    points = fs840_context.dataset.points.filter(pl.col("block_size") == 4096)
+    paths = save(CHARTS["standard"](points, fmt), tmp_path / "c.de", fmt)
+    assert paths["svg"].read_text(encoding="utf-8").startswith("<svg")
+    assert paths["pdf"].read_bytes().startswith(b"%PDF")
+    assert '"$schema"' in paths["vl.json"].read_text(encoding="utf-8")
+    assert "1’000’000" in paths["svg"].read_text(encoding="utf-8")
