@@ -40,9 +40,13 @@ class BuildResult:
 def ingest_report(folder: Path, report: Report) -> Dataset:
     """Read every raw file of the report; a file that cannot be read fails the build."""
     results, errors = [], []
-    for i, src in enumerate(report.sources):
-        options = ReadOptions(system=report.system.name, setup=src.setup, label=src.path,
-                              mapping=src.mapping or ReadOptions().mapping)
+    for src in report.sources:
+        options = ReadOptions(
+            system=report.system.name,
+            setup=src.setup,
+            label=src.path,
+            mapping=src.mapping or ReadOptions().mapping,
+        )
         try:
             results.append(ingest.read(folder / src.path, options, src.format))
         except InputError as err:
@@ -67,10 +71,30 @@ def prepare(folder: Path) -> ReportContext:
     texts = narrative.load(folder)
     dataset = ingest_report(folder, report)
     if dataset.points.is_empty():
-        raise InputError(folder, "sources", "no record was accepted from the raw files",
-                         "see the rejected records listed above")
+        raise InputError(
+            folder,
+            "sources",
+            "no record was accepted from the raw files",
+            "see the rejected records listed above",
+        )
     tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
-    return ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points))
+    ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points))
+    check_narrative(ctx)
+    return ctx
+
+
+def check_narrative(ctx: ReportContext) -> None:
+    """Resolve every placeholder of every language now, before anything is written."""
+    problems = []
+    for lang, sections in ctx.narrative.items():
+        values = narrative.Values(ctx.tables, ctx.formatter(lang)).context(ctx.report)
+        for section in sections.values():
+            try:
+                narrative.fill(section, values)
+            except InputError as err:
+                problems.append(err)
+    if problems:
+        raise InputErrors(problems)
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
@@ -105,7 +129,10 @@ def write_site(ctx: ReportContext, work: Path) -> None:
 
 
 STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
-    ("data", write_data), ("charts", write_charts), ("pdf", write_pdfs), ("site", write_site),
+    ("data", write_data),
+    ("charts", write_charts),
+    ("pdf", write_pdfs),
+    ("site", write_site),
 )
 
 

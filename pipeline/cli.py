@@ -6,17 +6,19 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline import __version__, ingest
-from pipeline.build import STAGES, build as build_report, combine, prepare
+from pipeline.build import STAGES, combine, prepare
+from pipeline.build import build as build_report
 from pipeline.compute import TABLES
 from pipeline.config import ColumnMapping, read_toml
 from pipeline.dataset import Dataset, intervals_path, read_points, write
@@ -26,13 +28,16 @@ from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.views import Cell, TableView, min_latency_view, performance_view
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Storage benchmark reports from raw load-generator output.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Storage benchmark reports from raw load-generator output.",
+)
 out_console = Console()
 err_console = Console(stderr=True)
 
 
-class Lang(str, Enum):
+class Lang(StrEnum):
     de = "de"
     en = "en"
 
@@ -45,8 +50,14 @@ def build(
     """Build both PDFs, the site, the dataset and the tables of one report."""
     target = out or Path("build") / _report_id(report_dir)
     stages = ["ingest", *(name for name, _ in STAGES)]
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=err_console, transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    ) as progress:
         task = progress.add_task("build", total=len(stages))
 
         def step(name: str) -> None:
@@ -81,17 +92,19 @@ def ingest_command(
     _write_atomically(dataset, output)
     _print_accounting(dataset, Strings("en"))
     for failure in failures:
-        err_console.print(f"[red]error:[/red] {failure}", highlight=False)
+        _print_error(failure)
     if failures:
         raise typer.Exit(1)
 
 
-def _read_all(paths: list[Path], fmt: str | None, system: str, setup: str,
-              mapping: ColumnMapping | None) -> tuple[list[ReadResult], list[InputError]]:
+def _read_all(
+    paths: list[Path], fmt: str | None, system: str, setup: str, mapping: ColumnMapping | None
+) -> tuple[list[ReadResult], list[InputError]]:
     results, failures = [], []
     for path in paths:
-        options = ReadOptions(system=system, setup=setup, label=str(path),
-                              mapping=mapping or ColumnMapping())
+        options = ReadOptions(
+            system=system, setup=setup, label=str(path), mapping=mapping or ColumnMapping()
+        )
         try:
             results.append(ingest.read(path, options, fmt))
         except InputError as err:
@@ -112,8 +125,10 @@ def _write_atomically(dataset: Dataset, output: Path) -> None:
 
 def _print_accounting(dataset: Dataset, t: Strings) -> None:
     counts = dataset.accounting()
-    out_console.print(f"{t('cli.read')}: {counts['records_read']}, {t('cli.accepted')}: "
-                      f"{counts['accepted']}, {t('cli.rejected')}: {counts['rejected']}")
+    out_console.print(
+        f"{t('cli.read')}: {counts['records_read']}, {t('cli.accepted')}: "
+        f"{counts['accepted']}, {t('cli.rejected')}: {counts['rejected']}"
+    )
     if dataset.rejects:
         err_console.print(f"{t('cli.rejects')}:")
         for reject in dataset.rejects:
@@ -136,8 +151,10 @@ def _views(path: Path, fmt: Formatter) -> list[TableView]:
         return prepare(path).views(fmt)
     points = read_points(path)
     computed = {name: fn(points) for name, fn in TABLES.items()}
-    return [performance_view(computed["performance"], [], fmt, ""),
-            min_latency_view(computed["min_latency"], [], fmt, "")]
+    return [
+        performance_view(computed["performance"], [], fmt, ""),
+        min_latency_view(computed["min_latency"], [], fmt, ""),
+    ]
 
 
 def _rich_cell(cell: Cell) -> str:
@@ -164,8 +181,12 @@ def main() -> None:
     try:
         app()
     except (InputError, InputErrors) as err:
-        err_console.print(f"[red]error:[/red] {err}", highlight=False)
+        _print_error(err)
         sys.exit(1)
+
+
+def _print_error(err: Exception) -> None:
+    err_console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -103,7 +104,9 @@ class VendorFigure(Strict):
     read_pct: float = Field(ge=0, le=100)
     metric: Literal["iops", "bytes_per_s", "lat_us"]
     value: float = Field(gt=0)
-    unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s", "IOPS", "us"] | None = None
+    unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s", "IOPS", "us"] | None = (
+        None
+    )
     note: Text | None = None
 
     def base_value(self) -> float:
@@ -142,9 +145,7 @@ def _where(loc: tuple[int | str, ...]) -> str:
 
 
 def _from_validation(path: Path, err: ValidationError) -> InputErrors:
-    errors = [
-        InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"])) for e in err.errors()
-    ]
+    errors = [InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"])) for e in err.errors()]
     return InputErrors(errors)
 
 
@@ -163,7 +164,19 @@ def read_toml(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputError(path, "", "file not found", "check the path") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(path, "", f"not valid TOML: {exc}", "fix the TOML syntax") from None
+        where, message = _toml_place(path, str(exc))
+        raise InputError(path, where, f"not valid TOML: {message}", "fix the TOML syntax") from None
+
+
+def _toml_place(path: Path, message: str) -> tuple[str, str]:
+    """tomllib says '(at line N, column M)' or '(at end of document)'; make it a place."""
+    match = re.search(r" \(at line (\d+), column (\d+)\)$", message)
+    if match:
+        return f"line {match[1]}, column {match[2]}", message[: match.start()]
+    if message.endswith(" (at end of document)"):
+        lines = path.read_text(encoding="utf-8", errors="replace").count("\n") or 1
+        return f"line {lines} (end of file)", message.removesuffix(" (at end of document)")
+    return "", message
 
 
 def load_report(folder: Path) -> Report:
@@ -186,15 +199,33 @@ def _check_sources(folder: Path, path: Path, report: Report) -> None:
         where = f"sources[{i}].path"
         target = (folder / src.path).resolve()
         if not target.is_relative_to(root):
-            problems.append(InputError(path, where, f"{src.path!r} points outside the report "
-                                       "folder", "keep raw files inside the report folder"))
+            problems.append(
+                InputError(
+                    path,
+                    where,
+                    f"{src.path!r} points outside the report folder",
+                    "keep raw files inside the report folder",
+                )
+            )
         elif not target.is_file():
-            problems.append(InputError(path, where, f"raw file {src.path!r} not found",
-                                       "check the path, relative to the report folder"))
+            problems.append(
+                InputError(
+                    path,
+                    where,
+                    f"raw file {src.path!r} not found",
+                    "check the path, relative to the report folder",
+                )
+            )
     setups = {s.name for s in report.setups}
     for i, src in enumerate(report.sources):
         if src.setup not in setups:
-            problems.append(InputError(path, f"sources[{i}].setup", f"unknown setup "
-                                       f"{src.setup!r}", f"use one of {sorted(setups)}"))
+            problems.append(
+                InputError(
+                    path,
+                    f"sources[{i}].setup",
+                    f"unknown setup {src.setup!r}",
+                    f"use one of {sorted(setups)}",
+                )
+            )
     if problems:
         raise InputErrors(problems)

@@ -25,13 +25,19 @@ class Dataset:
         return self.intervals.height
 
     def accounting(self) -> dict[str, int]:
-        return {"records_read": self.records_read, "accepted": self.accepted,
-                "rejected": len(self.rejects)}
+        return {
+            "records_read": self.records_read,
+            "accepted": self.accepted,
+            "rejected": len(self.rejects),
+        }
 
     def rejects_frame(self) -> pl.DataFrame:
         return pl.DataFrame(
-            {"source": [r.source for r in self.rejects], "where": [r.where for r in self.rejects],
-             "reason": [r.reason for r in self.rejects]},
+            {
+                "source": [r.source for r in self.rejects],
+                "where": [r.where for r in self.rejects],
+                "reason": [r.reason for r in self.rejects],
+            },
             schema={"source": pl.String, "where": pl.String, "reason": pl.String},
         )
 
@@ -42,11 +48,15 @@ def intervals_path(points_path: Path) -> Path:
 
 
 def write(dataset: Dataset, path: Path) -> None:
-    meta = {METADATA_KEY: str(SCHEMA_VERSION), "iopress.level": "points",
-            "iopress.accounting": json.dumps(dataset.accounting())}
+    meta = {
+        METADATA_KEY: str(SCHEMA_VERSION),
+        "iopress.level": "points",
+        "iopress.accounting": json.dumps(dataset.accounting()),
+    }
     dataset.points.write_parquet(path, metadata=meta)
-    dataset.intervals.write_parquet(intervals_path(path),
-                                    metadata={**meta, "iopress.level": "intervals"})
+    dataset.intervals.write_parquet(
+        intervals_path(path), metadata={**meta, "iopress.level": "intervals"}
+    )
 
 
 def read_points(path: Path) -> pl.DataFrame:
@@ -54,13 +64,21 @@ def read_points(path: Path) -> pl.DataFrame:
     try:
         meta = pl.read_parquet_metadata(path)
     except (OSError, pl.exceptions.ComputeError) as exc:
-        raise InputError(path, "", f"not a readable Parquet file ({exc})",
-                         "give a dataset written by 'iopress ingest' or 'iopress build'") from None
+        raise InputError(
+            path,
+            "",
+            f"not a readable Parquet file ({exc})",
+            "give a dataset written by 'iopress ingest' or 'iopress build'",
+        ) from None
     version = meta.get(METADATA_KEY)
     if version != str(SCHEMA_VERSION):
-        raise InputError(path, "metadata", f"dataset schema version {version!r} is not "
-                         f"supported (this iopress reads version {SCHEMA_VERSION})",
-                         "rebuild the dataset from the raw files with this iopress")
+        raise InputError(
+            path,
+            "metadata",
+            f"dataset schema version {version!r} is not "
+            f"supported (this iopress reads version {SCHEMA_VERSION})",
+            "rebuild the dataset from the raw files with this iopress",
+        )
     return conform(pl.read_parquet(path), POINT_FIELDS)
 
 

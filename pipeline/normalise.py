@@ -39,8 +39,7 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
 def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     """The points level: one row per system × setup × tool × profile × parallelism."""
     if intervals.is_empty():
-        return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}),
-                       POINT_FIELDS)
+        return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}), POINT_FIELDS)
     summed = per_interval(conform(intervals, INTERVAL_FIELDS))
     mean = pl.col("iops").mean()
     dev = pl.max_horizontal(pl.col("iops").max() - mean, mean - pl.col("iops").min())

@@ -21,13 +21,22 @@ def _spec(ctx: ReportContext, lang: str, block: int) -> dict[str, Any]:
     return spec
 
 
-@pytest.mark.parametrize(("lang", "title", "y_title", "lat_title", "x_title", "thousands"), [
-    ("de", "Messergebnisse 4K Random", "IOPS", "Servicezeit [ms]", "Parallelität", "’"),
-    ("en", "Results 4K random", "IOPS", "Service time [ms]", "Parallelism", ","),
-])
-def test_standard_chart_titles_and_locale(fs840_context: ReportContext, lang: str, title: str,
-                                          y_title: str, lat_title: str, x_title: str,
-                                          thousands: str) -> None:
+@pytest.mark.parametrize(
+    ("lang", "title", "y_title", "lat_title", "x_title", "thousands"),
+    [
+        ("de", "Messergebnisse 4K Random", "IOPS", "Servicezeit [ms]", "Parallelität", "’"),
+        ("en", "Results 4K random", "IOPS", "Service time [ms]", "Parallelism", ","),
+    ],
+)
+def test_standard_chart_titles_and_locale(
+    fs840_context: ReportContext,
+    lang: str,
+    title: str,
+    y_title: str,
+    lat_title: str,
+    x_title: str,
+    thousands: str,
+) -> None:
     spec = _spec(fs840_context, lang, 4096)
     assert spec["title"] == title
     left, right = spec["hconcat"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import csv
-import re
 import importlib.util
+import re
 from pathlib import Path
 
 import polars as pl
@@ -24,9 +24,11 @@ def _rows(name: str) -> list[dict[str, str]]:
 
 
 def _cell(table: pl.DataFrame, row: dict[str, str]) -> pl.DataFrame:
-    return table.filter((pl.col("access") == row["access"])
-                        & (pl.col("block_size") == parse_block_size(row["block_size"]))
-                        & (pl.col("read_pct") == float(row["read_pct"])))
+    return table.filter(
+        (pl.col("access") == row["access"])
+        & (pl.col("block_size") == parse_block_size(row["block_size"]))
+        & (pl.col("read_pct") == float(row["read_pct"]))
+    )
 
 
 def test_min_latency_csv_equals_tabelle_4(fs840_build: BuildResult) -> None:
@@ -45,8 +47,16 @@ def _printed_places(text: str) -> int:
 
 def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> None:
     table = pl.read_csv(fs840_build.out / "tables" / "performance.csv")
-    assert table.columns == ["access", "block_size", "read_pct", "kind", "parallelism", "iops",
-                             "bytes_per_s", "lat_us"]
+    assert table.columns == [
+        "access",
+        "block_size",
+        "read_pct",
+        "kind",
+        "parallelism",
+        "iops",
+        "bytes_per_s",
+        "lat_us",
+    ]
     maxima = table.filter(pl.col("kind") == "maximum")
     for row in _rows("tabelle3_max.csv"):
         hit = _cell(maxima, row).row(0, named=True)
@@ -79,8 +89,11 @@ def test_raw_data_matrix_is_complete(fs840_build: BuildResult) -> None:
     assert points.height == 6 * 3 * 18
     assert set(points["hosts"].to_list()) == {2}
     assert set(points["intervals"].to_list()) == {3}
-    assert fs840_build.dataset.accounting() == {"records_read": 1944, "accepted": 1944,
-                                                "rejected": 0}
+    assert fs840_build.dataset.accounting() == {
+        "records_read": 1944,
+        "accepted": 1944,
+        "rejected": 0,
+    }
 
 
 @pytest.mark.skipif(not SEED.exists(), reason="shared/seeds not present")

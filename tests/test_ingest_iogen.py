@@ -64,7 +64,8 @@ def test_detect_names_the_file_when_format_unknown(tmp_path: Path) -> None:
         ingest.read(unknown, ReadOptions())
     assert str(caught.value) == (
         f"{unknown}: line 1: format not recognised\n  hint: pass the format explicitly "
-        "(--format, or format= in report.toml): one of ['iogen']")
+        "(--format, or format= in report.toml): one of ['iogen']"
+    )
 
 
 def test_explicit_format_wins_over_sniffing() -> None:
@@ -79,8 +80,10 @@ def test_unknown_format_name_is_refused() -> None:
 
 def test_decimal_comma_with_point_thousands(tmp_path: Path) -> None:
     sample = tmp_path / "comma.csv"
-    sample.write_text("host;block_size;access;read_pct;processes;interval;interval_s;iops;"
-                      "service_ms\nh;4K;random;100;1;1;20;1.234,5;0,25\n")
+    sample.write_text(
+        "host;block_size;access;read_pct;processes;interval;interval_s;iops;"
+        "service_ms\nh;4K;random;100;1;1;20;1.234,5;0,25\n"
+    )
     mapping = ColumnMapping(decimal=",", thousands=".")
     result = ingest.read(sample, ReadOptions(mapping=mapping))
     assert result.intervals["iops"].to_list() == [1234.5]
@@ -89,8 +92,10 @@ def test_decimal_comma_with_point_thousands(tmp_path: Path) -> None:
 
 def test_missing_optional_bandwidth_is_derived_from_iops(tmp_path: Path) -> None:
     sample = tmp_path / "nobw.csv"
-    sample.write_text("host;block_size;access;read_pct;processes;interval;interval_s;iops;"
-                      "service_ms\nh;8K;random;0;2;1;10;100;1\n")
+    sample.write_text(
+        "host;block_size;access;read_pct;processes;interval;interval_s;iops;"
+        "service_ms\nh;8K;random;0;2;1;10;100;1\n"
+    )
     result = ingest.read(sample, ReadOptions())
     assert result.intervals["bytes_per_s"].to_list() == [819200.0]
     assert result.intervals["write_lat_mean_us"].to_list() == [None]

@@ -37,6 +37,7 @@ def test_every_key_used_in_code_exists() -> None:
 
 def test_every_schema_label_exists() -> None:
     from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS
+
     for lang in LANGS:
         strings = Strings(lang)
         for f in (*INTERVAL_FIELDS, *POINT_FIELDS):
@@ -44,7 +45,7 @@ def test_every_schema_label_exists() -> None:
 
 
 def test_a_missing_key_is_an_error() -> None:
-    with pytest.raises(MissingString, match="locales/de.toml has no string 'no.such'"):
+    with pytest.raises(MissingString, match=r"locales/de\.toml has no string 'no\.such'"):
         Strings("de")("no.such")
 
 

@@ -9,17 +9,35 @@ from pipeline.normalise import to_points
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 
-def _intervals(rows: list[tuple[str, int, float, float, float | None, float | None]]) -> pl.DataFrame:
+def _intervals(
+    rows: list[tuple[str, int, float, float, float | None, float | None]],
+) -> pl.DataFrame:
     """(host, interval, iops, lat, read_lat, write_lat) at 70 % read, 4K, parallelism 4."""
-    return conform(pl.DataFrame({
-        "system": "S", "setup": "default", "tool": "iogen", "access": "random",
-        "read_pct": 70.0, "block_size": 4096, "parallelism": 4,
-        "host": [r[0] for r in rows], "interval": [r[1] for r in rows], "interval_s": 20.0,
-        "iops": [r[2] for r in rows], "bytes_per_s": [r[2] * 4096 for r in rows],
-        "lat_mean_us": [r[3] for r in rows], "read_lat_mean_us": [r[4] for r in rows],
-        "write_lat_mean_us": [r[5] for r in rows], "cpu_pct": 50.0, "source": "f.csv",
-        "line": list(range(1, len(rows) + 1)),
-    }), INTERVAL_FIELDS)
+    return conform(
+        pl.DataFrame(
+            {
+                "system": "S",
+                "setup": "default",
+                "tool": "iogen",
+                "access": "random",
+                "read_pct": 70.0,
+                "block_size": 4096,
+                "parallelism": 4,
+                "host": [r[0] for r in rows],
+                "interval": [r[1] for r in rows],
+                "interval_s": 20.0,
+                "iops": [r[2] for r in rows],
+                "bytes_per_s": [r[2] * 4096 for r in rows],
+                "lat_mean_us": [r[3] for r in rows],
+                "read_lat_mean_us": [r[4] for r in rows],
+                "write_lat_mean_us": [r[5] for r in rows],
+                "cpu_pct": 50.0,
+                "source": "f.csv",
+                "line": list(range(1, len(rows) + 1)),
+            }
+        ),
+        INTERVAL_FIELDS,
+    )
 
 
 def test_hosts_add_up_and_latency_is_io_weighted() -> None:
@@ -34,8 +52,15 @@ def test_hosts_add_up_and_latency_is_io_weighted() -> None:
 
 
 def test_intervals_are_averaged_with_min_max_and_deviation() -> None:
-    points = to_points(_intervals([("a", 1, 900, 100, None, None), ("a", 2, 1000, 120, None, None),
-                                   ("a", 3, 1100, 140, None, None)]))
+    points = to_points(
+        _intervals(
+            [
+                ("a", 1, 900, 100, None, None),
+                ("a", 2, 1000, 120, None, None),
+                ("a", 3, 1100, 140, None, None),
+            ]
+        )
+    )
     row = points.row(0, named=True)
     assert row["iops"] == pytest.approx(1000)
     assert row["lat_mean_us"] == pytest.approx(120)

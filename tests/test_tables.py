@@ -8,24 +8,44 @@ from polars.testing import assert_frame_equal
 from pipeline.compute import min_latency, performance
 
 
-def _points(levels: list[tuple[int, float, float]], read_pct: float = 100.0,
-            setup: str = "default") -> pl.DataFrame:
-    return pl.DataFrame({
-        "setup": setup, "access": "random", "block_size": 8192, "read_pct": read_pct,
-        "parallelism": [p for p, _, _ in levels], "iops": [i for _, i, _ in levels],
-        "bytes_per_s": [i * 8192 for _, i, _ in levels], "lat_mean_us": [lat for _, _, lat in levels],
-    }).with_columns(pl.col("block_size").cast(pl.Int64))
+def _points(
+    levels: list[tuple[int, float, float]], read_pct: float = 100.0, setup: str = "default"
+) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "setup": setup,
+            "access": "random",
+            "block_size": 8192,
+            "read_pct": read_pct,
+            "parallelism": [p for p, _, _ in levels],
+            "iops": [i for _, i, _ in levels],
+            "bytes_per_s": [i * 8192 for _, i, _ in levels],
+            "lat_mean_us": [lat for _, _, lat in levels],
+        }
+    ).with_columns(pl.col("block_size").cast(pl.Int64))
 
 
-CURVE = [(1, 10_000.0, 200.0), (2, 19_000.0, 210.0), (4, 30_000.0, 260.0),
-         (8, 36_000.0, 430.0), (16, 40_000.0, 800.0), (32, 39_000.0, 1600.0)]
+CURVE = [
+    (1, 10_000.0, 200.0),
+    (2, 19_000.0, 210.0),
+    (4, 30_000.0, 260.0),
+    (8, 36_000.0, 430.0),
+    (16, 40_000.0, 800.0),
+    (32, 39_000.0, 1600.0),
+]
 
 
 def test_min_latency_picks_lowest_latency_and_its_parallelism() -> None:
     table = min_latency(_points([(1, 100.0, 250.0), (2, 180.0, 240.0), (4, 300.0, 260.0)]))
-    expected = pl.DataFrame({"access": ["random"], "block_size": pl.Series([8192], dtype=pl.Int64),
-                             "read_pct": [100.0],
-                             "lat_us": [240.0], "parallelism": [2]})
+    expected = pl.DataFrame(
+        {
+            "access": ["random"],
+            "block_size": pl.Series([8192], dtype=pl.Int64),
+            "read_pct": [100.0],
+            "lat_us": [240.0],
+            "parallelism": [2],
+        }
+    )
     assert_frame_equal(table, expected)
 
 

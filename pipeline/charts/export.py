@@ -18,6 +18,7 @@ def save(chart: alt.TopLevelMixin, stem: Path, fmt: Formatter) -> dict[str, Path
     paths = {kind: stem.with_name(f"{stem.name}.{kind}") for kind in ("svg", "pdf", "vl.json")}
     paths["svg"].write_text(vlc.vegalite_to_svg(spec, format_locale=locale), encoding="utf-8")
     paths["pdf"].write_bytes(vlc.vegalite_to_pdf(spec, format_locale=locale))
-    paths["vl.json"].write_text(json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False),
-                                encoding="utf-8")
+    paths["vl.json"].write_text(
+        json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8"
+    )
     return paths

@@ -27,23 +27,45 @@ def _colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     labels = [fmt.t.mix(m, short=True) for m in mixes]
     colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
-    return alt.Color("mix:N", title=None, sort=labels,
-                     scale=alt.Scale(domain=labels, range=colours))
+    return alt.Color(
+        "mix:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
+    )
 
 
-def _panel(data: pl.DataFrame, field: str, title: str, number_format: str,
-           colour: alt.Color, fmt: Formatter) -> alt.Chart:
+def _panel(
+    data: pl.DataFrame,
+    field: str,
+    title: str,
+    number_format: str,
+    colour: alt.Color,
+    fmt: Formatter,
+) -> alt.Chart:
     spec = standard_definition()
-    x = alt.X("parallelism:Q", title=fmt.t("chart.parallelism"),
-              scale=alt.Scale(type="log", base=2, domain=spec.domain),
-              axis=alt.Axis(values=spec.levels, format="d", labelFlush=False))
+    x = alt.X(
+        "parallelism:Q",
+        title=fmt.t("chart.parallelism"),
+        scale=alt.Scale(type="log", base=2, domain=spec.domain),
+        axis=alt.Axis(values=spec.levels, format="d", labelFlush=False),
+    )
     y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number_format))
-    return (alt.Chart(data).mark_line(point=alt.OverlayMarkDef(size=theme().point_size),
-                                      strokeWidth=theme().line_width)
-            .encode(x=x, y=y, color=colour,
-                    tooltip=[alt.Tooltip("mix:N", title=None), "parallelism:Q",
-                             alt.Tooltip(f"{field}:Q", title=title, format=number_format)])
-            .properties(width=spec.width, height=spec.height))
+    chart: alt.Chart = (
+        alt.Chart(data)
+        .mark_line(
+            point=alt.OverlayMarkDef(size=theme().point_size), strokeWidth=theme().line_width
+        )
+        .encode(
+            x=x,
+            y=y,
+            color=colour,
+            tooltip=[
+                alt.Tooltip("mix:N", title=None),
+                "parallelism:Q",
+                alt.Tooltip(f"{field}:Q", title=title, format=number_format),
+            ],
+        )
+        .properties(width=spec.width, height=spec.height)
+    )
+    return chart
 
 
 def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
@@ -56,5 +78,6 @@ def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
     right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), ",.2~f", colour, fmt)
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
-    return (alt.hconcat(left, right, title=title)
-            .configure(**theme().vega_config(), locale={"number": fmt.d3_locale()}))
+    config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
+    chart: alt.HConcatChart = alt.hconcat(left, right, title=title).configure(**config)
+    return chart

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,12 +29,15 @@ class Theme(BaseModel):
         colour = self.mix_colours.get(f"{read_pct:g}")
         return colour or self.fallback_colours[index % len(self.fallback_colours)]
 
-    def vega_config(self) -> dict[str, object]:
+    def vega_config(self) -> dict[str, Any]:
         return {
             "font": self.font,
             "background": self.background,
-            "axis": {"labelFontSize": self.font_size, "titleFontSize": self.font_size,
-                     "gridColor": self.grid_colour},
+            "axis": {
+                "labelFontSize": self.font_size,
+                "titleFontSize": self.font_size,
+                "gridColor": self.grid_colour,
+            },
             "legend": {"labelFontSize": self.font_size, "orient": "bottom"},
             "title": {"fontSize": self.title_size},
             "view": {"stroke": None},

@@ -24,8 +24,11 @@ def _drop_single_setup(df: pl.DataFrame) -> pl.DataFrame:
 
 def min_latency(points: pl.DataFrame) -> pl.DataFrame:
     """Per profile the lowest mean service time and the parallelism it was measured at."""
-    best = (points.sort([*PROFILE, "lat_mean_us", "parallelism"])
-            .group_by(PROFILE, maintain_order=True).first())
+    best = (
+        points.sort([*PROFILE, "lat_mean_us", "parallelism"])
+        .group_by(PROFILE, maintain_order=True)
+        .first()
+    )
     table = best.select(*PROFILE, pl.col("lat_mean_us").alias("lat_us"), "parallelism")
     return _drop_single_setup(_order(table))
 
@@ -39,14 +42,20 @@ def _levels(points: pl.DataFrame) -> pl.DataFrame:
     iops_gain = pl.col("iops") / pl.col("iops").shift(1) - 1
     lat_gain = pl.col("lat_mean_us") / pl.col("lat_mean_us").shift(1) - 1
     pays = (iops_gain >= lat_gain).fill_null(True).over(PROFILE)
-    return (points.sort([*PROFILE, "parallelism"])
-            .with_columns(pays.alias("pays"))
-            .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run")))
+    return (
+        points.sort([*PROFILE, "parallelism"])
+        .with_columns(pays.alias("pays"))
+        .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run"))
+    )
 
 
 def _pick(levels: pl.DataFrame, kind: str, chosen: pl.DataFrame) -> pl.DataFrame:
     return chosen.select(
-        *PROFILE, pl.lit(kind).alias("kind"), "parallelism", "iops", "bytes_per_s",
+        *PROFILE,
+        pl.lit(kind).alias("kind"),
+        "parallelism",
+        "iops",
+        "bytes_per_s",
         pl.col("lat_mean_us").alias("lat_us"),
     )
 
@@ -60,20 +69,25 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
     grouped = levels.group_by(PROFILE, maintain_order=True)
     speed = grouped.first()
     optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
-    maximum = (levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 4 + [True, False])
-               .group_by(PROFILE, maintain_order=True).first())
-    parts = [_pick(levels, k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
-    table = pl.concat(parts).with_columns(
-        pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind")
+    maximum = (
+        levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 4 + [True, False])
+        .group_by(PROFILE, maintain_order=True)
+        .first()
     )
+    parts = [_pick(levels, k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
+    table = pl.concat(parts).with_columns(pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind"))
     return _drop_single_setup(_order(table, ["_kind"]).drop("_kind"))
 
 
-def cell(table: pl.DataFrame, access: str, block_size: int, read_pct: float,
-         kind: str | None = None) -> dict[str, object]:
+def cell(
+    table: pl.DataFrame, access: str, block_size: int, read_pct: float, kind: str | None = None
+) -> dict[str, object]:
     """One row of a table as a dict; raises KeyError when the cell is absent."""
-    cond = ((pl.col("access") == access) & (pl.col("block_size") == block_size)
-            & (pl.col("read_pct") == read_pct))
+    cond = (
+        (pl.col("access") == access)
+        & (pl.col("block_size") == block_size)
+        & (pl.col("read_pct") == read_pct)
+    )
     if kind is not None:
         cond = cond & (pl.col("kind") == kind)
     rows = table.filter(cond)

@@ -27,7 +27,7 @@ def names() -> list[str]:
 
 def get_format(name: str) -> ModuleType:
     for fmt in FORMATS:
-        if fmt.NAME == name:
+        if name == fmt.NAME:
             return fmt
     raise InputError("--format", "", f"unknown format {name!r}", f"use one of {names()}")
 
@@ -42,9 +42,12 @@ def detect(path: Path) -> ModuleType:
     for fmt in FORMATS:
         if fmt.sniff(head):
             return fmt
-    raise InputError(path, "line 1", "format not recognised",
-                     f"pass the format explicitly (--format, or format= in report.toml): "
-                     f"one of {names()}")
+    raise InputError(
+        path,
+        "line 1",
+        "format not recognised",
+        f"pass the format explicitly (--format, or format= in report.toml): one of {names()}",
+    )
 
 
 def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult:

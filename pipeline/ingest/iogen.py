@@ -37,10 +37,24 @@ DEFAULT_COLUMNS: dict[str, str] = {
     "write_service_time": "write_service_ms",
     "cpu_pct": "cpu_pct",
 }
-REQUIRED = ("host", "block_size", "access", "read_pct", "processes", "interval", "interval_s",
-            "service_time")
-ACCESS = {"random": "random", "rand": "random", "r": "random",
-          "sequential": "sequential", "seq": "sequential", "s": "sequential"}
+REQUIRED = (
+    "host",
+    "block_size",
+    "access",
+    "read_pct",
+    "processes",
+    "interval",
+    "interval_s",
+    "service_time",
+)
+ACCESS = {
+    "random": "random",
+    "rand": "random",
+    "r": "random",
+    "sequential": "sequential",
+    "seq": "sequential",
+    "s": "sequential",
+}
 SIGNATURE = ("host", "processes", "interval")
 
 
@@ -54,18 +68,22 @@ def sniff(head: bytes) -> bool:
         header = next((ln for ln in lines if not ln.startswith("#")), "")
         cells = {c.strip().lower() for c in header.replace(",", ";").split(";")}
         return all(name in cells for name in SIGNATURE)
-    except Exception:  # noqa: BLE001 - sniff never raises, by contract
+    except Exception:
         return False
 
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
     label = options.source_label(path)
     text = _read_text(path)
-    rows = _data_lines(text, options.mapping)
+    rows = _guarded(path, _data_lines(text, options.mapping))
     header_no, header = next(rows, (0, []))
     if not header:
-        raise InputError(path, "line 1", "no header row found", "the first non-comment line "
-                         "must name the columns (see docs/formats/iogen.md)")
+        raise InputError(
+            path,
+            "line 1",
+            "no header row found",
+            "the first non-comment line must name the columns (see docs/formats/iogen.md)",
+        )
     index = _column_index(path, header_no, header, options.mapping)
     parser = _RowParser(index, options, label)
     records, rejects, count = [], [], 0
@@ -89,12 +107,29 @@ def _read_text(path: Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"line {line}", f"not UTF-8 text (byte {exc.start})",
-                         "save the file as UTF-8") from None
+        raise InputError(
+            path, f"line {line}", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8"
+        ) from None
+
+
+def _guarded(path: Path, rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
+    """The csv module's own errors (e.g. an unclosed quote) as an InputError with the line."""
+    line = 0
+    try:
+        for line, cells in rows:
+            yield line, cells
+    except csv.Error as exc:
+        raise InputError(
+            path,
+            f"line {line + 1}",
+            f"not a delimited table: {exc}",
+            "check quoting and the delimiter (mapping 'delimiter')",
+        ) from None
 
 
 def _data_lines(text: str, mapping: ColumnMapping) -> Iterator[tuple[int, list[str]]]:
     """(line number, cells) of every non-blank, non-comment line; the first is the header."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     reader = csv.reader(io.StringIO(text), delimiter=mapping.delimiter)
     for cells in reader:
         line_no = reader.line_num
@@ -105,22 +140,31 @@ def _data_lines(text: str, mapping: ColumnMapping) -> Iterator[tuple[int, list[s
         yield line_no, [c.strip() for c in cells]
 
 
-def _column_index(path: Path, line_no: int, header: list[str],
-                  mapping: ColumnMapping) -> dict[str, int]:
+def _column_index(
+    path: Path, line_no: int, header: list[str], mapping: ColumnMapping
+) -> dict[str, int]:
     names = {**DEFAULT_COLUMNS, **mapping.columns}
     unknown = sorted(set(mapping.columns) - set(DEFAULT_COLUMNS))
     if unknown:
-        raise InputError(path, "column mapping", f"unknown field(s) {unknown}",
-                         f"map only these fields: {sorted(DEFAULT_COLUMNS)}")
+        raise InputError(
+            path,
+            "column mapping",
+            f"unknown field(s) {unknown}",
+            f"map only these fields: {sorted(DEFAULT_COLUMNS)}",
+        )
     position = {name.lower(): i for i, name in enumerate(header)}
     index = {key: position[col.lower()] for key, col in names.items() if col.lower() in position}
     missing = [names[k] for k in REQUIRED if k not in index]
     if "ios" not in index and "iops" not in index:
         missing.append(f"{names['ios']} or {names['iops']}")
     if missing:
-        raise InputError(path, f"line {line_no}", f"missing column(s): {', '.join(missing)}",
-                         "add the columns, or map your column names ([sources.mapping.columns] "
-                         "in report.toml, or iopress ingest --mapping; see docs/formats/iogen.md)")
+        raise InputError(
+            path,
+            f"line {line_no}",
+            f"missing column(s): {', '.join(missing)}",
+            "add the columns, or map your column names ([sources.mapping.columns] "
+            "in report.toml, or iopress ingest --mapping; see docs/formats/iogen.md)",
+        )
     return index
 
 
@@ -155,16 +199,22 @@ class _RowParser:
             raise _RowError("", f"row has {len(cells)} fields, the header has {self._width()}")
         num = self._numbers(cells)
         block = self._block(cells)
-        iops = num["iops"] if num["iops"] is not None else _need(num, "ios") / num["interval_s"]
-        bytes_per_s = (num["mb_s"] * self.rate_factor if num["mb_s"] is not None
-                       else iops * block)
+        iops = (
+            num["iops"] if num["iops"] is not None else _need(num, "ios") / _need(num, "interval_s")
+        )
+        bytes_per_s = num["mb_s"] * self.rate_factor if num["mb_s"] is not None else iops * block
         return {
-            **self._identity(cells, block), "interval": int(_need(num, "interval")),
-            "interval_s": num["interval_s"], "iops": iops, "bytes_per_s": bytes_per_s,
+            **self._identity(cells, block),
+            "interval": int(_need(num, "interval")),
+            "interval_s": num["interval_s"],
+            "iops": iops,
+            "bytes_per_s": bytes_per_s,
             "lat_mean_us": _need(num, "service_time") * self.lat_factor,
             "read_lat_mean_us": _scaled(num["read_service_time"], self.lat_factor),
             "write_lat_mean_us": _scaled(num["write_service_time"], self.lat_factor),
-            "cpu_pct": num["cpu_pct"], "source": self.label, "line": line_no,
+            "cpu_pct": num["cpu_pct"],
+            "source": self.label,
+            "line": line_no,
         }
 
     def _width(self) -> int:
@@ -173,15 +223,22 @@ class _RowParser:
     def _identity(self, cells: list[str], block: int) -> dict[str, object]:
         access_text = (self.cell(cells, "access") or "").lower()
         if access_text not in ACCESS:
-            raise _RowError(self.names["access"], f"access {access_text!r} is neither random "
-                            "nor sequential")
+            raise _RowError(
+                self.names["access"], f"access {access_text!r} is neither random nor sequential"
+            )
         host = self.cell(cells, "host")
         if not host:
             raise _RowError(self.names["host"], "host is empty")
-        return {"system": self.options.system, "setup": self.options.setup, "tool": NAME,
-                "host": host, "access": ACCESS[access_text], "block_size": block,
-                "read_pct": self._number(cells, "read_pct", _percent),
-                "parallelism": int(self._number(cells, "processes", _whole_positive))}
+        return {
+            "system": self.options.system,
+            "setup": self.options.setup,
+            "tool": NAME,
+            "host": host,
+            "access": ACCESS[access_text],
+            "block_size": block,
+            "read_pct": self._number(cells, "read_pct", _percent),
+            "parallelism": int(self._number(cells, "processes", _whole_positive)),
+        }
 
     def _block(self, cells: list[str]) -> int:
         text = self.cell(cells, "block_size") or ""
@@ -192,9 +249,14 @@ class _RowParser:
 
     def _numbers(self, cells: list[str]) -> dict[str, float | None]:
         checks: dict[str, Callable[[float], str]] = {
-            "interval": _whole_positive, "interval_s": _positive, "ios": _non_negative,
-            "iops": _non_negative, "mb_s": _non_negative, "service_time": _positive,
-            "read_service_time": _positive, "write_service_time": _positive,
+            "interval": _whole_positive,
+            "interval_s": _positive,
+            "ios": _non_negative,
+            "iops": _non_negative,
+            "mb_s": _non_negative,
+            "service_time": _positive,
+            "read_service_time": _positive,
+            "write_service_time": _positive,
             "cpu_pct": _percent,
         }
         values = {key: self._optional(cells, key, check) for key, check in checks.items()}
@@ -202,8 +264,7 @@ class _RowParser:
             raise _RowError(self.names["interval_s"], "interval length is empty")
         return values
 
-    def _optional(self, cells: list[str], key: str,
-                  check: Callable[[float], str]) -> float | None:
+    def _optional(self, cells: list[str], key: str, check: Callable[[float], str]) -> float | None:
         if self.cell(cells, key) is None:
             return None
         return self._number(cells, key, check)
@@ -262,8 +323,11 @@ def _drop_duplicates(frame: pl.DataFrame, label: str) -> tuple[pl.DataFrame, lis
     dup = frame.select(pl.struct(key).is_duplicated() & ~pl.struct(key).is_first_distinct())
     mask = dup.to_series()
     rejects = [
-        Reject(label, f"line {line}", "duplicate of an earlier row for the same host, test, "
-               "parallelism and interval")
+        Reject(
+            label,
+            f"line {line}",
+            "duplicate of an earlier row for the same host, test, parallelism and interval",
+        )
         for line in frame.filter(mask)["line"].to_list()
     ]
     return frame.filter(~mask), rejects

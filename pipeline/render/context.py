@@ -39,14 +39,19 @@ class ReportContext:
 
     def views(self, fmt: Formatter) -> list[TableView]:
         figures, vendor = self.report.vendor_figures, self.report.system.vendor
-        return [performance_view(self.tables["performance"], figures, fmt, vendor),
-                min_latency_view(self.tables["min_latency"], figures, fmt, vendor)]
+        return [
+            performance_view(self.tables["performance"], figures, fmt, vendor),
+            min_latency_view(self.tables["min_latency"], figures, fmt, vendor),
+        ]
 
 
 def chart_refs(points: pl.DataFrame) -> list[ChartRef]:
     """One standard chart per setup × access × block size, in report order."""
-    keys = (points.select("setup", "access", "block_size").unique()
-            .sort("setup", "access", "block_size"))
+    keys = (
+        points.select("setup", "access", "block_size")
+        .unique()
+        .sort("setup", "access", "block_size")
+    )
     several = keys["setup"].n_unique() > 1
     refs = []
     for setup, access, block in keys.iter_rows():

@@ -29,8 +29,9 @@ class Formatter:
         quantum = Decimal(1).scaleb(-places)
         rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
         pattern = "#,##0" + ("." + "0" * places if places else "")
-        return str(format_decimal(rounded, format=pattern, locale=self.locale,
-                                  decimal_quantization=True))
+        return str(
+            format_decimal(rounded, format=pattern, locale=self.locale, decimal_quantization=True)
+        )
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)
@@ -55,5 +56,9 @@ class Formatter:
 
     def d3_locale(self) -> dict[str, object]:
         """The same number style for Vega (charts) as babel gives the text."""
-        return {"decimal": get_decimal_symbol(self.locale), "thousands":
-                get_group_symbol(self.locale), "grouping": [3], "currency": ["", ""]}
+        return {
+            "decimal": get_decimal_symbol(self.locale),
+            "thousands": get_group_symbol(self.locale),
+            "grouping": [3],
+            "currency": ["", ""],
+        }

@@ -42,8 +42,14 @@ def load(folder: Path) -> dict[str, dict[str, Section]]:
             if path.is_file():
                 found[lang][name] = Section(path, path.read_text(encoding="utf-8"))
             elif name in REQUIRED:
-                problems.append(InputError(path, "", "narrative section missing",
-                                           f"write text/{lang}/{name}.md (Markdown)"))
+                problems.append(
+                    InputError(
+                        path,
+                        "",
+                        "narrative section missing",
+                        f"write text/{lang}/{name}.md (Markdown)",
+                    )
+                )
     problems += _unpaired(folder, found)
     if problems:
         raise InputErrors(problems)
@@ -55,8 +61,14 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
     for lang in LANGS:
         for other in LANGS:
             for name in set(found[lang]) - set(found[other]):
-                problems.append(InputError(found[lang][name].path, "", f"section has no "
-                                           f"{other} counterpart", f"write text/{other}/{name}.md"))
+                problems.append(
+                    InputError(
+                        found[lang][name].path,
+                        "",
+                        f"section has no {other} counterpart",
+                        f"write text/{other}/{name}.md",
+                    )
+                )
     return problems
 
 
@@ -79,21 +91,29 @@ class Values:
         self.tables = tables
         self.fmt = fmt
 
-    def _row(self, table: str, block: str, access: str, read_pct: float,
-             kind: str | None) -> PointText:
+    def _row(
+        self, table: str, block: str, access: str, read_pct: float, kind: str | None
+    ) -> PointText:
         row = cell(self.tables[table], access, parse_block_size(block), read_pct, kind)
         return PointText(row, self.fmt)
 
     def context(self, report: Report) -> dict[str, object]:
         def kind(k: str) -> object:
             return lambda b, a, r: self._row("performance", b, a, r, k)
-        return {"maximum": kind("maximum"), "optimum": kind("optimum"), "speed": kind("speed"),
-                "min_latency": lambda b, a, r: self._row("min_latency", b, a, r, None),
-                "system": report.system.name, "vendor": report.system.vendor}
+
+        return {
+            "maximum": kind("maximum"),
+            "optimum": kind("optimum"),
+            "speed": kind("speed"),
+            "min_latency": lambda b, a, r: self._row("min_latency", b, a, r, None),
+            "system": report.system.name,
+            "vendor": report.system.vendor,
+        }
 
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
-                          keep_trailing_newline=True)
+_ENV = jinja2.Environment(
+    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+)
 
 
 def fill(section: Section, context: dict[str, object]) -> str:
@@ -102,22 +122,37 @@ def fill(section: Section, context: dict[str, object]) -> str:
         template = _ENV.from_string(section.text)
         return template.render(context)
     except jinja2.TemplateSyntaxError as exc:
-        raise InputError(section.path, f"line {exc.lineno}", f"placeholder syntax: {exc.message}",
-                         "write placeholders as {{ maximum(\"4K\", \"random\", 100).iops }}") from None
+        raise InputError(
+            section.path,
+            f"line {exc.lineno}",
+            f"placeholder syntax: {exc.message}",
+            'write placeholders as {{ maximum("4K", "random", 100).iops }}',
+        ) from None
     except (jinja2.UndefinedError, KeyError, ValueError, TypeError) as exc:
-        raise InputError(section.path, f"line {_template_line(exc)}",
-                         f"placeholder names nothing: {exc}",
-                         "see docs/report.md for the placeholders and the cells that exist") from None
+        raise InputError(
+            section.path,
+            f"line {_template_line(exc)}",
+            f"placeholder names nothing: {exc}",
+            "see docs/report.md for the placeholders and the cells that exist",
+        ) from None
 
 
 def _template_line(exc: BaseException) -> int:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if f.filename == "<template>" and f.lineno]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if f.filename == "<template>" and f.lineno
+    ]
     return frames[-1].lineno if frames and frames[-1].lineno else 1
 
 
 def to_typst(markdown: str) -> str:
     """Markdown -> typst markup; user text stays literal (pandoc escapes markup)."""
-    return str(pypandoc.convert_text(
-        markdown, "typst", format="markdown-smart-auto_identifiers-raw_html-raw_attribute",
-        extra_args=["--shift-heading-level-by=1", "--wrap=preserve"]))
+    return str(
+        pypandoc.convert_text(
+            markdown,
+            "typst",
+            format="markdown-smart-auto_identifiers-raw_html-raw_attribute",
+            extra_args=["--shift-heading-level-by=1", "--wrap=preserve"],
+        )
+    )

@@ -40,8 +40,10 @@ def _md_cell(cell: Cell) -> str:
 
 
 def md_table(view: TableView, number: int, fmt: Formatter) -> str:
-    lines = ["| " + " | ".join(md_text(h) for h in view.header) + " |",
-             "|" + "---|" + "---:|" * (len(view.header) - 1)]
+    lines = [
+        "| " + " | ".join(md_text(h) for h in view.header) + " |",
+        "|" + "---|" + "---:|" * (len(view.header) - 1),
+    ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
     caption = f"{fmt.t('doc.table')} {number} – {view.caption}"
     return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n"
@@ -56,9 +58,11 @@ def suffix(lang: str) -> str:
 
 def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
     rid, t = ctx.report.id, fmt.t
-    links = [(t("site.pdf_de"), f"downloads/{rid}-de.pdf"),
-             (t("site.pdf_en"), f"downloads/{rid}-en.pdf"),
-             (t("site.dataset"), "downloads/dataset.parquet")]
+    links = [
+        (t("site.pdf_de"), f"downloads/{rid}-de.pdf"),
+        (t("site.pdf_en"), f"downloads/{rid}-en.pdf"),
+        (t("site.dataset"), "downloads/dataset.parquet"),
+    ]
     links += [(f"{t('site.tables_csv')}: {name}", f"downloads/{name}.csv") for name in ctx.tables]
     return "\n".join(f"- [{md_text(label)}]({url})" for label, url in links) + "\n"
 
@@ -67,18 +71,23 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     r, lang, t = ctx.report, fmt.t.lang, fmt.t
     parts = [f"# {md_text(r.title[lang])}\n", f"{md_text(r.subtitle[lang])}\n"]
     if r.reconstructed:
-        parts.append(f'!!! warning "{md_text(t("doc.reconstructed"))}"\n'
-                     f"    {md_text(r.reconstructed[lang])}\n")
+        parts.append(
+            f'!!! warning "{md_text(t("doc.reconstructed"))}"\n'
+            f"    {md_text(r.reconstructed[lang])}\n"
+        )
     parts.append(f"*{md_text(r.sponsor[lang])}*\n")
     values = Values(ctx.tables, fmt).context(r)
-    parts.append(f"## {md_text(t('section.summary'))}\n\n"
-                 + fill(ctx.narrative[lang]["summary"], values))
+    parts.append(
+        f"## {md_text(t('section.summary'))}\n\n" + fill(ctx.narrative[lang]["summary"], values)
+    )
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
     for n, ref in enumerate(ctx.charts, start=1):
         caption = f"{t('doc.figure')} {n} – {chart_caption(ref, fmt)}"
-        parts.append(f"![{md_text(chart_alt(ref, fmt))}](charts/{ref.stem}-{lang}.svg)\n\n"
-                     f"*{md_text(caption)}*\n")
+        parts.append(
+            f"![{md_text(chart_alt(ref, fmt))}](charts/{ref.stem}-{lang}.svg)\n\n"
+            f"*{md_text(caption)}*\n"
+        )
     parts.append(f"## {md_text(t('site.tables'))}\n")
     parts += [md_table(v, n, fmt) for n, v in enumerate(ctx.views(fmt), start=1)]
     return "\n".join(parts)
@@ -86,9 +95,11 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
 
 def landing_page(ctx: ReportContext, fmt: Formatter) -> str:
     r, lang = ctx.report, fmt.t.lang
-    return (f"# {md_text(fmt.t('site.reports'))}\n\n{md_text(fmt.t('site.intro'))}\n\n"
-            f"- [{md_text(r.title[lang])}]({r.id}.md) — {md_text(r.system.name)}, "
-            f"{md_text(fmt.date(r.date))}\n")
+    return (
+        f"# {md_text(fmt.t('site.reports'))}\n\n{md_text(fmt.t('site.intro'))}\n\n"
+        f"- [{md_text(r.title[lang])}]({r.id}.md) — {md_text(r.system.name)}, "
+        f"{md_text(fmt.date(r.date))}\n"
+    )
 
 
 def pages(ctx: ReportContext) -> dict[str, str]:
@@ -109,8 +120,10 @@ def write_sources(ctx: ReportContext, work: Path, docs: Path) -> None:
         (docs / name).write_text(text, encoding="utf-8")
     for ref in ctx.charts:
         for lang in LANGS:
-            shutil.copy(work / "charts" / f"{ref.stem}.{lang}.svg",
-                        docs / "charts" / f"{ref.stem}-{lang}.svg")
+            shutil.copy(
+                work / "charts" / f"{ref.stem}.{lang}.svg",
+                docs / "charts" / f"{ref.stem}-{lang}.svg",
+            )
     rid = ctx.report.id
     for lang in LANGS:
         shutil.copy(work / f"{rid}.{lang}.pdf", docs / "downloads" / f"{rid}-{lang}.pdf")
@@ -122,10 +135,16 @@ def write_sources(ctx: ReportContext, work: Path, docs: Path) -> None:
 def build_site(ctx: ReportContext, work: Path, docs: Path, site: Path) -> None:
     write_sources(ctx, work, docs)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
-    config = load_config(config_file=str(MKDOCS_CONFIG), docs_dir=str(docs),
-                         site_dir=str(site), site_name=ctx.report.title["en"], strict=True)
+    config = load_config(
+        config_file=str(MKDOCS_CONFIG),
+        docs_dir=str(docs),
+        site_dir=str(site),
+        site_name=ctx.report.title["en"],
+        strict=True,
+    )
     try:
         mkdocs_build(config)
     except MkDocsException as exc:
-        raise InputError(docs, "", f"site build failed: {exc}",
-                         "check the report's texts for broken links") from None
+        raise InputError(
+            docs, "", f"site build failed: {exc}", "check the report's texts for broken links"
+        ) from None

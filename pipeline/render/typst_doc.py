@@ -22,8 +22,13 @@ TEMPLATE_NAME = "whitepaper.typ"
 
 def lit(text: str) -> str:
     """A typst string literal."""
-    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-               .replace("\r", "").replace("\t", "\\t"))
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\r", "")
+        .replace("\t", "\\t")
+    )
     return f'"{escaped}"'
 
 
@@ -58,13 +63,17 @@ def table(view: TableView) -> str:
     cols = "(auto, " + ", ".join(["1fr"] * (len(view.header) - 1)) + ")"
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
-    return (f"#figure(\n  data-table(columns: {cols}, header: {header},\n    {rows},\n  ),\n"
-            f"  caption: {content(view.caption)},\n) <tab-{view.name}>\n")
+    return (
+        f"#figure(\n  data-table(columns: {cols}, header: {header},\n    {rows},\n  ),\n"
+        f"  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
+    )
 
 
 def figure(path: str, caption: str, alt: str, label: str) -> str:
-    return (f"#figure(\n  image({lit(path)}, width: 100%, alt: {lit(alt)}),\n"
-            f"  caption: {content(caption)},\n) <fig-{label}>\n")
+    return (
+        f"#figure(\n  image({lit(path)}, width: 100%, alt: {lit(alt)}),\n"
+        f"  caption: {content(caption)},\n) <fig-{label}>\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -75,14 +84,23 @@ class Meta:
     def typst(self) -> str:
         r, t, lang = self.report, self.fmt.t, self.fmt.t.lang
         region = "ch" if self.fmt.locale.endswith("_CH") else "none"
-        labels = {k: t(f"doc.{k}") for k in ("figure", "table", "page", "version", "date",
-                                             "classification", "toc")}
+        labels = {
+            k: t(f"doc.{k}")
+            for k in ("figure", "table", "page", "version", "date", "classification", "toc")
+        }
         labels["page-of"] = t("doc.page_of")
         notice = t("doc.reconstructed") if r.reconstructed else ""
-        fields = {"lang": lang, "title": r.title[lang], "subtitle": r.subtitle[lang],
-                  "author": r.author, "organisation": r.organisation, "version": r.version,
-                  "date": self.fmt.date(r.date), "classification": r.classification[lang],
-                  "notice": notice}
+        fields = {
+            "lang": lang,
+            "title": r.title[lang],
+            "subtitle": r.subtitle[lang],
+            "author": r.author,
+            "organisation": r.organisation,
+            "version": r.version,
+            "date": self.fmt.date(r.date),
+            "classification": r.classification[lang],
+            "notice": notice,
+        }
         items = [f"{k}: {lit(v)}" for k, v in fields.items()]
         items.append(f"region: {lit(region) if region != 'none' else 'none'}")
         items.append("labels: (" + ", ".join(f"{k}: {lit(v)}" for k, v in labels.items()) + ")")
@@ -90,8 +108,7 @@ class Meta:
 
 
 def document(meta: Meta, body: list[str]) -> str:
-    head = (f'#import "{TEMPLATE_NAME}": *\n'
-            f"#show: whitepaper.with({meta.typst()})\n\n")
+    head = f'#import "{TEMPLATE_NAME}": *\n#show: whitepaper.with({meta.typst()})\n\n'
     return head + "\n".join(body)
 
 

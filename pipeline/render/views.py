@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -41,8 +42,15 @@ def _mixes(table: pl.DataFrame) -> list[float]:
     return sorted(table["read_pct"].unique().to_list(), reverse=True)
 
 
-def _vendor_spans(figures: Sequence[VendorFigure], metric: str, access: str, block: int,
-                  mix: float, fmt: Formatter, vendor: str) -> Cell:
+def _vendor_spans(
+    figures: Sequence[VendorFigure],
+    metric: str,
+    access: str,
+    block: int,
+    mix: float,
+    fmt: Formatter,
+    vendor: str,
+) -> Cell:
     spans = []
     for fig in figures:
         if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
@@ -54,16 +62,24 @@ def _vendor_spans(figures: Sequence[VendorFigure], metric: str, access: str, blo
     return spans
 
 
-def _perf_text(row: dict[str, object], access: str, fmt: Formatter) -> str:
-    value = (fmt.mb_s(float(row["bytes_per_s"])) if access == "sequential"  # type: ignore[arg-type]
-             else fmt.integer(float(row["iops"])))  # type: ignore[arg-type]
-    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_us']))}"  # type: ignore[arg-type]
+def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
+    value = (
+        fmt.mb_s(float(row["bytes_per_s"]))
+        if access == "sequential"
+        else fmt.integer(float(row["iops"]))
+    )
+    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_us']))}"
 
 
 def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
-    rows = {r["kind"]: r for r in perf.filter(
-        (pl.col("access") == access) & (pl.col("block_size") == block)
-        & (pl.col("read_pct") == mix)).iter_rows(named=True)}
+    rows = {
+        r["kind"]: r
+        for r in perf.filter(
+            (pl.col("access") == access)
+            & (pl.col("block_size") == block)
+            & (pl.col("read_pct") == mix)
+        ).iter_rows(named=True)
+    }
     if "maximum" not in rows:
         return [Span(fmt.t("table.none"))]
     cell = [Span(_perf_text(rows["maximum"], access, fmt))]
@@ -73,8 +89,9 @@ def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: For
     return cell
 
 
-def performance_view(perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter,
-                     vendor: str) -> TableView:
+def performance_view(
+    perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+) -> TableView:
     """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
     mixes = _mixes(perf)
     rows = []
@@ -82,28 +99,36 @@ def performance_view(perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: F
         key = "table.row_mb_s" if access == "sequential" else "table.row_iops"
         label = fmt.t(key, block=fmt.block(block), access=fmt.t.access(access))
         metric = "bytes_per_s" if access == "sequential" else "iops"
-        cells = [_perf_cell(perf, access, block, m, fmt)
-                 + _vendor_spans(figures, metric, access, block, m, fmt, vendor) for m in mixes]
+        cells = [
+            _perf_cell(perf, access, block, m, fmt)
+            + _vendor_spans(figures, metric, access, block, m, fmt, vendor)
+            for m in mixes
+        ]
         rows.append([[Span(label)], *cells])
     header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
     return TableView("performance", fmt.t("table.performance"), header, rows)
 
 
 def _lat_cell(table: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
-    hit = table.filter((pl.col("access") == access) & (pl.col("block_size") == block)
-                       & (pl.col("read_pct") == mix))
+    hit = table.filter(
+        (pl.col("access") == access) & (pl.col("block_size") == block) & (pl.col("read_pct") == mix)
+    )
     return [Span(fmt.lat_us(hit["lat_us"][0]) if hit.height else fmt.t("table.none"))]
 
 
-def min_latency_view(table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter,
-                     vendor: str) -> TableView:
+def min_latency_view(
+    table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+) -> TableView:
     """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
     mixes = _mixes(table)
     rows = []
     for access, block in _profiles(table):
         label = fmt.t("table.row_latency", block=fmt.block(block), access=fmt.t.access(access))
-        cells = [_lat_cell(table, access, block, m, fmt)
-                 + _vendor_spans(figures, "lat_us", access, block, m, fmt, vendor) for m in mixes]
+        cells = [
+            _lat_cell(table, access, block, m, fmt)
+            + _vendor_spans(figures, "lat_us", access, block, m, fmt, vendor)
+            for m in mixes
+        ]
         rows.append([[Span(label)], *cells])
     header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
     return TableView("min_latency", fmt.t("table.min_latency"), header, rows)

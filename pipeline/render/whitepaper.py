@@ -28,13 +28,18 @@ def _preliminary(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 def _setup(ctx: ReportContext, fmt: Formatter) -> list[str]:
     lang, report = fmt.t.lang, ctx.report
-    parts = [T.heading(fmt.t("section.setup")), _narrative(ctx, fmt, "setup"),
-             T.heading(fmt.t("section.system"), 2), T.paragraph(report.system.name)]
+    parts = [
+        T.heading(fmt.t("section.setup")),
+        _narrative(ctx, fmt, "setup"),
+        T.heading(fmt.t("section.system"), 2),
+        T.paragraph(report.system.name),
+    ]
     parts.append(T.bullets(d[lang] for d in report.system.description))
     if report.hosts:
         parts.append(T.heading(fmt.t("section.hosts"), 2))
-        parts.append(T.bullets(f"{h.name}: {h.description[lang]}".rstrip(": ")
-                               for h in report.hosts))
+        parts.append(
+            T.bullets(f"{h.name}: {h.description[lang]}".rstrip(": ") for h in report.hosts)
+        )
     return parts
 
 
@@ -44,30 +49,40 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
-    profiles = fmt.t("method.profiles", mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
-                     blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}"
-                                      for a, b in blocks.iter_rows()),
-                     intervals=fmt.integer(int(points["intervals"].max() or 0)),
-                     levels=", ".join(fmt.integer(p) for p in levels))
-    hosts = fmt.t("method.hosts", hosts=fmt.integer(int(points["hosts"].max() or 0)))
+    profiles = fmt.t(
+        "method.profiles",
+        mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
+        blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows()),
+        intervals=fmt.integer(points.select(pl.col("intervals").max()).item()),
+        levels=", ".join(fmt.integer(p) for p in levels),
+    )
+    hosts = fmt.t("method.hosts", hosts=fmt.integer(points.select(pl.col("hosts").max()).item()))
     return [profiles, hosts, fmt.t("method.chart"), fmt.t("method.units")]
 
 
 def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    parts = [T.heading(fmt.t("section.method")), _narrative(ctx, fmt, "method"),
-             T.heading(fmt.t("section.profiles"), 2)]
+    parts = [
+        T.heading(fmt.t("section.method")),
+        _narrative(ctx, fmt, "method"),
+        T.heading(fmt.t("section.profiles"), 2),
+    ]
     return parts + [T.paragraph(s) for s in method_sentences(ctx, fmt)]
 
 
 def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
-    return fmt.t("chart.caption", block=fmt.block(ref.block_size),
-                 access=fmt.t.access(ref.access, True))
+    return fmt.t(
+        "chart.caption", block=fmt.block(ref.block_size), access=fmt.t.access(ref.access, True)
+    )
 
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
     metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
-    return fmt.t("chart.alt", block=fmt.block(ref.block_size),
-                 access=fmt.t.access(ref.access, True), metric=metric)
+    return fmt.t(
+        "chart.alt",
+        block=fmt.block(ref.block_size),
+        access=fmt.t.access(ref.access, True),
+        metric=metric,
+    )
 
 
 def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
@@ -75,28 +90,48 @@ def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
     for ref in ctx.charts:
         title = f"{fmt.block(ref.block_size)} {fmt.t.access(ref.access, True)}"
         parts.append(T.heading(title, 2))
-        parts.append(T.figure(f"charts/{ref.stem}.{fmt.t.lang}.pdf", chart_caption(ref, fmt),
-                              chart_alt(ref, fmt), ref.stem))
+        parts.append(
+            T.figure(
+                f"charts/{ref.stem}.{fmt.t.lang}.pdf",
+                chart_caption(ref, fmt),
+                chart_alt(ref, fmt),
+                ref.stem,
+            )
+        )
     return parts
 
 
 def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
     perf, lat = ctx.views(fmt)
-    return [T.heading(fmt.t("section.performance")), T.table(perf),
-            T.paragraph(fmt.t("method.optimum")),
-            T.heading(fmt.t("section.latency")), T.table(lat)]
+    return [
+        T.heading(fmt.t("section.performance")),
+        T.table(perf),
+        T.paragraph(fmt.t("method.optimum")),
+        T.heading(fmt.t("section.latency")),
+        T.table(lat),
+    ]
 
 
 def body(ctx: ReportContext, lang: str) -> str:
     fmt = ctx.formatter(lang)
-    parts = [*_preliminary(ctx, fmt),
-             T.heading(fmt.t("section.summary")), _narrative(ctx, fmt, "summary"),
-             *_setup(ctx, fmt), *_method(ctx, fmt), *_results(ctx, fmt), *_tables(ctx, fmt),
-             T.heading(fmt.t("section.conclusion")), _narrative(ctx, fmt, "conclusion")]
+    parts = [
+        *_preliminary(ctx, fmt),
+        T.heading(fmt.t("section.summary")),
+        _narrative(ctx, fmt, "summary"),
+        *_setup(ctx, fmt),
+        *_method(ctx, fmt),
+        *_results(ctx, fmt),
+        *_tables(ctx, fmt),
+        T.heading(fmt.t("section.conclusion")),
+        _narrative(ctx, fmt, "conclusion"),
+    ]
     return T.document(T.Meta(ctx.report, fmt), parts)
 
 
 def points_for(ctx: ReportContext, ref: ChartRef) -> pl.DataFrame:
     p = ctx.dataset.points
-    return p.filter((pl.col("setup") == ref.setup) & (pl.col("access") == ref.access)
-                    & (pl.col("block_size") == ref.block_size))
+    return p.filter(
+        (pl.col("setup") == ref.setup)
+        & (pl.col("access") == ref.access)
+        & (pl.col("block_size") == ref.block_size)
+    )

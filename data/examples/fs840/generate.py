@@ -14,6 +14,7 @@ Run:  python data/examples/fs840/generate.py   (writes raw/fs840.iogen.csv)
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from pathlib import Path
@@ -38,22 +39,34 @@ MIN_LATENCY = {
 # (maximum, latency ms), (italic value, latency ms) or None — IOPS for random, MB/s
 # (MB = 1024² bytes) for sequential (Tabelle 3)
 MAXIMA = {
-    (1, "random"): (((1008045, 0.5), None), ((725193, 1.0), None),
-                    ((290227, 3.0), (247648, 0.4))),
-    (4, "random"): (((1003798, 0.55), None), ((823630, 0.8), None),
-                    ((483881, 1.4), (421038, 0.4))),
-    (8, "random"): (((852405, 0.8), (724893, 0.4)), ((533513, 1.4), (406353, 0.7)),
-                    ((324283, 2.4), (260508, 0.4))),
-    (64, "random"): (((155441, 5.0), (134534, 0.8)), ((83608, 10.0), (63594, 3.0)),
-                     ((49934, 10.0), (39941, 0.7))),
-    (256, "sequential"): (((12984, 15.0), (8076, 3.0)), ((6032, 32.0), (3648, 6.0)),
-                          ((3601, 45.0), (2141, 3.0))),
-    (1024, "sequential"): (((13928, 40.0), (11352, 20.0)), ((8137, 78.0), (6973, 18.0)),
-                           ((5297, 105.0), (3170, 18.0))),
+    (1, "random"): (((1008045, 0.5), None), ((725193, 1.0), None), ((290227, 3.0), (247648, 0.4))),
+    (4, "random"): (((1003798, 0.55), None), ((823630, 0.8), None), ((483881, 1.4), (421038, 0.4))),
+    (8, "random"): (
+        ((852405, 0.8), (724893, 0.4)),
+        ((533513, 1.4), (406353, 0.7)),
+        ((324283, 2.4), (260508, 0.4)),
+    ),
+    (64, "random"): (
+        ((155441, 5.0), (134534, 0.8)),
+        ((83608, 10.0), (63594, 3.0)),
+        ((49934, 10.0), (39941, 0.7)),
+    ),
+    (256, "sequential"): (
+        ((12984, 15.0), (8076, 3.0)),
+        ((6032, 32.0), (3648, 6.0)),
+        ((3601, 45.0), (2141, 3.0)),
+    ),
+    (1024, "sequential"): (
+        ((13928, 40.0), (11352, 20.0)),
+        ((8137, 78.0), (6973, 18.0)),
+        ((5297, 105.0), (3170, 18.0)),
+    ),
 }
 
-HEADER = ("host;test;block_size;access;read_pct;processes;interval;interval_s;ios;mb_s;"
-          "service_ms;read_service_ms;write_service_ms;cpu_pct")
+HEADER = (
+    "host;test;block_size;access;read_pct;processes;interval;interval_s;ios;mb_s;"
+    "service_ms;read_service_ms;write_service_ms;cpu_pct"
+)
 
 
 def nearest_level(target: float, allowed: list[int]) -> int:
@@ -83,7 +96,7 @@ def anchors(kib: int, access: str, mix_index: int) -> list[tuple[int, float, flo
 def curve(points: list[tuple[int, float, float]]) -> dict[int, tuple[float, float]]:
     """IOPS and latency at every level, geometric between anchors."""
     out = {}
-    for (p0, i0, l0), (p1, i1, l1) in zip(points, points[1:], strict=False):
+    for (p0, i0, l0), (p1, i1, l1) in itertools.pairwise(points):
         for p in LEVELS:
             if p0 <= p <= p1:
                 t = math.log(p / p0) / math.log(p1 / p0)
@@ -98,8 +111,9 @@ def split(total: int, shares: list[float]) -> list[int]:
     return parts
 
 
-def rows_for_point(rng: random.Random, kib: int, access: str, mix: int, p: int,
-                   iops: float, lat_us: float) -> list[str]:
+def rows_for_point(
+    rng: random.Random, kib: int, access: str, mix: int, p: int, iops: float, lat_us: float
+) -> list[str]:
     total = round(iops * INTERVAL_S * INTERVALS)
     per_interval = split(total, [1 + rng.uniform(-0.02, 0.02) for _ in range(INTERVALS)])
     dev = [rng.uniform(-0.01, 0.01) for _ in range(INTERVALS - 1)]
@@ -121,8 +135,17 @@ def host_latencies(rng: random.Random, lat: float, counts: list[int]) -> list[fl
     return [first, rest]
 
 
-def row(host: str, kib: int, access: str, mix: int, p: int, interval: int, count: int,
-        lat_us: float, point_iops: float) -> str:
+def row(
+    host: str,
+    kib: int,
+    access: str,
+    mix: int,
+    p: int,
+    interval: int,
+    count: int,
+    lat_us: float,
+    point_iops: float,
+) -> str:
     iops = count / INTERVAL_S
     mb_s = iops * kib / 1024
     k_write = 0.8
@@ -131,17 +154,22 @@ def row(host: str, kib: int, access: str, mix: int, p: int, interval: int, count
     write = f"{lat_us * k_write / 1000:.6f}" if mix == 70 else ""
     write = f"{lat_us / 1000:.6f}" if mix == 0 else write
     load = point_iops * kib / (1.05e6 * 4 if access == "random" else 14000 * 1024)
-    cpu = min(97.5, 2 + 95 * load ** 0.8)
+    cpu = min(97.5, 2 + 95 * load**0.8)
     test = f"{kib}K_{access[:3]}_{mix}R"
-    return (f"{host};{test};{kib}K;{access};{mix};{p};{interval};{INTERVAL_S:g};{count};"
-            f"{mb_s:.6f};{lat_us / 1000:.6f};{read};{write};{cpu:.1f}")
+    return (
+        f"{host};{test};{kib}K;{access};{mix};{p};{interval};{INTERVAL_S:g};{count};"
+        f"{mb_s:.6f};{lat_us / 1000:.6f};{read};{write};{cpu:.1f}"
+    )
 
 
 def generate() -> str:
     rng = random.Random(840)
-    lines = ["# IOgen 4.0 export — RECONSTRUCTED from the published figures of the In&Out "
-             "position paper (2016), not measured. Made by generate.py.", HEADER]
-    for (kib, access) in MIN_LATENCY:
+    lines = [
+        "# IOgen 4.0 export — RECONSTRUCTED from the published figures of the In&Out "
+        "position paper (2016), not measured. Made by generate.py.",
+        HEADER,
+    ]
+    for kib, access in MIN_LATENCY:
         for m, mix in enumerate(MIXES):
             values = curve(anchors(kib, access, m))
             for p in LEVELS:

@@ -1,0 +1,135 @@
+"""Smoke tests of a whole build: both PDFs, the site, the data files, atomic output."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from pipeline.build import BuildResult, build
+from pipeline.errors import InputErrors
+from tests.conftest import FS840
+
+
+def _pdf_text(path: Path) -> tuple[int, str]:
+    reader = PdfReader(path)
+    return len(reader.pages), "\n".join(page.extract_text() for page in reader.pages)
+
+
+def test_outputs_exist(fs840_build: BuildResult) -> None:
+    out = fs840_build.out
+    for name in (
+        "fs840.de.pdf",
+        "fs840.en.pdf",
+        "site/index.html",
+        "dataset.parquet",
+        "dataset.intervals.parquet",
+        "tables/min_latency.csv",
+        "tables/performance.csv",
+        "rejects.csv",
+    ):
+        assert (out / name).is_file(), name
+    charts = sorted(p.name for p in (out / "charts").iterdir())
+    assert "standard_random_4k.de.svg" in charts
+    assert "standard_random_4k.en.pdf" in charts
+    assert "standard_random_4k.en.vl.json" in charts
+
+
+@pytest.mark.parametrize(
+    ("lang", "words", "number", "foreign_number"),
+    [
+        (
+            "de",
+            [
+                "Vorbemerkung",
+                "Management Summary",
+                "Abbildung 1 – Messergebnisse 1K Random",
+                "Tabelle 1 – Performance abhängig von Blockgrösse",
+                "Klassifikation",
+                "nicht klassifiziert",
+                "Fazit",
+                "Seite",
+            ],
+            "1’008’045",
+            "1,008,045",
+        ),
+        (
+            "en",
+            [
+                "Preliminary note",
+                "Management summary",
+                "Figure 1 – Results 1K random",
+                "Table 1 – Performance by block size",
+                "Classification",
+                "unclassified",
+                "Conclusion",
+                "Page",
+            ],
+            "1,008,045",
+            "1’008’045",
+        ),
+    ],
+)
+def test_pdf_language_and_number_style(
+    fs840_build: BuildResult, lang: str, words: list[str], number: str, foreign_number: str
+) -> None:
+    pages, text = _pdf_text(fs840_build.out / f"fs840.{lang}.pdf")
+    assert pages >= 6
+    flat = re.sub(r"\s+", " ", text)
+    for word in words:
+        assert word in flat, word
+    assert number in flat
+    assert foreign_number not in flat
+
+
+def test_pdf_has_title_and_reconstruction_notice(fs840_build: BuildResult) -> None:
+    _, text = _pdf_text(fs840_build.out / "fs840.en.pdf")
+    flat = re.sub(r"\s+", " ", text)
+    assert "IBM all-flash storage for core applications on Power Systems" in flat
+    assert "reconstructed from published figures, not measured" in flat
+
+
+def test_site_pages_per_language_and_downloads(fs840_build: BuildResult) -> None:
+    site = fs840_build.out / "site"
+    for page in ("index.html", "fs840/index.html", "de/index.html", "de/fs840/index.html"):
+        assert (site / page).is_file(), page
+    assert (site / "downloads" / "fs840-de.pdf").is_file()
+    de = (site / "de" / "fs840" / "index.html").read_text(encoding="utf-8")
+    en = (site / "fs840" / "index.html").read_text(encoding="utf-8")
+    assert "Messergebnisse 4K Random" in de and "1’008’045" in de
+    assert "Results 4K random" in en and "1,008,045" in en
+    assert "standard_random_4k-de.svg" in de
+
+
+def test_site_loads_nothing_from_outside(fs840_build: BuildResult) -> None:
+    site = fs840_build.out / "site"
+    external = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.IGNORECASE)
+    for page in site.rglob("*.html"):
+        hits = [m.group(0) for m in external.finditer(page.read_text(encoding="utf-8"))]
+        assert hits == [], f"{page.relative_to(site)}: {hits}"
+    for sheet in site.rglob("*.css"):
+        assert "fonts.googleapis" not in sheet.read_text(encoding="utf-8")
+
+
+def test_build_is_byte_identical(fs840_build: BuildResult, tmp_path: Path) -> None:
+    again = build(FS840, tmp_path / "again")
+    for name in ("fs840.de.pdf", "fs840.en.pdf", "tables/performance.csv"):
+        assert (again.out / name).read_bytes() == (fs840_build.out / name).read_bytes(), name
+
+
+def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    shutil.copytree(FS840, report)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "good.txt").write_text("earlier good output")
+    broken = report / "text" / "en" / "results.md"
+    broken.write_text('fine\n\nthen {{ maximum("3K", "random", 100).iops }}\n')
+    with pytest.raises(InputErrors) as caught:
+        build(report, out)
+    assert str(caught.value).startswith(f"1 input error(s):\n{broken}: line 3: placeholder")
+    assert (out / "good.txt").read_text() == "earlier good output"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "report"]

@@ -1,0 +1,97 @@
+"""The iopress command: exit codes and exact messages, run as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from tests.conftest import DATA, FS840
+
+IOGEN = DATA / "iogen"
+
+
+def iopress(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+
+
+def test_ingest_prints_accounting_and_writes_both_levels(tmp_path: Path) -> None:
+    out = tmp_path / "ds.parquet"
+    run = iopress("ingest", str(IOGEN / "basic.csv"), str(IOGEN / "bad_rows.csv"), "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "read: 17, accepted: 9, rejected: 8\n"
+    assert "Rejected records:" in run.stderr
+    assert "bad_rows.csv: line 3, column 'ios': 'abc' is not a number" in run.stderr
+    assert pl.read_parquet(out).height == 3
+    assert pl.read_parquet(tmp_path / "ds.intervals.parquet").height == 9
+
+
+def test_ingest_batch_keeps_good_files_and_fails_on_bad(tmp_path: Path) -> None:
+    out = tmp_path / "ds.parquet"
+    bad = IOGEN / "bad" / "missing_column.csv"
+    run = iopress("ingest", str(IOGEN / "basic.csv"), str(bad), "-o", str(out), "--format", "iogen")
+    assert run.returncode == 1
+    assert run.stdout == "read: 8, accepted: 8, rejected: 0\n"
+    assert run.stderr == (
+        f"error: {bad}: line 1: missing column(s): service_ms\n  hint: add the "
+        "columns, or map your column names ([sources.mapping.columns] in "
+        "report.toml, or iopress ingest --mapping; see docs/formats/iogen.md)\n"
+    )
+    assert pl.read_parquet(out).height == 2
+
+
+def test_ingest_with_mapping(tmp_path: Path) -> None:
+    out = tmp_path / "m.parquet"
+    run = iopress(
+        "ingest",
+        str(IOGEN / "mapped.csv"),
+        "-o",
+        str(out),
+        "--format",
+        "iogen",
+        "--mapping",
+        str(IOGEN / "mapped.toml"),
+    )
+    assert run.returncode == 0, run.stderr
+    assert pl.read_parquet(out)["iops"].to_list() == [12172.75]
+
+
+def test_tables_from_dataset_in_both_languages(tmp_path: Path) -> None:
+    out = tmp_path / "fs.parquet"
+    assert iopress("ingest", str(FS840 / "raw" / "fs840.iogen.csv"), "-o", str(out)).returncode == 0
+    de = iopress("tables", str(out), "--lang", "de")
+    en = iopress("tables", str(out), "--lang", "en")
+    assert de.returncode == en.returncode == 0
+    assert "1’008’045 @ 0.50 ms" in de.stdout and "Minimale Latency" in de.stdout
+    assert "1,008,045 @ 0.50 ms" in en.stdout and "Minimum latency" in en.stdout
+
+
+def test_build_of_missing_folder_is_input_error(tmp_path: Path) -> None:
+    run = iopress("build", str(tmp_path / "nope"))
+    assert run.returncode == 1
+    assert run.stderr == (
+        f"error: {tmp_path / 'nope'}: not a report folder\n  hint: give a folder with report.toml\n"
+    )
+
+
+def test_usage_errors_exit_2() -> None:
+    assert iopress("bogus").returncode == 2
+    assert iopress("ingest", "x.csv").returncode == 2  # -o is required
+    assert iopress("tables", "x", "--lang", "fr").returncode == 2
+
+
+def test_unknown_format_option_is_input_error(tmp_path: Path) -> None:
+    run = iopress(
+        "ingest", str(IOGEN / "basic.csv"), "-o", str(tmp_path / "x.parquet"), "--format", "nope"
+    )
+    assert run.returncode == 1
+    assert "--format: unknown format 'nope'" in run.stderr

@@ -1,0 +1,84 @@
+"""report.toml validation: every problem named with file, field and a fix."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import ColumnMapping, load_report
+from pipeline.errors import InputError, InputErrors
+from tests.conftest import FS840
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    folder = tmp_path / "r"
+    shutil.copytree(FS840, folder)
+    return folder
+
+
+def _edit(folder: Path, old: str, new: str) -> Path:
+    path = folder / "report.toml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_example_is_valid() -> None:
+    report = load_report(FS840)
+    assert report.id == "fs840"
+    assert report.vendor_figures[2].base_value() == 8000 * 1024**2
+
+
+def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
+    path = _edit(report, 'author = "Andreas Zallmann"', 'writer = "A. Z."')
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert str(caught.value) == (
+        "2 input error(s):\n"
+        f"{path}: author: Field required\n"
+        "  hint: add this field to report.toml (see docs/report.md)\n"
+        f"{path}: writer: Extra inputs are not permitted\n"
+        "  hint: remove or rename this field (see docs/report.md for the known fields)"
+    )
+
+
+def test_text_missing_a_language(report: Path) -> None:
+    path = _edit(report, 'en = "unclassified"\n', "")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert f"{path}: classification: Value error, text missing for language(s) en" in str(
+        caught.value
+    )
+
+
+def test_raw_path_outside_the_folder_is_refused(report: Path) -> None:
+    path = _edit(report, 'path = "raw/fs840.iogen.csv"', 'path = "../../etc/passwd"')
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert str(caught.value).endswith(
+        f"{path}: sources[0].path: '../../etc/passwd' points outside the report folder\n"
+        "  hint: keep raw files inside the report folder"
+    )
+
+
+def test_missing_raw_file(report: Path) -> None:
+    path = _edit(report, 'path = "raw/fs840.iogen.csv"', 'path = "raw/none.csv"')
+    with pytest.raises(InputErrors, match=r"sources\[0\].path: raw file 'raw/none.csv' not found"):
+        load_report(report)
+    assert path.exists()
+
+
+def test_toml_syntax_error_names_line(report: Path) -> None:
+    (report / "report.toml").write_text('id = "x"\ntitle = [\n', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_report(report)
+    assert "not valid TOML" in str(caught.value) and "line 2" in str(caught.value)
+
+
+def test_mapping_separators_must_differ() -> None:
+    with pytest.raises(ValueError, match="thousands and decimal separator must differ"):
+        ColumnMapping(decimal=",", thousands=",")
