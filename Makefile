@@ -22,12 +22,12 @@ demo: $(STAMP)
 	$(BIN)/iopress build $(EXAMPLE) -o build/fs840
 	@echo "Built: build/fs840/fs840.de.pdf build/fs840/fs840.en.pdf build/fs840/site/index.html"
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests benchmarks data/examples
-	$(BIN)/ruff format --check pipeline tests benchmarks data/examples
+	$(BIN)/ruff check pipeline tests data/examples
+	$(BIN)/ruff format --check pipeline tests data/examples
 	$(BIN)/mypy
 
 # Regenerate the golden typst/Markdown files after an intended change of the output.
