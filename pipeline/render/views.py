@@ -6,7 +6,7 @@ A cell is a list of spans; a span's style is ``plain``, ``optimum`` (italic) or
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,24 +89,35 @@ def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: For
     return cell
 
 
-def performance_view(
-    perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
-) -> TableView:
-    """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
-    mixes = _mixes(perf)
-    rows = []
-    for access, block in _profiles(perf):
-        key = "table.row_mb_s" if access == "sequential" else "table.row_iops"
-        label = fmt.t(key, block=fmt.block(block), access=fmt.t.access(access))
-        metric = "bytes_per_s" if access == "sequential" else "iops"
-        cells = [
-            _perf_cell(perf, access, block, m, fmt)
-            + _vendor_spans(figures, metric, access, block, m, fmt, vendor)
-            for m in mixes
-        ]
-        rows.append([[Span(label)], *cells])
-    header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
-    return TableView("performance", fmt.t("table.performance"), header, rows)
+CellFn = Callable[[pl.DataFrame, str, int, float, Formatter], Cell]
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Rows = access × block size, columns = mixes; how one kind of table fills its cells."""
+
+    name: str
+    cell: CellFn
+    metric: Callable[[str], str]
+    label_key: Callable[[str], str]
+
+    def view(
+        self, table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+    ) -> TableView:
+        mixes = _mixes(table)
+        rows = []
+        for access, block in _profiles(table):
+            label = fmt.t(
+                self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
+            )
+            cells = [
+                self.cell(table, access, block, m, fmt)
+                + _vendor_spans(figures, self.metric(access), access, block, m, fmt, vendor)
+                for m in mixes
+            ]
+            rows.append([[Span(label)], *cells])
+        header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
+        return TableView(self.name, fmt.t(f"table.{self.name}"), header, rows)
 
 
 def _lat_cell(table: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
@@ -116,19 +127,28 @@ def _lat_cell(table: pl.DataFrame, access: str, block: int, mix: float, fmt: For
     return [Span(fmt.lat_us(hit["lat_us"][0]) if hit.height else fmt.t("table.none"))]
 
 
+def _sequential(access: str) -> bool:
+    return access == "sequential"
+
+
+PERFORMANCE = _Grid(
+    "performance",
+    _perf_cell,
+    lambda a: "bytes_per_s" if _sequential(a) else "iops",
+    lambda a: "table.row_mb_s" if _sequential(a) else "table.row_iops",
+)
+MIN_LATENCY = _Grid("min_latency", _lat_cell, lambda a: "lat_us", lambda a: "table.row_latency")
+
+
+def performance_view(
+    perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+) -> TableView:
+    """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
+    return PERFORMANCE.view(perf, figures, fmt, vendor)
+
+
 def min_latency_view(
     table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
 ) -> TableView:
     """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
-    mixes = _mixes(table)
-    rows = []
-    for access, block in _profiles(table):
-        label = fmt.t("table.row_latency", block=fmt.block(block), access=fmt.t.access(access))
-        cells = [
-            _lat_cell(table, access, block, m, fmt)
-            + _vendor_spans(figures, "lat_us", access, block, m, fmt, vendor)
-            for m in mixes
-        ]
-        rows.append([[Span(label)], *cells])
-    header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
-    return TableView("min_latency", fmt.t("table.min_latency"), header, rows)
+    return MIN_LATENCY.view(table, figures, fmt, vendor)
