@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from pipeline import ingest
 from pipeline.charts import CHARTS
 from pipeline.charts.export import save
@@ -21,12 +23,13 @@ from pipeline.compute import TABLES
 from pipeline.config import LANGS, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
-from pipeline.ingest.base import ReadOptions
+from pipeline.ingest.base import ReadOptions, Reject
 from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
 from pipeline.render import narrative, site, whitepaper
 from pipeline.render.context import ReportContext, chart_refs
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+from pipeline.schema import INTERVAL_FIELDS, conform, polars_schema, violations
 
 Step = Callable[[str], None]
 
@@ -59,11 +62,34 @@ def ingest_report(folder: Path, report: Report) -> Dataset:
 
 
 def combine(results: list[ingest.ReadResult]) -> Dataset:
-    import polars as pl
-
-    intervals = pl.concat([r.intervals for r in results]) if results else pl.DataFrame()
-    rejects = [rej for r in results for rej in r.rejects]
+    """All files' interval rows, checked once more against the schema's declared checks."""
+    frames = [r.intervals for r in results]
+    intervals = (
+        pl.concat(frames)
+        if frames
+        else conform(pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS)), INTERVAL_FIELDS)
+    )
+    intervals, schema_rejects = _schema_rejects(intervals)
+    rejects = [rej for r in results for rej in r.rejects] + schema_rejects
     return Dataset(intervals, to_points(intervals), rejects, sum(r.records_read for r in results))
+
+
+def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+    """Rows a reader let through but the schema refuses become rejects, never silent drops."""
+    bad = violations(intervals, INTERVAL_FIELDS)
+    if bad.is_empty():
+        return intervals, []
+    rows = bad["_row"].unique().to_list()
+    rejects = [
+        Reject(
+            str(intervals["source"][r]),
+            f"line {intervals['line'][r]}, field {c!r}",
+            f"value {v!r} fails the dataset schema check",
+        )
+        for r, c, v in bad.unique("_row", keep="first").iter_rows()
+    ]
+    keep = intervals.with_row_index("_row").filter(~pl.col("_row").is_in(rows)).drop("_row")
+    return keep, rejects
 
 
 def prepare(folder: Path) -> ReportContext:

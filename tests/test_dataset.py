@@ -1,0 +1,62 @@
+"""The dataset files: schema version, both levels, accounting, schema checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.build import combine
+from pipeline.dataset import read_intervals, read_points, write
+from pipeline.errors import InputError
+from pipeline.ingest import ReadOptions, ReadResult, read
+from pipeline.schema import METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION
+from tests.conftest import DATA
+
+
+def _dataset() -> tuple[ReadResult, Path]:
+    result = read(DATA / "iogen" / "basic.csv", ReadOptions(system="S"))
+    return result, DATA / "iogen" / "basic.csv"
+
+
+def test_write_and_read_back_with_version_and_accounting(tmp_path: Path) -> None:
+    result, _ = _dataset()
+    dataset = combine([result])
+    write(dataset, tmp_path / "d.parquet")
+    meta = pl.read_parquet_metadata(tmp_path / "d.parquet")
+    assert meta[METADATA_KEY] == str(SCHEMA_VERSION)
+    assert json.loads(meta["iopress.accounting"]) == {
+        "records_read": 8,
+        "accepted": 8,
+        "rejected": 0,
+    }
+    points = read_points(tmp_path / "d.parquet")
+    assert points.columns == [f.name for f in POINT_FIELDS]
+    assert points.height == 2
+    assert read_intervals(tmp_path / "d.parquet").height == 8
+
+
+def test_unknown_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "old.parquet"
+    pl.DataFrame({"a": [1]}).write_parquet(path, metadata={METADATA_KEY: "0"})
+    with pytest.raises(InputError) as caught:
+        read_points(path)
+    assert str(caught.value) == (
+        f"{path}: metadata: dataset schema version '0' is not supported (this iopress reads "
+        f"version {SCHEMA_VERSION})\n  hint: rebuild the dataset from the raw files with this "
+        "iopress"
+    )
+
+
+def test_rows_failing_schema_checks_become_rejects() -> None:
+    result, _ = _dataset()
+    broken = result.intervals.with_columns(
+        pl.when(pl.col("line") == 5).then(-1.0).otherwise(pl.col("iops")).alias("iops")
+    )
+    dataset = combine([ReadResult(broken, [], 8)])
+    assert dataset.accounting() == {"records_read": 8, "accepted": 7, "rejected": 1}
+    assert str(dataset.rejects[0]) == (
+        "basic.csv: line 5, field 'iops': value '-1.0' fails the dataset schema check"
+    )
