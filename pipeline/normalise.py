@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, POINT_KEY, conform
+from pipeline.schema import INTERVAL_FIELDS, PERCENTILES, POINT_FIELDS, POINT_KEY, conform
 
 
 def _weighted(value: str, weight: pl.Expr) -> pl.Expr:
@@ -17,6 +17,13 @@ def _weighted(value: str, weight: pl.Expr) -> pl.Expr:
     w = pl.when(pl.col(value).is_not_null()).then(weight).otherwise(0.0)
     total = w.sum()
     return pl.when(total > 0).then((pl.col(value).fill_null(0.0) * w).sum() / total)
+
+
+def _upper_bounds() -> list[pl.Expr]:
+    """Maximum and percentiles cannot be combined exactly from summaries: keep the largest
+    (an upper bound; exact when one record makes the point, e.g. fio group_reporting)."""
+    names = ["lat_max_us", *(f"lat_{p}_us" for p in PERCENTILES)]
+    return [pl.col(n).max() for n in names]
 
 
 def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
@@ -31,6 +38,8 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
         _weighted("read_lat_mean_us", reads).alias("read_lat_mean_us"),
         _weighted("write_lat_mean_us", writes).alias("write_lat_mean_us"),
         pl.col("cpu_pct").mean(),
+        *_upper_bounds(),
+        pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
         pl.col("host").n_unique().alias("hosts"),
         pl.col("source").unique().sort().str.join(", ").alias("source"),
     )
@@ -50,6 +59,8 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("read_lat_mean_us").mean(),
         pl.col("write_lat_mean_us").mean(),
         pl.col("cpu_pct").mean(),
+        *_upper_bounds(),
+        pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
         pl.col("hosts").max(),
         pl.len().alias("intervals"),
         pl.col("iops").min().alias("iops_min"),

@@ -6,6 +6,8 @@ from here.
 
 Schema history (bump SCHEMA_VERSION and note the change here):
   1 — 2026-11-21: first version (intervals and points levels).
+  2 — 2026-11-21: queue_depth joins the point key (fio iodepth; 1 for IOgen);
+      nullable tool_version, lat_max_us and latency percentiles p50…p99.99.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 METADATA_KEY = "iopress.schema_version"
 
 Check = Callable[[pl.Expr], pl.Expr]
@@ -55,6 +57,7 @@ _KEY = [
     Field("read_pct", pl.Float64, "%", "field.read_pct", _percent),
     Field("block_size", pl.Int64, "B", "field.block_size", _positive),
     Field("parallelism", pl.Int64, "workers/host", "field.parallelism", _positive),
+    Field("queue_depth", pl.Int64, "I/Os/worker", "field.queue_depth", _positive),
 ]
 
 _MEASURES = [
@@ -64,7 +67,20 @@ _MEASURES = [
     Field("read_lat_mean_us", pl.Float64, "µs", "field.read_lat_mean_us", _positive, True),
     Field("write_lat_mean_us", pl.Float64, "µs", "field.write_lat_mean_us", _positive, True),
     Field("cpu_pct", pl.Float64, "%", "field.cpu_pct", _percent, True),
+    Field("lat_max_us", pl.Float64, "µs", "field.lat_max_us", _positive, True),
+    *(
+        Field(f"lat_{p}_us", pl.Float64, "µs", f"field.lat_{p}_us", _positive, True)
+        for p in ("p50", "p90", "p99", "p999", "p9999")
+    ),
 ]
+
+PERCENTILES: dict[str, float] = {
+    "p50": 50.0,
+    "p90": 90.0,
+    "p99": 99.0,
+    "p999": 99.9,
+    "p9999": 99.99,
+}
 
 INTERVAL_FIELDS: tuple[Field, ...] = (
     *_KEY,
@@ -72,6 +88,7 @@ INTERVAL_FIELDS: tuple[Field, ...] = (
     Field("interval", pl.Int64, "", "field.interval", _positive),
     Field("interval_s", pl.Float64, "s", "field.interval_s", _positive),
     *_MEASURES,
+    Field("tool_version", pl.String, "", "field.tool_version", None, True),
     Field("source", pl.String, "", "field.source"),
     Field("line", pl.Int64, "", "field.line", _positive),
 )
@@ -84,6 +101,7 @@ POINT_FIELDS: tuple[Field, ...] = (
     Field("iops_min", pl.Float64, "IOPS", "field.iops_min", _non_negative),
     Field("iops_max", pl.Float64, "IOPS", "field.iops_max", _non_negative),
     Field("iops_dev_pct", pl.Float64, "%", "field.iops_dev_pct", _non_negative),
+    Field("tool_version", pl.String, "", "field.tool_version", None, True),
     Field("source", pl.String, "", "field.source"),
 )
 
@@ -102,8 +120,15 @@ def field(name: str, fields: tuple[Field, ...] = POINT_FIELDS) -> Field:
 
 
 def conform(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
-    """Select and cast the schema's columns in schema order."""
-    return df.select([pl.col(f.name).cast(f.dtype) for f in fields])
+    """Select and cast the schema's columns in schema order; absent nullable ones are null."""
+    return df.select(
+        [
+            (pl.col(f.name) if f.name in df.columns or not f.nullable else pl.lit(None))
+            .cast(f.dtype)
+            .alias(f.name)
+            for f in fields
+        ]
+    )
 
 
 def violations(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:

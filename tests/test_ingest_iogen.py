@@ -2,51 +2,19 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
-import polars as pl
 import pytest
-from polars.testing import assert_frame_equal
 
 from pipeline import ingest
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
 from pipeline.ingest import iogen
 from pipeline.ingest.base import ReadOptions
-from pipeline.schema import INTERVAL_FIELDS, polars_schema
 from tests.conftest import DATA
+from tests.regenerate_expected import options_for
 
 SAMPLES = DATA / "iogen"
-
-
-def _options(name: str) -> ReadOptions:
-    mapping_file = SAMPLES / f"{name}.toml"
-    mapping = ColumnMapping()
-    if mapping_file.exists():
-        mapping = ColumnMapping.model_validate(tomllib.loads(mapping_file.read_text()))
-    return ReadOptions(system="S", mapping=mapping)
-
-
-@pytest.mark.parametrize("name", ["basic", "mapped", "bad_rows"])
-def test_sample_gives_expected_rows(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(SAMPLES)
-    result = ingest.read(Path(f"{name}.csv"), _options(name), "iogen")
-    expected = pl.read_csv(f"{name}.expected.csv", schema=polars_schema(INTERVAL_FIELDS))
-    assert_frame_equal(result.intervals, expected)
-    rejects_file = Path(f"{name}.rejects.txt")
-    expected_rejects = rejects_file.read_text().splitlines() if rejects_file.exists() else []
-    assert [str(r) for r in result.rejects] == expected_rejects
-    assert result.records_read == result.accepted + len(result.rejects)
-
-
-@pytest.mark.parametrize("path", sorted((SAMPLES / "bad").glob("*.csv")), ids=lambda p: p.name)
-def test_bad_sample_gives_exact_message(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(SAMPLES)
-    relative = path.relative_to(SAMPLES)
-    with pytest.raises(InputError) as caught:
-        ingest.read(relative, ReadOptions(), "iogen")
-    assert str(caught.value) + "\n" == path.with_suffix(".expected.txt").read_text()
 
 
 def test_sniff_recognises_own_layout_and_never_raises() -> None:
@@ -69,7 +37,7 @@ def test_detect_names_the_file_when_format_unknown(tmp_path: Path) -> None:
 
 
 def test_explicit_format_wins_over_sniffing() -> None:
-    result = ingest.read(SAMPLES / "mapped.csv", _options("mapped"), "iogen")
+    result = ingest.read(SAMPLES / "mapped.csv", options_for(SAMPLES / "mapped.csv"), "iogen")
     assert result.accepted == 2
 
 

@@ -23,6 +23,7 @@ def _intervals(
                 "read_pct": 70.0,
                 "block_size": 4096,
                 "parallelism": 4,
+                "queue_depth": 1,
                 "host": [r[0] for r in rows],
                 "interval": [r[1] for r in rows],
                 "interval_s": 20.0,

@@ -14,6 +14,7 @@ def _points(
     return pl.DataFrame(
         {
             "setup": setup,
+            "queue_depth": 1,
             "access": "random",
             "block_size": 8192,
             "read_pct": read_pct,

@@ -6,20 +6,20 @@ from collections.abc import Callable
 
 import polars as pl
 
-PROFILE = ["setup", "access", "block_size", "read_pct"]
+PROFILE = ["setup", "queue_depth", "access", "block_size", "read_pct"]
 KINDS = ("speed", "optimum", "maximum")
 
 
 def _order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
     """Random before sequential, small blocks first, 100 % read first (the seeds' order)."""
-    by = ["setup", "access", "block_size", "read_pct", *(extra or [])]
-    desc = [False, False, False, True] + [False] * len(extra or [])
+    by = [*PROFILE, *(extra or [])]
+    desc = [False, False, False, False, True] + [False] * len(extra or [])
     return df.sort(by, descending=desc)
 
 
 def _drop_single_setup(df: pl.DataFrame) -> pl.DataFrame:
-    """The setup column appears only when the report compares more than one setup."""
-    return df.drop("setup") if df["setup"].n_unique() <= 1 else df
+    """Setup and queue depth appear only when the report has more than one of them."""
+    return df.drop([c for c in ("setup", "queue_depth") if df[c].n_unique() <= 1])
 
 
 def min_latency(points: pl.DataFrame) -> pl.DataFrame:
@@ -70,7 +70,7 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
     speed = grouped.first()
     optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
     maximum = (
-        levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 4 + [True, False])
+        levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
         .group_by(PROFILE, maintain_order=True)
         .first()
     )

@@ -42,6 +42,7 @@ class ReadResult:
     intervals: pl.DataFrame
     rejects: list[Reject]
     records_read: int
+    notes: list[str] = field(default_factory=list)
 
     @property
     def accepted(self) -> int:

@@ -238,6 +238,7 @@ class _RowParser:
             "block_size": block,
             "read_pct": self._number(cells, "read_pct", _percent),
             "parallelism": int(self._number(cells, "processes", _whole_positive)),
+            "queue_depth": 1,  # IOgen workers are synchronous: one I/O in flight each
         }
 
     def _block(self, cells: list[str]) -> int:
