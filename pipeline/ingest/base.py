@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.config import ColumnMapping
+from pipeline.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class ReadOptions:
 
     system: str = "unnamed"
     setup: str = "default"
+    host: str = "local"
     label: str = ""
     mapping: ColumnMapping = field(default_factory=ColumnMapping)
 
@@ -47,3 +49,18 @@ class ReadResult:
     @property
     def accepted(self) -> int:
         return self.intervals.height
+
+
+def read_text(path: Path) -> str:
+    """A raw file as text; bytes that are not UTF-8 are an input error with their line."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            path, f"line {line}", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8"
+        ) from None

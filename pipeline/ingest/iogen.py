@@ -12,7 +12,7 @@ import polars as pl
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.units import RATE_UNITS, TIME_UNITS_US, parse_block_size
 
@@ -74,7 +74,7 @@ def sniff(head: bytes) -> bool:
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
     label = options.source_label(path)
-    text = _read_text(path)
+    text = read_text(path)
     rows = _guarded(path, _data_lines(text, options.mapping))
     header_no, header = next(rows, (0, []))
     if not header:
@@ -96,20 +96,6 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     frame = _frame(records)
     frame, dupes = _drop_duplicates(frame, label)
     return ReadResult(frame, rejects + dupes, count)
-
-
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path, f"line {line}", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8"
-        ) from None
 
 
 def _guarded(path: Path, rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:
