@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
 EXAMPLE ?= data/examples/fs840
 
-.PHONY: demo test lint golden setup clean
+.PHONY: demo test lint golden setup clean fio-fixtures
 
 setup: $(STAMP)
 
@@ -36,3 +36,9 @@ golden: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build
+
+# Regenerate the fio samples with Debian's fio (installed here if missing; needs root or sudo).
+fio-fixtures: $(STAMP)
+	command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
+	tests/data/fio/generate.sh
+	$(BIN)/python -m tests.regenerate_expected

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerate the fio samples in this folder with Debian's fio (ioengine=null: no device is
+# touched; the numbers are synthetic, the format is real). Run: make fio-fixtures
+# Afterwards run `python -m tests.regenerate_expected` and review `git diff tests/data`.
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v fio >/dev/null || { echo "fio is missing: run 'make fio-fixtures' (installs Debian's fio)" >&2; exit 1; }
+common="--ioengine=null --size=64M --time_based --runtime=1"
+
+fio $common --name=mix --rw=randrw --rwmixread=70 --bs=8k --numjobs=2 --iodepth=4 \
+    --group_reporting --output-format=json --output=randrw_group.json
+fio $common --name=seq --rw=read --bs=64k --numjobs=3 --iodepth=2 \
+    --output-format=json --output=per_job.json
+fio $common --name=hist --rw=randread --bs=4k --output-format=json+ --output=jsonplus.json
+fio $common --name=pair --rw=randrw --bs=4k,64k --output-format=json --output=bs_pair.json
+fio --ioengine=null --size=64M --time_based --runtime=2 --status-interval=1 --name=live \
+    --rw=randwrite --bs=16k --output-format=json --output=status_interval.json
+fio $common --name=trimmer --rw=randtrim --bs=4k --output-format=json --output=trim.json \
+    || true
+# Text before the JSON, as fio's error lines and client banners put it there.
+{ echo "fio: this platform does not support process shared mutexes, forcing use of threads"
+  echo "hostname=bench1, be=0, 64-bit, os=Linux, arch=x86-64, fio=$(fio --version), flags=1"
+  cat randrw_group.json; } > preamble.txt
+head -c 700 randrw_group.json > bad/truncated.json
+echo '{"results": [1, 2, 3]}' > bad/not_fio.json
+fio --version > FIO_VERSION
