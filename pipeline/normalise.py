@@ -2,7 +2,9 @@
 
 Per interval, hosts are summed: IOPS and bytes/s add up, latency is the I/O-weighted mean
 (read and write latency weighted by read and write I/Os). Then the intervals of a point
-are averaged, with the minimum, maximum and largest relative deviation of the IOPS.
+are combined as totals over the run: IOPS and bytes/s weighted by interval length (all
+I/Os over all time), latency weighted by I/Os — the same averages vdbench prints as
+``avg_2-60`` — with the minimum, maximum and largest relative deviation of the IOPS.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("cpu_pct").mean(),
         *_upper_bounds(),
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
+        pl.col("interval_s").max(),
+        ios.sum().alias("ios"),
+        reads.sum().alias("reads"),
+        writes.sum().alias("writes"),
         pl.col("host").n_unique().alias("hosts"),
         pl.col("source").unique().sort().str.join(", ").alias("source"),
     )
@@ -50,14 +56,15 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     if intervals.is_empty():
         return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}), POINT_FIELDS)
     summed = per_interval(conform(intervals, INTERVAL_FIELDS))
-    mean = pl.col("iops").mean()
+    seconds = pl.col("interval_s")
+    mean = (pl.col("iops") * seconds).sum() / seconds.sum()
     dev = pl.max_horizontal(pl.col("iops").max() - mean, mean - pl.col("iops").min())
     points = summed.group_by(list(POINT_KEY)).agg(
-        mean,
-        pl.col("bytes_per_s").mean(),
-        pl.col("lat_mean_us").mean(),
-        pl.col("read_lat_mean_us").mean(),
-        pl.col("write_lat_mean_us").mean(),
+        mean.alias("iops"),
+        ((pl.col("bytes_per_s") * seconds).sum() / seconds.sum()).alias("bytes_per_s"),
+        _weighted("lat_mean_us", pl.col("ios")).alias("lat_mean_us"),
+        _weighted("read_lat_mean_us", pl.col("reads")).alias("read_lat_mean_us"),
+        _weighted("write_lat_mean_us", pl.col("writes")).alias("write_lat_mean_us"),
         pl.col("cpu_pct").mean(),
         *_upper_bounds(),
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),

@@ -20,14 +20,31 @@ from pipeline.units import block_label
 MIB = 1024.0**2
 
 
+def _half_up(value: float, places: int) -> Decimal:
+    return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+
+
+def significant_places(value: float, digits: int = 2) -> int:
+    """Decimal places that show ``digits`` significant digits, judged after rounding
+    (0.99999 -> 1.0, not 1.00); none at or above 10."""
+    if value <= 0:
+        return 0
+    places = max(0, digits - 1 - math.floor(math.log10(value)))
+    rounded = float(_half_up(value, places))
+    if rounded >= 10:
+        return 0
+    if math.floor(math.log10(rounded)) > math.floor(math.log10(value)):
+        return max(0, places - 1)
+    return places
+
+
 class Formatter:
     def __init__(self, strings: Strings) -> None:
         self.t = strings
         self.locale = strings("format.locale")
 
     def number(self, value: float, places: int = 0) -> str:
-        quantum = Decimal(1).scaleb(-places)
-        rounded = Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP)
+        rounded = _half_up(value, places)
         pattern = "#,##0" + ("." + "0" * places if places else "")
         return str(
             format_decimal(rounded, format=pattern, locale=self.locale, decimal_quantization=True)
@@ -39,8 +56,7 @@ class Formatter:
     def lat_ms(self, us: float) -> str:
         """Two significant digits below 10 ms, whole milliseconds above: 0.55, 1.4, 15."""
         ms = us / 1000
-        places = 0 if round(ms, 1) >= 10 or ms <= 0 else max(0, 1 - math.floor(math.log10(ms)))
-        return f"{self.number(ms, places)} {self.t('unit.ms')}"
+        return f"{self.number(ms, significant_places(ms))} {self.t('unit.ms')}"
 
     def lat_us(self, us: float) -> str:
         return f"{self.integer(us)} {self.t('unit.us')}"

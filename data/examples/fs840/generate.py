@@ -117,7 +117,8 @@ def rows_for_point(
     total = round(iops * INTERVAL_S * INTERVALS)
     per_interval = split(total, [1 + rng.uniform(-0.02, 0.02) for _ in range(INTERVALS)])
     dev = [rng.uniform(-0.01, 0.01) for _ in range(INTERVALS - 1)]
-    dev.append(-sum(dev))
+    # the I/O-weighted mean of the interval latencies is exactly lat_us
+    dev.append(-sum(c * d for c, d in zip(per_interval, dev, strict=False)) / per_interval[-1])
     rows = []
     for n, (count, d) in enumerate(zip(per_interval, dev, strict=True), start=1):
         shares = [share * (1 + rng.uniform(-0.05, 0.05)) for _, share in HOSTS]
