@@ -6,8 +6,9 @@ from here.
 
 Schema history (bump SCHEMA_VERSION and note the change here):
   1 — 2026-11-21: first version (intervals and points levels).
-  2 — 2026-11-21: queue_depth joins the point key (fio iodepth; 1 for IOgen);
-      nullable tool_version, lat_max_us and latency percentiles p50…p99.99.
+  2 — 2026-11-21: queue_depth and the nullable target_iops (a requested rate, e.g.
+      vdbench iorate=, fio rate_iops=) join the point key; nullable tool_version,
+      lat_max_us and latency percentiles p50…p99.99.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ _KEY = [
     Field("block_size", pl.Int64, "B", "field.block_size", _positive),
     Field("parallelism", pl.Int64, "workers/host", "field.parallelism", _positive),
     Field("queue_depth", pl.Int64, "I/Os/worker", "field.queue_depth", _positive),
+    Field("target_iops", pl.Float64, "IOPS", "field.target_iops", _positive, True),
 ]
 
 _MEASURES = [

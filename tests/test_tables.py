@@ -15,6 +15,7 @@ def _points(
         {
             "setup": setup,
             "queue_depth": 1,
+            "target_iops": None,
             "access": "random",
             "block_size": 8192,
             "read_pct": read_pct,

@@ -43,7 +43,7 @@ def _levels(points: pl.DataFrame) -> pl.DataFrame:
     lat_gain = pl.col("lat_mean_us") / pl.col("lat_mean_us").shift(1) - 1
     pays = (iops_gain >= lat_gain).fill_null(True).over(PROFILE)
     return (
-        points.sort([*PROFILE, "parallelism"])
+        points.sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
         .with_columns(pays.alias("pays"))
         .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run"))
     )

@@ -162,6 +162,16 @@ def _mix(opts: dict[str, str]) -> float:
     return value
 
 
+def _rate(opts: dict[str, str]) -> float | None:
+    """rate_iops=N (or r,w): the requested rate per job, if any."""
+    text = opts.get("rate_iops", "")
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise JobError(f"rate_iops={text!r} is not a number") from None
+    return sum(values) or None
+
+
 def _whole(opts: dict[str, str], key: str) -> int:
     text = opts.get(key, DEFAULTS[key])
     try:

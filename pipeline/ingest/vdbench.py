@@ -1,0 +1,288 @@
+"""vdbench ``flatfile.html`` (raw block runs). See docs/formats/vdbench.md."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.errors import InputError
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
+from pipeline.schema import INTERVAL_FIELDS, conform
+
+NAME = "vdbench"
+DESCRIPTION = "vdbench flatfile.html of raw (SD/WD) block runs"
+REQUIRED = (
+    "tod",
+    "run",
+    "interval",
+    "rate",
+    "mb/sec",
+    "resp",
+    "xfersize",
+    "threads",
+    "rdpct",
+    "seekpct",
+)
+FILESYSTEM_COLUMNS = ("reqstdops", "mkdir", "filecount", "fwd")
+_AVG = re.compile(r"^avg_(\d+)-(\d+)$")
+_TOD = re.compile(r"^(\d+):(\d\d):(\d\d(?:\.\d+)?)$")
+AVG_TOLERANCE_PCT = 0.1
+
+
+def sniff(head: bytes) -> bool:
+    text = head.decode("utf-8", errors="replace")
+    header = re.search(r"^\s*tod\s+Run\s+Interval\s", text, re.MULTILINE)
+    return header is not None or "'flatfile.html' contains Vdbench" in text
+
+
+@dataclass
+class _Run:
+    """The rows of one run definition (RD) and its avg_ line."""
+
+    rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    avg: tuple[int, int, dict[str, str]] | None = None
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [
+        (n, line)
+        for n, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith(("*", "<"))
+    ]
+
+
+def _header(path: Path, lines: list[tuple[int, str]]) -> tuple[int, list[str]]:
+    for n, line in lines:
+        cells = line.split()
+        if [c.lower() for c in cells[:3]] == ["tod", "run", "interval"]:
+            return n, [c.lower() for c in cells]
+    if "Run totals" in "".join(line for _, line in lines[:5]):
+        raise InputError(
+            path,
+            "line 1",
+            "this is totals.html, not flatfile.html",
+            "give vdbench's flatfile.html (totals.html serves as a cross-check)",
+        )
+    raise InputError(
+        path,
+        "line 1",
+        "no flatfile header (tod Run Interval …) found",
+        "give vdbench's flatfile.html",
+    )
+
+
+def _check_columns(path: Path, line: int, header: list[str]) -> None:
+    if any(c.startswith(FILESYSTEM_COLUMNS) for c in header):
+        raise InputError(
+            path,
+            f"line {line}",
+            "file-system (FSD/FWD) flatfile: not supported yet",
+            "iopress reads vdbench raw block runs (SD/WD) for now",
+        )
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(
+            path,
+            f"line {line}",
+            f"missing column(s): {', '.join(missing)}",
+            "give an unmodified vdbench flatfile.html",
+        )
+
+
+def _runs(
+    path: Path, lines: list[tuple[int, str]], header_line: int, header: list[str]
+) -> dict[str, _Run]:
+    runs: dict[str, _Run] = {}
+    for n, line in lines:
+        if n <= header_line:
+            continue
+        cells = line.split()
+        if len(cells) != len(header):
+            raise InputError(
+                path,
+                f"line {n}",
+                f"{len(cells)} fields, the header has {len(header)}",
+                "give an unmodified vdbench flatfile.html",
+            )
+        row = dict(zip(header, cells, strict=True))
+        run = runs.setdefault(row["run"], _Run())
+        avg = _AVG.match(row["interval"])
+        if avg:
+            run.avg = (int(avg[1]), int(avg[2]), row)
+        else:
+            run.rows.append((n, row))
+    return runs
+
+
+def _seconds(tod: str) -> float | None:
+    match = _TOD.match(tod)
+    if not match:
+        return None
+    return int(match[1]) * 3600 + int(match[2]) * 60 + float(match[3])
+
+
+def _interval_length(run: _Run) -> float:
+    """vdbench's interval= from the time of day of consecutive rows (median, 0.1 s)."""
+    times = [t for _, row in run.rows if (t := _seconds(row["tod"])) is not None]
+    deltas = [b - a for a, b in itertools.pairwise(times) if b > a]
+    return round(statistics.median(deltas), 1) if deltas else 1.0
+
+
+class _RowError(Exception):
+    pass
+
+
+def _num(row: dict[str, str], key: str, optional: bool = False) -> float | None:
+    text = row.get(key, "n/a")
+    if text == "n/a":
+        if optional:
+            return None
+        raise _RowError(f"column {key!r} is n/a (vdbench had no or conflicting data)")
+    try:
+        return float(text)
+    except ValueError:
+        raise _RowError(f"column {key!r}: {text!r} is not a number") from None
+
+
+def _need(row: dict[str, str], key: str) -> float:
+    value = _num(row, key)
+    assert value is not None
+    return value
+
+
+def _record(row: dict[str, str], mib: float, length: float) -> dict[str, Any]:
+    seek = _need(row, "seekpct")
+    rate = _need(row, "rate")
+    if rate < 0 or _need(row, "resp") < 0:
+        raise _RowError("negative rate or response time")
+    threads = _need(row, "threads")
+    if threads < 1 or threads != int(threads):
+        raise _RowError(f"threads {threads:g} is not a whole number ≥ 1")
+    return {
+        "access": "random" if seek > 0 else "sequential",
+        "read_pct": _need(row, "rdpct"),
+        "block_size": int(_need(row, "xfersize")),
+        "parallelism": int(threads),
+        "queue_depth": 1,
+        "target_iops": _target(row),
+        "interval": int(row["interval"]),
+        "interval_s": length,
+        "iops": rate,
+        "bytes_per_s": _need(row, "mb/sec") * mib,
+        "lat_mean_us": _need(row, "resp") * 1000,
+        "read_lat_mean_us": _scaled(_num(row, "read_resp", True)),
+        "write_lat_mean_us": _scaled(_num(row, "write_resp", True)),
+        "lat_max_us": _scaled(_num(row, "resp_max", True)),
+        "cpu_pct": _num(row, "cpu_used", True),
+        "tool_version": row.get("version") if row.get("version", "n/a") != "n/a" else None,
+    }
+
+
+def _target(row: dict[str, str]) -> float | None:
+    """vdbench's requested rate (iorate=); 'max' or n/a means none."""
+    try:
+        value = float(row.get("reqrate", "n/a"))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _scaled(ms: float | None) -> float | None:
+    return None if ms is None or ms <= 0 else ms * 1000
+
+
+def _mib(text: str) -> float:
+    """MB = 1024² unless the flatfile says it reported decimal megabytes."""
+    return 1e6 if re.search(r"MB\s*=\s*1000\s*\*\s*1000", text) else 1024.0**2
+
+
+def read(path: Path, options: ReadOptions) -> ReadResult:
+    text = read_text(path)
+    lines = _lines(text)
+    header_line, header = _header(path, lines)
+    _check_columns(path, header_line, header)
+    runs = _runs(path, lines, header_line, header)
+    label, mib = options.source_label(path), _mib(text)
+    rows: list[dict[str, Any]] = []
+    rejects: list[Reject] = []
+    notes: list[str] = []
+    for name, run in runs.items():
+        accepted, rejected = _read_run(name, run, mib, options, label)
+        rows += accepted
+        rejects += rejected
+        notes += _seek_note(name, run) + _avg_check(name, run, accepted)
+    frame = conform(
+        pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
+    )
+    return ReadResult(frame, rejects, len(rows) + len(rejects), notes)
+
+
+def _read_run(
+    name: str, run: _Run, mib: float, options: ReadOptions, label: str
+) -> tuple[list[dict[str, Any]], list[Reject]]:
+    length = _interval_length(run)
+    first, last = (run.avg[0], run.avg[1]) if run.avg else (1, 10**9)
+    rows, rejects = [], []
+    for n, row in run.rows:
+        where = f"line {n} (run {name}, interval {row['interval']})"
+        try:
+            interval = int(row["interval"])
+            if not first <= interval <= last:
+                raise _RowError(f"warm-up: outside the averaged intervals avg_{first}-{last}")
+            rec = _record(row, mib, length)
+        except (_RowError, ValueError) as err:
+            rejects.append(Reject(label, where, str(err)))
+            continue
+        rows.append(
+            {
+                **rec,
+                "system": options.system,
+                "setup": options.setup,
+                "tool": NAME,
+                "host": f"{options.host}",
+                "source": label,
+                "line": n,
+            }
+        )
+    return rows, rejects
+
+
+def _avg_check(name: str, run: _Run, rows: list[dict[str, Any]]) -> list[str]:
+    """Our averages of the accepted intervals against vdbench's own avg_ line."""
+    if run.avg is None:
+        return [f"run {name}: no avg_ line; all intervals are used"]
+    if not rows:
+        return []
+    seconds = sum(r["interval_s"] for r in rows)
+    ios = sum(r["iops"] * r["interval_s"] for r in rows) or 1.0
+    ours = {
+        "rate": ios / seconds,
+        "resp": sum(r["iops"] * r["interval_s"] * r["lat_mean_us"] for r in rows) / ios / 1000,
+    }
+    theirs = {k: _num(run.avg[2], k, True) for k in ours}
+    off = [
+        k for k, v in ours.items() if theirs[k] and abs(v / theirs[k] - 1) * 100 > AVG_TOLERANCE_PCT
+    ]
+    label = f"avg_{run.avg[0]}-{run.avg[1]}"
+    if off:
+        return [
+            f"run {name}: averages of {', '.join(off)} differ from vdbench's {label} "
+            f"line by more than {AVG_TOLERANCE_PCT} %"
+        ]
+    return [f"run {name}: averages agree with vdbench's {label} line"]
+
+
+def _seek_note(name: str, run: _Run) -> list[str]:
+    seeks = {row.get("seekpct") for _, row in run.rows} - {"0", "0.0000", "100", "100.0000"}
+    if not seeks or seeks == {"n/a"}:
+        return []
+    return [
+        f"run {name}: seekpct {', '.join(sorted(s for s in seeks if s))} is neither 0 nor "
+        "100; any seek > 0 counts as random access"
+    ]
