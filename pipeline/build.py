@@ -71,7 +71,9 @@ def combine(results: list[ingest.ReadResult]) -> Dataset:
     )
     intervals, schema_rejects = _schema_rejects(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects
-    return Dataset(intervals, to_points(intervals), rejects, sum(r.records_read for r in results))
+    notes = [f"{r.source}: {n}" for r in results for n in r.notes]
+    read = sum(r.records_read for r in results)
+    return Dataset(intervals, to_points(intervals), rejects, read, notes)
 
 
 def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

@@ -129,6 +129,8 @@ def _print_accounting(dataset: Dataset, t: Strings) -> None:
         f"{t('cli.read')}: {counts['records_read']}, {t('cli.accepted')}: "
         f"{counts['accepted']}, {t('cli.rejected')}: {counts['rejected']}"
     )
+    for note in dataset.notes:
+        err_console.print(f"{t('cli.note')}: {note}", highlight=False, markup=False)
     if dataset.rejects:
         err_console.print(f"{t('cli.rejects')}:")
         for reject in dataset.rejects:

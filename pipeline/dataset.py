@@ -19,6 +19,7 @@ class Dataset:
     points: pl.DataFrame
     rejects: list[Reject] = field(default_factory=list)
     records_read: int = 0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def accepted(self) -> int:

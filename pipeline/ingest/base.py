@@ -45,6 +45,7 @@ class ReadResult:
     rejects: list[Reject]
     records_read: int
     notes: list[str] = field(default_factory=list)
+    source: str = ""
 
     @property
     def accepted(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +116,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     frame = conform(
         pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
     )
-    return ReadResult(frame, rejects, len(rows) + len(rejects), notes)
+    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label)
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -123,7 +124,10 @@ def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
     total = [r for r in records if isinstance(r, dict) and r.get("jobname") == ALL_CLIENTS]
     if not total:
         return []
-    theirs = sum(_direction(total[0], d).iops for d in ("read", "write"))
+    try:
+        theirs = sum(_direction(total[0], d).iops for d in ("read", "write"))
+    except fio_params.JobError as err:
+        return [f"'All clients' record unusable as a cross-check: {err}"]
     ours = sum(float(r["iops"]) for r in rows)
     diff = abs(ours - theirs) / max(theirs, ours, 1e-9) * 100
     verdict = "agrees with" if diff <= CROSS_CHECK_PCT else "DIFFERS from"
@@ -144,43 +148,51 @@ class _Direction:
     percentiles: dict[str, float]
 
 
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise fio_params.JobError(f"{where} is {value!r}, not a number")
+def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
+    """A numeric field, or a JobError naming it: fio JSON edited by hand can hold anything."""
+    value = d.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise fio_params.JobError(f"{where}.{key} is {value!r}, not a number")
     return float(value)
 
 
-def _stat(d: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
-    """Total latency statistics and their scale to µs: fio 3.x ns, fio 2.x µs."""
-    for key, scale in (("lat_ns", 1e-3), ("lat", 1.0)):
+def _stats(
+    d: dict[str, Any], names: tuple[str, ...], where: str
+) -> tuple[dict[str, Any], float] | None:
+    """The first latency statistics object of ``names`` that has I/O, and its scale to µs:
+    names ending in _ns are fio 3.x nanoseconds, the others fio 2.x microseconds."""
+    for key in names:
         stats = d.get(key)
-        if isinstance(stats, dict) and stats.get("mean", 0) > 0:
-            return stats, scale
+        if isinstance(stats, dict) and _num(stats, "mean", f"{where}.{key}") > 0:
+            return stats, 1e-3 if key.endswith("_ns") else 1.0
     return None
 
 
-def _clat_plus_slat(d: dict[str, Any]) -> float | None:
+def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
     total = 0.0
-    for names, scale in ((("clat_ns", "slat_ns"), 1e-3), (("clat", "slat"), 1.0)):
-        parts = [d.get(n) for n in names]
-        if isinstance(parts[0], dict):
-            for p in parts:
-                total += _number(p.get("mean", 0), "latency mean") * scale if p else 0.0
+    for names in (("clat_ns", "slat_ns"), ("clat", "slat")):
+        if isinstance(d.get(names[0]), dict):
+            for key in names:
+                part = d.get(key)
+                if isinstance(part, dict):
+                    scale = 1e-3 if key.endswith("_ns") else 1.0
+                    total += _num(part, "mean", f"{where}.{key}") * scale
             return total or None
     return None
 
 
-def _percentiles(d: dict[str, Any]) -> dict[str, float]:
-    for key, scale in (("lat_ns", 1e-3), ("clat_ns", 1e-3), ("lat", 1.0), ("clat", 1.0)):
-        table = (d.get(key) or {}).get("percentile") if isinstance(d.get(key), dict) else None
-        if isinstance(table, dict) and table:
-            by_value = {float(k): v for k, v in table.items() if _is_number(k)}
-            return {
-                name: float(by_value[p]) * scale
-                for name, p in PERCENTILES.items()
-                if p in by_value and by_value[p] > 0
-            }
-    return {}
+def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
+    found = _stats(d, ("lat_ns", "clat_ns", "lat", "clat"), where)
+    table = found[0].get("percentile") if found else None
+    if not found or not isinstance(table, dict):
+        return {}
+    by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
+    out = {}
+    for name, p in PERCENTILES.items():
+        value = _num(by_value, f"{p:g}", f"{where}.percentile")
+        if value > 0:
+            out[name] = value * found[1]
+    return out
 
 
 def _is_number(text: str) -> bool:
@@ -195,14 +207,14 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
     d = record.get(name)
     if not isinstance(d, dict):
         return _Direction(0.0, 0.0, 0.0, 0.0, None, None, {})
-    iops = _number(d.get("iops", 0), f"{name}.iops")
-    bw = d["bw_bytes"] if "bw_bytes" in d else _number(d.get("bw", 0), f"{name}.bw") * 1024
-    runtime_s = _number(d.get("runtime", 0), f"{name}.runtime") / 1000
-    ios = float(d.get("total_ios") or iops * runtime_s)
-    stat = _stat(d)
-    lat = stat[0]["mean"] * stat[1] if stat else _clat_plus_slat(d)
-    lat_max = stat[0].get("max", 0) * stat[1] if stat else None
-    return _Direction(iops, float(bw), ios, runtime_s, lat, lat_max or None, _percentiles(d))
+    iops = _num(d, "iops", name)
+    bw = _num(d, "bw_bytes", name) if "bw_bytes" in d else _num(d, "bw", name) * 1024
+    runtime_s = _num(d, "runtime", name) / 1000
+    ios = _num(d, "total_ios", name) if d.get("total_ios") else iops * runtime_s
+    stat = _stats(d, ("lat_ns", "lat"), name)
+    lat = _num(stat[0], "mean", name) * stat[1] if stat else _clat_plus_slat(d, name)
+    lat_max = _num(stat[0], "max", name) * stat[1] if stat else None
+    return _Direction(iops, bw, ios, runtime_s, lat, lat_max or None, _percentiles(d, name))
 
 
 def _measures(record: dict[str, Any]) -> dict[str, Any]:
@@ -213,10 +225,7 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
     if any(d.lat_us is None for d in active):
         raise fio_params.JobError("no latency statistics (lat/clat) for a direction with I/O")
     ios = sum(d.ios for d in active) or 1.0
-    runtime = (
-        max(d.runtime_s for d in active)
-        or _number(record.get("job_runtime", 0), "job_runtime") / 1000
-    )
+    runtime = max(d.runtime_s for d in active) or _num(record, "job_runtime", "job") / 1000
     if runtime <= 0:
         raise fio_params.JobError("runtime is 0: fio wrote no runtime for this job")
     one = active[0] if len(active) == 1 else None

@@ -95,7 +95,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             rejects.append(Reject(label, f"line {line_no}{err.column}", err.reason))
     frame = _frame(records)
     frame, dupes = _drop_duplicates(frame, label)
-    return ReadResult(frame, rejects + dupes, count)
+    return ReadResult(frame, rejects + dupes, count, [], label)
 
 
 def _guarded(path: Path, rows: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, list[str]]]:

@@ -220,7 +220,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     frame = conform(
         pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
     )
-    return ReadResult(frame, rejects, len(rows) + len(rejects), notes)
+    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label)
 
 
 def _read_run(
