@@ -182,10 +182,12 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
 
 
 def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
-    found = _stats(d, ("lat_ns", "clat_ns", "lat", "clat"), where)
-    table = found[0].get("percentile") if found else None
-    if not found or not isinstance(table, dict):
+    names = [k for k in ("lat_ns", "clat_ns", "lat", "clat")
+             if isinstance(d.get(k), dict) and isinstance(d[k].get("percentile"), dict)]
+    found = _stats(d, tuple(names), where)
+    if not found:
         return {}
+    table = found[0]["percentile"]
     by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
     out = {}
     for name, p in PERCENTILES.items():
