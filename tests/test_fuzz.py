@@ -62,10 +62,14 @@ def test_truncated_real_sample(fmt: str, cut: int) -> None:
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 10**6) | st.floats(allow_nan=True)
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 10**6)
+    | st.floats(allow_nan=True)
     | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -81,8 +85,13 @@ def _replace(node: object, path: list[int], value: object) -> object:
 
 
 @settings(max_examples=200, deadline=None)
-@given(changes=st.lists(st.tuples(st.lists(st.integers(0, 50), min_size=1, max_size=6),
-                                  JSON_VALUES), min_size=1, max_size=4))
+@given(
+    changes=st.lists(
+        st.tuples(st.lists(st.integers(0, 50), min_size=1, max_size=6), JSON_VALUES),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_fio_json_with_values_replaced(changes: list[tuple[list[int], object]]) -> None:
     import json
 

@@ -1,0 +1,63 @@
+"""fio specifics, asserted directly against fio's own JSON (beyond the golden samples)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline import ingest
+from pipeline.ingest import fio
+from pipeline.ingest.base import ReadOptions
+from tests.conftest import DATA
+
+SAMPLES = DATA / "fio"
+
+
+def _job(name: str) -> dict[str, object]:
+    doc = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+    job: dict[str, object] = doc["jobs"][0]
+    return job
+
+
+def test_percentiles_and_max_from_fio_3_clat_ns() -> None:
+    result = ingest.read(SAMPLES / "jsonplus.json", ReadOptions())
+    row = result.intervals.row(0, named=True)
+    clat = _job("jsonplus.json")["read"]["clat_ns"]  # type: ignore[index]
+    assert row["lat_p99_us"] == pytest.approx(clat["percentile"]["99.000000"] / 1000)
+    assert row["lat_p9999_us"] == pytest.approx(clat["percentile"]["99.990000"] / 1000)
+    lat = _job("jsonplus.json")["read"]["lat_ns"]  # type: ignore[index]
+    assert row["lat_max_us"] == pytest.approx(lat["max"] / 1000)
+    assert row["lat_mean_us"] == pytest.approx(lat["mean"] / 1000)
+
+
+def test_mixed_job_weights_directions_by_ios_and_has_no_percentiles() -> None:
+    row = ingest.read(SAMPLES / "randrw_group.json", ReadOptions()).intervals.row(0, named=True)
+    job = _job("randrw_group.json")
+    r, w = job["read"], job["write"]  # type: ignore[index]
+    expected = (r["total_ios"] * r["lat_ns"]["mean"] + w["total_ios"] * w["lat_ns"]["mean"]) / (
+        (r["total_ios"] + w["total_ios"]) * 1000
+    )
+    assert row["lat_mean_us"] == pytest.approx(expected)
+    assert (row["read_pct"], row["parallelism"], row["queue_depth"]) == (70.0, 2, 4)
+    assert row["lat_p99_us"] is None
+
+
+def test_status_interval_uses_the_final_document() -> None:
+    text = (SAMPLES / "status_interval.json").read_text(encoding="utf-8")
+    last = json.loads(text[text.rindex("\n{") + 1 :])
+    result = ingest.read(SAMPLES / "status_interval.json", ReadOptions())
+    assert result.intervals["iops"][0] == pytest.approx(last["jobs"][0]["write"]["iops"])
+    assert any("final one" in n for n in result.notes)
+
+
+def test_trim_is_rejected_with_reason() -> None:
+    result = ingest.read(SAMPLES / "trim.json", ReadOptions())
+    assert result.accepted == 0 and len(result.rejects) == 1
+    assert "trim jobs are not supported" in result.rejects[0].reason
+
+
+def test_sniff() -> None:
+    assert fio.sniff((SAMPLES / "preamble.txt").read_bytes())
+    assert fio.sniff(b'{\n  "fio version" : "fio-3.33",')
+    assert not fio.sniff(b"host;block_size;access\n")
