@@ -39,8 +39,9 @@ def _check_languages(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
+# pydantic applies BeforeValidators last-first: expand a plain string, then check.
 Text = Annotated[
-    dict[str, str], BeforeValidator(_both_languages), BeforeValidator(_check_languages)
+    dict[str, str], BeforeValidator(_check_languages), BeforeValidator(_both_languages)
 ]
 
 

@@ -133,3 +133,20 @@ def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"1 input error(s):\n{broken}: line 3: placeholder")
     assert (out / "good.txt").read_text() == "earlier good output"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "report"]
+
+
+MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
+
+
+def test_report_mixing_iogen_fio_and_vdbench_builds(tmp_path: Path) -> None:
+    result = build(MIXED, tmp_path / "mixed")
+    assert sorted(set(result.dataset.points["tool"].to_list())) == ["fio", "iogen", "vdbench"]
+    assert result.dataset.accounting() == {"records_read": 12, "accepted": 11, "rejected": 1}
+    _, text = _pdf_text(result.out / "mixed.en.pdf")
+    flat = re.sub(r"\s+", " ", text)
+    assert "Mixed sources: <test> & #1 $5 *bold*" in flat  # literal, never markup
+    assert "Test System #1 <A&B>" in flat
+    page = (result.out / "site" / "mixed" / "index.html").read_text(encoding="utf-8")
+    assert "Mixed sources: &lt;test&gt; &amp; #1 $5 *bold*" in page
+    perf = (result.out / "tables" / "performance.csv").read_text(encoding="utf-8")
+    assert perf.startswith("queue_depth,access,")

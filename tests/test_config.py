@@ -82,3 +82,14 @@ def test_toml_syntax_error_names_line(report: Path) -> None:
 def test_mapping_separators_must_differ() -> None:
     with pytest.raises(ValueError, match="thousands and decimal separator must differ"):
         ColumnMapping(decimal=",", thousands=",")
+
+
+def test_plain_string_means_both_languages(report: Path) -> None:
+    _edit(report, '[classification]\nde = "nicht klassifiziert"\nen = "unclassified"\n', "")
+    _edit(
+        report, "date = 2016-06-01\n", 'date = 2016-06-01\nclassification = "öffentlich / public"\n'
+    )
+    assert load_report(report).classification == {
+        "de": "öffentlich / public",
+        "en": "öffentlich / public",
+    }

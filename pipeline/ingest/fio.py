@@ -182,8 +182,11 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
 
 
 def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
-    names = [k for k in ("lat_ns", "clat_ns", "lat", "clat")
-             if isinstance(d.get(k), dict) and isinstance(d[k].get("percentile"), dict)]
+    names = [
+        k
+        for k in ("lat_ns", "clat_ns", "lat", "clat")
+        if isinstance(d.get(k), dict) and isinstance(d[k].get("percentile"), dict)
+    ]
     found = _stats(d, tuple(names), where)
     if not found:
         return {}

@@ -33,9 +33,38 @@ class TableView:
     rows: list[list[Cell]]
 
 
-def _profiles(table: pl.DataFrame) -> list[tuple[str, int]]:
-    rows = table.select("access", "block_size").unique(maintain_order=True)
-    return [(r[0], r[1]) for r in rows.iter_rows()]
+EXTRA_KEYS = ("setup", "queue_depth")  # present in a table only when they vary
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """One table row: access and block size, plus setup and queue depth where they vary."""
+
+    access: str
+    block: int
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def filter(self, mix: float) -> pl.Expr:
+        cond = (
+            (pl.col("access") == self.access)
+            & (pl.col("block_size") == self.block)
+            & (pl.col("read_pct") == mix)
+        )
+        for name, value in self.extra:
+            cond = cond & (pl.col(name) == value)
+        return cond
+
+    def suffix(self, fmt: Formatter) -> str:
+        parts = [
+            str(v) if k == "setup" else fmt.t("table.qd", qd=fmt.integer(v)) for k, v in self.extra
+        ]
+        return f" ({', '.join(parts)})" if parts else ""
+
+
+def _profiles(table: pl.DataFrame) -> list[RowKey]:
+    extra = [c for c in EXTRA_KEYS if c in table.columns]
+    rows = table.select(*extra, "access", "block_size").unique(maintain_order=True)
+    return [RowKey(r[-2], r[-1], tuple(zip(extra, r[:-2], strict=True))) for r in rows.iter_rows()]
 
 
 def _mixes(table: pl.DataFrame) -> list[float]:
@@ -71,15 +100,9 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
     return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_us']))}"
 
 
-def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
-    rows = {
-        r["kind"]: r
-        for r in perf.filter(
-            (pl.col("access") == access)
-            & (pl.col("block_size") == block)
-            & (pl.col("read_pct") == mix)
-        ).iter_rows(named=True)
-    }
+def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
+    access = key.access
+    rows = {r["kind"]: r for r in perf.filter(key.filter(mix)).iter_rows(named=True)}
     if "maximum" not in rows:
         return [Span(fmt.t("table.none"))]
     cell = [Span(_perf_text(rows["maximum"], access, fmt))]
@@ -89,7 +112,7 @@ def _perf_cell(perf: pl.DataFrame, access: str, block: int, mix: float, fmt: For
     return cell
 
 
-CellFn = Callable[[pl.DataFrame, str, int, float, Formatter], Cell]
+CellFn = Callable[[pl.DataFrame, RowKey, float, Formatter], Cell]
 
 
 @dataclass(frozen=True)
@@ -106,13 +129,18 @@ class _Grid:
     ) -> TableView:
         mixes = _mixes(table)
         rows = []
-        for access, block in _profiles(table):
+        for key in _profiles(table):
+            access, block = key.access, key.block
             label = fmt.t(
                 self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
-            )
+            ) + key.suffix(fmt)
             cells = [
-                self.cell(table, access, block, m, fmt)
-                + _vendor_spans(figures, self.metric(access), access, block, m, fmt, vendor)
+                self.cell(table, key, m, fmt)
+                + (
+                    _vendor_spans(figures, self.metric(access), access, block, m, fmt, vendor)
+                    if not key.extra
+                    else []
+                )
                 for m in mixes
             ]
             rows.append([[Span(label)], *cells])
@@ -120,10 +148,8 @@ class _Grid:
         return TableView(self.name, fmt.t(f"table.{self.name}"), header, rows)
 
 
-def _lat_cell(table: pl.DataFrame, access: str, block: int, mix: float, fmt: Formatter) -> Cell:
-    hit = table.filter(
-        (pl.col("access") == access) & (pl.col("block_size") == block) & (pl.col("read_pct") == mix)
-    )
+def _lat_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
+    hit = table.filter(key.filter(mix))
     return [Span(fmt.lat_us(hit["lat_us"][0]) if hit.height else fmt.t("table.none"))]
 
 
