@@ -41,4 +41,5 @@ clean:
 fio-fixtures: $(STAMP)
 	command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
 	tests/data/fio/generate.sh
+	tests/data/fio-log/generate.sh
 	$(BIN)/python -m tests.regenerate_expected

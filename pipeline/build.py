@@ -29,7 +29,7 @@ from pipeline.paths import TEMPLATES
 from pipeline.render import narrative, site, whitepaper
 from pipeline.render.context import ReportContext, chart_refs
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
-from pipeline.schema import INTERVAL_FIELDS, conform, polars_schema, violations
+from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, conform, polars_schema, violations
 
 Step = Callable[[str], None]
 
@@ -49,6 +49,7 @@ def ingest_report(folder: Path, report: Report) -> Dataset:
             setup=src.setup,
             label=src.path,
             mapping=src.mapping or ReadOptions().mapping,
+            params={k: str(v) for k, v in src.params.items()} if src.params else None,
         )
         try:
             results.append(ingest.read(folder / src.path, options, src.format))
@@ -70,10 +71,32 @@ def combine(results: list[ingest.ReadResult]) -> Dataset:
         else conform(pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS)), INTERVAL_FIELDS)
     )
     intervals, schema_rejects = _schema_rejects(intervals)
-    rejects = [rej for r in results for rej in r.rejects] + schema_rejects
+    intervals, twice = _read_twice(intervals)
+    rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results)
     return Dataset(intervals, to_points(intervals), rejects, read, notes)
+
+
+def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+    """The same host, point and interval from two files (a file listed twice, or a fio
+    JSON beside its own logs) would be summed as if concurrent: keep the first file's."""
+    key = [*POINT_KEY, "host", "interval"]
+    first = intervals.group_by(key, maintain_order=True).agg(pl.col("source").first())
+    marked = intervals.join(
+        first.rename({"source": "_first"}), on=key, how="left", nulls_equal=True
+    )
+    clash = pl.col("source") != pl.col("_first")
+    rejects = [
+        Reject(
+            r["source"],
+            f"line {r['line']}",
+            f"same host, profile and interval "
+            f"already read from {r['_first']}: list each measurement once",
+        )
+        for r in marked.filter(clash).iter_rows(named=True)
+    ]
+    return marked.filter(~clash).drop("_first"), rejects
 
 
 def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

@@ -79,6 +79,7 @@ class Source(Strict):
     format: str | None = None
     setup: str = "default"
     mapping: ColumnMapping | None = None
+    params: dict[str, str | int] | None = None  # fio job options for logs without JSON
 
 
 class Host(Strict):

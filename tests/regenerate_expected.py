@@ -17,12 +17,24 @@ from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
 
 DATA = Path(__file__).resolve().parent / "data"
-SAMPLE_SUFFIXES = (".csv", ".json", ".txt", ".log", ".html")
+SAMPLE_SUFFIXES = {
+    "iogen": (".csv",),
+    "fio": (".json", ".txt"),
+    "vdbench": (".html",),
+    "fio-log": (".log",),
+}
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 
 
-def is_sample(path: Path) -> bool:
-    return path.suffix in SAMPLE_SUFFIXES and not any(m in path.name for m in EXPECTED_MARKERS)
+def is_sample(path: Path, fmt: str) -> bool:
+    return path.suffix in SAMPLE_SUFFIXES[fmt] and not any(m in path.name for m in EXPECTED_MARKERS)
+
+
+def samples(fmt: str, bad: bool) -> list[Path]:
+    """The format's samples: files in tests/data/<fmt>/, or anywhere below its bad/."""
+    folder = DATA / fmt
+    found = (folder / "bad").rglob("*") if bad else folder.iterdir() if folder.is_dir() else []
+    return sorted(p for p in found if p.is_file() and is_sample(p, fmt))
 
 
 def options_for(path: Path) -> ReadOptions:
@@ -44,6 +56,8 @@ def expected_paths(path: Path) -> tuple[Path, Path, Path]:
 
 def regenerate(fmt: str, sample: Path) -> None:
     rows, rejects, message = expected_paths(sample)
+    for stale in (rows, rejects, message):
+        stale.unlink(missing_ok=True)
     try:
         result = ingest.read(Path(sample.name), options_for(sample), fmt)
     except (InputError, InputErrors) as err:
@@ -59,14 +73,10 @@ def main() -> None:
     import os
 
     for fmt in ingest.names():
-        folder = DATA / fmt
-        for sub in (folder, folder / "bad"):
-            if not sub.is_dir():
-                continue
-            os.chdir(sub)
-            for sample in sorted(p for p in sub.iterdir() if is_sample(p)):
-                regenerate(fmt, sample)
-                print(f"regenerated {sample.relative_to(DATA)}")
+        for sample in samples(fmt, bad=False) + samples(fmt, bad=True):
+            os.chdir(sample.parent)
+            regenerate(fmt, sample)
+            print(f"regenerated {sample.relative_to(DATA)}")
 
 
 if __name__ == "__main__":

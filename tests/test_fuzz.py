@@ -19,15 +19,17 @@ SAMPLES = {
     "iogen": DATA / "iogen" / "basic.csv",
     "fio": DATA / "fio" / "randrw_group.json",
     "vdbench": DATA / "vdbench" / "sequential_decimal.html",
+    "fio-log": DATA / "fio-log" / "win_iops.1.log",
 }
 
 
 def _read(fmt: str, data: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "f.in"
+        path = Path(tmp) / ("x_iops.1.log" if fmt == "fio-log" else "f.in")
         path.write_bytes(data)
+        params = {"rw": "randread", "log_avg_msec": "200"} if fmt == "fio-log" else None
         try:
-            result = ingest.read(path, ReadOptions(), fmt)
+            result = ingest.read(path, ReadOptions(params=params), fmt)
         except InputError as err:
             assert str(path) in str(err) and err.where
             return

@@ -15,20 +15,15 @@ from polars.testing import assert_frame_equal
 from pipeline import ingest
 from pipeline.errors import InputError, InputErrors
 from pipeline.schema import INTERVAL_FIELDS, polars_schema
-from tests.regenerate_expected import DATA, expected_paths, is_sample, options_for
+from tests.regenerate_expected import DATA, expected_paths, options_for, samples
 
 
 def _samples(bad: bool) -> list[tuple[str, Path]]:
-    found = []
-    for fmt in ingest.names():
-        folder = DATA / fmt / "bad" if bad else DATA / fmt
-        if folder.is_dir():
-            found += [(fmt, p) for p in sorted(folder.iterdir()) if is_sample(p)]
-    return found
+    return [(fmt, p) for fmt in ingest.names() for p in samples(fmt, bad)]
 
 
 def _id(item: tuple[str, Path]) -> str:
-    return f"{item[0]}/{item[1].name}"
+    return str(item[1].relative_to(DATA))
 
 
 @pytest.mark.parametrize("item", _samples(bad=False), ids=_id)

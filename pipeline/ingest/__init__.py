@@ -12,11 +12,12 @@ from pathlib import Path
 from types import ModuleType
 
 from pipeline.errors import InputError
-from pipeline.ingest import fio, iogen, vdbench
+from pipeline.ingest import fio, fio_log, iogen, vdbench
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
-FORMATS: tuple[ModuleType, ...] = (fio, vdbench, iogen)
+# fio_log last: its sniffer only sees rows of numbers.
+FORMATS: tuple[ModuleType, ...] = (fio, vdbench, iogen, fio_log)
 SNIFF_BYTES = 8192
 
 __all__ = ["FORMATS", "ReadOptions", "ReadResult", "Reject", "detect", "get_format", "read"]

@@ -30,6 +30,7 @@ class ReadOptions:
     system: str = "unnamed"
     setup: str = "default"
     host: str = "local"
+    params: dict[str, str] | None = None
     label: str = ""
     mapping: ColumnMapping = field(default_factory=ColumnMapping)
 

@@ -57,7 +57,7 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
     return found, first_error
 
 
-def _final_document(path: Path, text: str) -> _Document:
+def final_document(path: Path, text: str) -> _Document:
     found, error = _documents(text)
     if not found:
         where, _, message = error.partition(": ")
@@ -94,7 +94,7 @@ def _record_lines(text: str, start: int, count: int) -> list[int]:
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
     text = read_text(path)
-    doc = _final_document(path, text)
+    doc = final_document(path, text)
     key = "client_stats" if "client_stats" in doc.data else "jobs"
     records = doc.data.get(key)
     if not isinstance(records, list):

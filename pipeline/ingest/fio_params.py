@@ -28,7 +28,7 @@ class JobError(Exception):
     """One job record that cannot become a row; the message says why."""
 
 
-def _parser() -> configparser.ConfigParser:
+def parser() -> configparser.ConfigParser:
     return configparser.ConfigParser(
         allow_no_value=True,
         strict=False,
@@ -44,15 +44,15 @@ def _job_files(folder: Path) -> dict[str, tuple[str, dict[str, str]]]:
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         if path.suffix not in JOB_FILE_SUFFIXES or not path.is_file():
             continue
-        parser = _parser()
+        cp = parser()
         try:
-            parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+            cp.read_string(path.read_text(encoding="utf-8", errors="replace"))
         except configparser.Error:
             continue
-        glob = dict(parser["global"]) if parser.has_section("global") else {}
-        for name in parser.sections():
+        glob = dict(cp["global"]) if cp.has_section("global") else {}
+        for name in cp.sections():
             if name != "global":
-                own = _options({**glob, **dict(parser[name])})
+                own = normalise_options({**glob, **dict(cp[name])})
                 sections.setdefault(name, (path.name, own))
     return sections
 
@@ -60,7 +60,7 @@ def _job_files(folder: Path) -> dict[str, tuple[str, dict[str, str]]]:
 ALIASES = {"blocksize": "bs", "readwrite": "rw"}
 
 
-def _options(value: Any) -> dict[str, str]:
+def normalise_options(value: Any) -> dict[str, str]:
     """Options with fio's long aliases folded onto the short names (blocksize -> bs)."""
     if not isinstance(value, dict):
         return {}
@@ -72,7 +72,7 @@ class Resolver:
 
     def __init__(self, path: Path, doc: dict[str, Any]) -> None:
         self.path = path
-        self.globals = _options(doc.get("global options"))
+        self.globals = normalise_options(doc.get("global options"))
         self.notes: list[str] = []
         self._files: dict[str, tuple[str, dict[str, str]]] | None = None
 
@@ -96,7 +96,7 @@ class Resolver:
     def options(self, record: dict[str, Any]) -> dict[str, str]:
         job = record.get("job options")
         own = (
-            _options(job)
+            normalise_options(job)
             if job is not None
             else self._from_job_file(str(record.get("jobname", "")))
         )

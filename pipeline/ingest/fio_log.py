@@ -1,0 +1,411 @@
+"""fio interval logs (``NAME_iops.N.log`` and siblings). See docs/formats/fio-log.md.
+
+Read streaming with polars (scan, lazy aggregation, streaming collect): a 50-million-line
+log never becomes 50 million Python objects.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.errors import InputError
+from pipeline.ingest import fio, fio_params
+from pipeline.ingest.base import ReadOptions, ReadResult, read_text
+from pipeline.schema import INTERVAL_FIELDS, conform
+
+NAME = "fio-log"
+DESCRIPTION = (
+    "fio interval logs NAME_{iops,bw,lat,clat,slat}.N.log (parameters from JSON or job file)"
+)
+LOG_NAME = re.compile(
+    r"^(?P<prefix>.+?)_(?P<metric>iops|bw|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$"
+)
+PRIMARY_ORDER = ("iops", "bw", "lat", "clat")
+COLUMNS = ("time_ms", "value", "ddir", "bs", "offset", "prio", "extra")
+_LINE = re.compile(rb"^\s*\d+\s*,\s*\d+\s*,\s*[012]\s*,\s*\d+(\s*,\s*\d+){0,3}\s*$")
+PER_IO_WINDOW_MS = 1000
+
+
+def sniff(head: bytes) -> bool:
+    lines = [ln for ln in head.splitlines()[:3] if ln.strip()]
+    return bool(lines) and all(_LINE.match(ln) for ln in lines[: max(1, len(lines) - 1)])
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What the log itself does not say: the job's profile, window and latency unit."""
+
+    profile: dict[str, Any]
+    window_ms: int | None
+    lat_scale: float  # to µs: fio 3.x logs ns, fio 2.x µs
+    version: str | None
+    origin: str
+
+
+def _siblings(path: Path) -> dict[str, Path]:
+    match = LOG_NAME.match(path.name)
+    if not match:
+        raise InputError(
+            path,
+            "file name",
+            "not a fio log name",
+            "fio names its logs NAME_iops.N.log, NAME_bw.N.log, NAME_lat.N.log …",
+        )
+    job = f".{match['job']}" if match["job"] else ""
+    found = {
+        m: path.with_name(f"{match['prefix']}_{m}{job}.log")
+        for m in ("iops", "bw", "lat", "clat", "slat")
+    }
+    # an empty log (e.g. slat with an engine that has no submission latency) says nothing
+    return {m: p for m, p in found.items() if p.is_file() and p.stat().st_size > 0}
+
+
+def _prefix(path: Path) -> str:
+    match = LOG_NAME.match(path.name)
+    return match["prefix"] if match else ""
+
+
+def _writes_log(opts: dict[str, str], jobname: str, prefix: str) -> bool:
+    """Did this job write logs named ``prefix``? (write_*_log=NAME; fio's default is the
+    job name.)"""
+    named = {opts.get(k) for k in ("write_iops_log", "write_bw_log", "write_lat_log")}
+    return prefix in named or prefix == jobname
+
+
+def _clone_index(path: Path) -> int:
+    match = LOG_NAME.match(path.name)
+    return int(match["job"]) if match and match["job"] else 1
+
+
+def _candidates(path: Path) -> list[Path]:
+    folders = [path.parent, path.parent.parent, path.parent.parent.parent]
+    files: list[Path] = []
+    for folder in dict.fromkeys(folders):
+        if folder.is_dir():
+            files += sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".log")
+    return files
+
+
+def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
+    try:
+        with candidate.open("rb") as fh:
+            if not fio.sniff(fh.read(8192)):
+                return None
+        doc = fio.final_document(candidate, read_text(candidate)).data
+    except InputError:
+        return None
+    resolver = fio_params.Resolver(candidate, doc)
+    records = [
+        r
+        for r in doc.get("jobs") or []
+        if isinstance(r, dict)
+        and _writes_log(resolver.options(r), str(r.get("jobname", "")), prefix)
+    ]
+    clones = _expand(records, resolver)
+    if not 1 <= clone <= len(clones):
+        return None
+    opts = resolver.options(clones[clone - 1])
+    version = str(doc.get("fio version", "")) or None
+    scale = 1.0 if version and version.startswith("fio-2") else 1e-3
+    return _Job(resolver.profile(clones[clone - 1]), _window(opts), scale, version, candidate.name)
+
+
+def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
+    """One entry per job clone, in fio's numbering: a job with numjobs=k has k records, or
+    one aggregated record (group_reporting) that stands for all k clones."""
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        by_name.setdefault(str(record.get("jobname", "")), []).append(record)
+    clones = []
+    for group in by_name.values():
+        k = _count(resolver.options(group[0]).get("numjobs", "1"))
+        clones += group if len(group) == k else [group[0]] * k
+    return clones
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() and int(text) > 0 else 1
+
+
+def _window(opts: dict[str, str]) -> int | None:
+    text = opts.get("log_avg_msec", "0")
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
+    if candidate.suffix not in fio_params.JOB_FILE_SUFFIXES:
+        return None
+    parser = fio_params.parser()
+    try:
+        parser.read_string(candidate.read_text(encoding="utf-8", errors="replace"))
+    except configparser.Error:
+        return None
+    glob = dict(parser["global"]) if parser.has_section("global") else {}
+    sections = [
+        fio_params.normalise_options({**glob, **dict(parser[s])})
+        for s in parser.sections()
+        if s != "global"
+        and _writes_log(fio_params.normalise_options({**glob, **dict(parser[s])}), s, prefix)
+    ]
+    clones = [s for s in sections for _ in range(_count(s.get("numjobs", "1")))]
+    if not 1 <= clone <= len(clones):
+        return None
+    opts = {**fio_params.DEFAULTS, **clones[clone - 1]}
+    record = {"job options": opts, "jobname": candidate.stem}
+    profile = fio_params.Resolver(candidate, {}).profile(record)
+    return _Job(profile, _window(opts), 1e-3, None, candidate.name)
+
+
+def _from_options(options: ReadOptions) -> _Job | None:
+    if not options.params:
+        return None
+    opts = {**fio_params.DEFAULTS, **{k.lower(): str(v) for k, v in options.params.items()}}
+    profile = fio_params.Resolver(Path("."), {}).profile({"job options": opts, "jobname": "config"})
+    scale = 1.0 if opts.get("latency_unit") == "us" else 1e-3
+    return _Job(profile, _window(opts), scale, None, "report configuration")
+
+
+def _job(path: Path, options: ReadOptions) -> _Job:
+    configured = _from_options(options)
+    if configured:
+        return configured
+    clone = _clone_index(path)
+    candidates = _candidates(path)
+    # a JSON first: it also tells the fio version, and so the latency unit
+    for find in (_from_json, _from_job_file):
+        for candidate in candidates:
+            job = find(candidate, clone, _prefix(path))
+            if job:
+                return job
+    raise InputError(
+        path,
+        "parameters",
+        "no fio JSON or job file describes this log's job",
+        "put fio's JSON output or the job file beside the logs, or give the "
+        "parameters in report.toml [sources.params] (rw, bs, numjobs, iodepth, "
+        "log_avg_msec)",
+    )
+
+
+def _scan(path: Path) -> pl.LazyFrame:
+    with path.open("rb") as fh:
+        first = fh.readline()
+    if not _LINE.match(first.rstrip(b"\r\n")):
+        raise InputError(
+            path,
+            "line 1",
+            "not a fio log line (time, value, direction, block size …)",
+            "give fio's unmodified log",
+        )
+    width = min(max(len(first.split(b",")), 4), len(COLUMNS))
+    names = COLUMNS[:width]
+    lf = pl.scan_csv(
+        path,
+        has_header=False,
+        new_columns=list(names),
+        encoding="utf8-lossy",
+        schema={n: pl.String for n in names},
+        truncate_ragged_lines=True,
+        quote_char=None,
+    )
+    numbers = [pl.col(n).str.strip_chars().cast(pl.Int64, strict=False) for n in names[:4]]
+    return lf.with_row_index("line", offset=1).select("line", *numbers)
+
+
+def _check(path: Path, lf: pl.LazyFrame) -> None:
+    """A line that is not numbers makes the whole file suspect: name the first one."""
+    query = (
+        lf.with_row_index("line", offset=1)
+        .filter(pl.any_horizontal(pl.all().exclude("line").is_null()))
+        .select("line")
+        .head(1)
+    )
+    try:
+        bad = query.collect()
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(
+            path, "", f"cannot be read as a fio log: {exc}", "give fio's unmodified log"
+        ) from None
+    if bad.height:
+        raise InputError(
+            path,
+            f"line {bad['line'][0]}",
+            "not a fio log line (time, value, direction, block size …)",
+            "give fio's unmodified log",
+        )
+
+
+def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
+    """Per window and direction: the mean value, the row count and the bytes (per-I/O logs)."""
+    if window_ms:
+        interval = (pl.col("time_ms") / window_ms).round().cast(pl.Int64)
+    else:
+        interval = (pl.col("time_ms") // PER_IO_WINDOW_MS + 1).cast(pl.Int64)
+    return (
+        lf.with_columns(interval.alias("interval"))
+        .group_by("interval", "ddir")
+        .agg(
+            pl.col("value").mean().alias("value"),
+            pl.len().alias("n"),
+            pl.col("bs").sum().alias("bytes"),
+            pl.col("line").min().alias("line"),
+        )
+    )
+
+
+def _metric(path: Path, window_ms: int | None, name: str) -> pl.LazyFrame:
+    lf = _scan(path)
+    _check(path, lf.drop("line"))
+    return _windows(lf, window_ms).rename(
+        {"value": name, "n": f"{name}_n", "bytes": f"{name}_bytes", "line": f"{name}_line"}
+    )
+
+
+def _joined(files: dict[str, Path], job: _Job) -> pl.DataFrame:
+    frames = [_metric(p, job.window_ms, m) for m, p in files.items()]
+    joined = frames[0]
+    for frame in frames[1:]:
+        joined = joined.join(frame, on=["interval", "ddir"], how="full", coalesce=True)
+    try:
+        return joined.collect(engine="streaming")
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(
+            next(iter(files.values())),
+            "",
+            f"cannot be read as fio logs: {exc}",
+            "give fio's unmodified logs",
+        ) from None
+
+
+def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
+    seconds = (job.window_ms or PER_IO_WINDOW_MS) / 1000
+    cols = set(df.columns)
+    if job.window_ms:
+        iops = pl.col("iops") if "iops" in cols else pl.col("bw") * 1024 / block
+        bw = pl.col("bw") * 1024 if "bw" in cols else pl.col("iops") * block
+    else:
+        counted = next(m for m in ("lat", "clat", "iops", "bw") if m in cols)
+        iops = pl.col(f"{counted}_n") / seconds
+        bw = pl.col(f"{counted}_bytes") / seconds
+    if "lat" in cols:
+        lat = pl.col("lat")
+    elif "clat" in cols:
+        lat = pl.col("clat") + (pl.col("slat").fill_null(0) if "slat" in cols else 0)
+    else:
+        lat = pl.lit(None, pl.Float64)
+    first_line = pl.min_horizontal(c for c in df.columns if c.endswith("_line"))
+    return df.filter(pl.col("ddir") < 2).select(
+        "interval",
+        "ddir",
+        first_line.alias("line"),
+        iops.alias("iops"),
+        bw.alias("bytes_per_s"),
+        (lat * job.lat_scale).alias("lat"),
+        pl.lit(seconds).alias("interval_s"),
+    )
+
+
+def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
+    def by(ddir: int) -> pl.Expr:
+        return pl.col("lat").filter((pl.col("ddir") == ddir) & (pl.col("iops") > 0)).first()
+
+    weight = pl.col("iops").fill_null(0)
+    return (
+        df.group_by("interval")
+        .agg(
+            weight.sum().alias("iops"),
+            pl.col("bytes_per_s").fill_null(0).sum(),
+            (
+                (pl.col("lat") * weight).sum() / weight.filter(pl.col("lat").is_not_null()).sum()
+            ).alias("lat_mean_us"),
+            by(0).alias("read_lat_mean_us"),
+            by(1).alias("write_lat_mean_us"),
+            pl.col("lat").is_null().any().alias("lat_missing"),
+            pl.col("interval_s").first(),
+            pl.col("line").min(),
+        )
+        .sort("interval")
+    )
+
+
+def read(path: Path, options: ReadOptions) -> ReadResult:
+    files = _siblings(path)
+    label = options.source_label(path)
+    if path not in files.values():
+        return ReadResult(_empty(), [], 0, ["empty log: nothing to read"], label)
+    primary = (
+        next(files[m] for m in PRIMARY_ORDER if m in files)
+        if any(m in files for m in PRIMARY_ORDER)
+        else path
+    )
+    if primary != path:
+        return ReadResult(_empty(), [], 0, [f"read together with {primary.name}"], label)
+    job = _job(path, options)
+    windows = _per_interval(_per_direction(_joined(files, job), job, job.profile["block_size"]))
+    return _result(windows, job, options, label, path, files)
+
+
+def _result(
+    windows: pl.DataFrame,
+    job: _Job,
+    options: ReadOptions,
+    label: str,
+    path: Path,
+    files: dict[str, Path],
+) -> ReadResult:
+    from pipeline.ingest.base import Reject
+
+    bad = (
+        (pl.col("interval") < 1)
+        | (pl.col("iops") <= 0)
+        | pl.col("lat_missing")
+        | pl.col("lat_mean_us").is_null()
+    )
+    rejects = [
+        Reject(label, f"window {r['interval']}", _why(r))
+        for r in windows.filter(bad).iter_rows(named=True)
+    ]
+    rows = (
+        windows.filter(~bad)
+        .drop("lat_missing")
+        .with_columns(
+            **{k: pl.lit(v) for k, v in job.profile.items()},
+            system=pl.lit(options.system),
+            setup=pl.lit(options.setup),
+            tool=pl.lit("fio"),
+            host=pl.lit(_host(path, options)),
+            tool_version=pl.lit(job.version),
+            source=pl.lit(label),
+        )
+    )
+    notes = [
+        f"parameters from {job.origin}; logs read: {', '.join(sorted(files))}",
+        f"window {job.window_ms or PER_IO_WINDOW_MS} ms"
+        + ("" if job.window_ms else " (per-I/O log, grouped into 1 s windows)"),
+    ]
+    return ReadResult(conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label)
+
+
+def _why(row: dict[str, Any]) -> str:
+    if row["interval"] < 1:
+        return "sample at time 0, before the first window"
+    if row["iops"] <= 0:
+        return "no I/O counted in this window (no iops or bw sample, or zero)"
+    return "no latency sample for this window (lat or clat log missing or shorter)"
+
+
+def _host(path: Path, options: ReadOptions) -> str:
+    """Client/server logs sit in clients/<host>/ (pbench's layout)."""
+    if path.parent.parent.name == "clients":
+        return path.parent.name
+    return options.host
+
+
+def _empty() -> pl.DataFrame:
+    return conform(pl.DataFrame(schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS)

@@ -1,0 +1,63 @@
+"""fio interval logs from public projects (shared/corpus); skipped when it is absent."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipeline import ingest
+from pipeline.ingest.base import ReadOptions
+from tests.conftest import SHARED
+
+CORPUS = SHARED / "corpus"
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus not present")
+SWEEP = CORPUS / "fio-3.33-null-generated" / "logs"
+# sweep.fio: six sections x numjobs=2, logs numbered 1..12 across the clones
+SECTIONS = [
+    ("random", 100.0, 1),
+    ("random", 100.0, 8),
+    ("random", 70.0, 1),
+    ("random", 70.0, 8),
+    ("random", 0.0, 1),
+    ("random", 0.0, 8),
+]
+
+
+@pytest.mark.parametrize("clone", range(1, 13))
+def test_sweep_logs_match_their_job_sections(clone: int) -> None:
+    result = ingest.read(SWEEP / f"sweep_iops.{clone}.log", ReadOptions())
+    assert result.accepted >= 2
+    access, read_pct, depth = SECTIONS[(clone - 1) // 2]
+    rows = result.intervals
+    assert set(rows["access"]) == {access}
+    assert set(rows["read_pct"]) == {read_pct}
+    assert set(rows["queue_depth"]) == {depth}
+    assert set(rows["parallelism"]) == {2}
+    assert set(rows["interval_s"]) == {0.25}
+
+
+def test_client_server_logs_belong_to_their_host() -> None:
+    folder = CORPUS / "fio-pbench" / "fio-0-fio3.7-clientserver" / "clients" / "perf36"
+    result = ingest.read(folder / "fio_iops.1.log", ReadOptions())
+    assert set(result.intervals["host"]) == {"perf36"}
+    assert result.accepted == 15
+    assert result.intervals.filter(pl.col("lat_mean_us") <= 0).is_empty()
+
+
+def test_logs_without_parameters_are_refused_with_a_way_out() -> None:
+    import tarfile
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(CORPUS / "fio-upstream-plot-samples" / "fio-logs.tar.gz") as tar:
+            tar.extractall(tmp, filter="data")
+        log = next(Path(tmp).rglob("*-read-para.results_iops.log"))
+        with pytest.raises(ingest.InputError, match="no fio JSON or job file"):
+            ingest.read(log, ReadOptions(), "fio-log")
+        configured = ReadOptions(
+            params={"rw": "read", "bs": "128k", "log_avg_msec": "500", "latency_unit": "us"}
+        )
+        result = ingest.read(log, configured, "fio-log")
+        assert result.accepted == 0  # bw and iops logs only: no latency in any window
+        assert result.rejects and "no latency sample" in result.rejects[-1].reason
