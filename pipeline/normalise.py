@@ -21,6 +21,14 @@ def _weighted(value: str, weight: pl.Expr) -> pl.Expr:
     return pl.when(total > 0).then((pl.col(value).fill_null(0.0) * w).sum() / total)
 
 
+DIRECTIONAL = ("read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s")
+
+
+def _sum_or_null(name: str) -> pl.Expr:
+    """Hosts add up; an interval where no host reported the value stays empty."""
+    return pl.when(pl.col(name).is_not_null().any()).then(pl.col(name).sum()).alias(name)
+
+
 def _upper_bounds() -> list[pl.Expr]:
     """Maximum and percentiles cannot be combined exactly from summaries: keep the largest
     (an upper bound; exact when one record makes the point, e.g. fio group_reporting)."""
@@ -36,6 +44,7 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
     return intervals.group_by([*POINT_KEY, "interval"]).agg(
         pl.col("iops").sum(),
         pl.col("bytes_per_s").sum(),
+        *(_sum_or_null(c) for c in DIRECTIONAL),
         _weighted("lat_mean_us", ios).alias("lat_mean_us"),
         _weighted("read_lat_mean_us", reads).alias("read_lat_mean_us"),
         _weighted("write_lat_mean_us", writes).alias("write_lat_mean_us"),
@@ -62,6 +71,10 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     points = summed.group_by(list(POINT_KEY)).agg(
         mean.alias("iops"),
         ((pl.col("bytes_per_s") * seconds).sum() / seconds.sum()).alias("bytes_per_s"),
+        *(
+            ((pl.col(c) * seconds).sum() / seconds.filter(pl.col(c).is_not_null()).sum()).alias(c)
+            for c in DIRECTIONAL
+        ),
         _weighted("lat_mean_us", pl.col("ios")).alias("lat_mean_us"),
         _weighted("read_lat_mean_us", pl.col("reads")).alias("read_lat_mean_us"),
         _weighted("write_lat_mean_us", pl.col("writes")).alias("write_lat_mean_us"),

@@ -8,7 +8,7 @@ Schema history (bump SCHEMA_VERSION and note the change here):
   1 — 2026-11-21: first version (intervals and points levels).
   2 — 2026-11-21: queue_depth and the nullable target_iops (a requested rate, e.g.
       vdbench iorate=, fio rate_iops=) join the point key; nullable tool_version,
-      lat_max_us and latency percentiles p50…p99.99.
+      per-direction read/write IOPS and bytes/s, lat_max_us and latency percentiles.
 """
 
 from __future__ import annotations
@@ -65,6 +65,11 @@ _KEY = [
 _MEASURES = [
     Field("iops", pl.Float64, "IOPS", "field.iops", _non_negative),
     Field("bytes_per_s", pl.Float64, "B/s", "field.bytes_per_s", _non_negative),
+    *(
+        Field(f"{d}_{m}", pl.Float64, u, f"field.{d}_{m}", _non_negative, True)
+        for d in ("read", "write")
+        for m, u in (("iops", "IOPS"), ("bytes_per_s", "B/s"))
+    ),
     Field("lat_mean_us", pl.Float64, "µs", "field.lat_mean_us", _positive),
     Field("read_lat_mean_us", pl.Float64, "µs", "field.read_lat_mean_us", _positive, True),
     Field("write_lat_mean_us", pl.Float64, "µs", "field.write_lat_mean_us", _positive, True),

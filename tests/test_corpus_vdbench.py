@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -56,3 +58,23 @@ def test_three_requested_rates_stay_three_points() -> None:
 @pytest.mark.parametrize("name", ["vdbconvert_flatfile.html", "sequential_decimal.html"])
 def test_sniffed_as_vdbench(name: str) -> None:
     assert ingest.detect(SAMPLE / name).NAME == "vdbench"
+
+
+def test_totals_beside_the_flatfile_is_a_cross_check(tmp_path: Path) -> None:
+    shutil.copy(SAMPLE / "vdbconvert_flatfile.html", tmp_path / "flatfile.html")
+    totals = (SAMPLE / "bad" / "totals.html").read_text(encoding="utf-8")
+    glued = totals.replace("13:50:00.270  avg_2-60", "13:50:00.270avg_2-60")  # as vdbench can
+    assert glued != totals
+    (tmp_path / "totals.html").write_text(glued, encoding="utf-8")
+    result = ingest.read(tmp_path / "flatfile.html", ReadOptions())
+    assert "totals.html agrees for run(s) rd1, rd2, rd3" in result.notes
+    (tmp_path / "totals.html").write_text(glued.replace("50.02", "60.02"), encoding="utf-8")
+    result = ingest.read(tmp_path / "flatfile.html", ReadOptions())
+    assert "totals.html DIFFERS from the flatfile averages for run(s) rd1" in result.notes
+
+
+def test_per_direction_split_by_observed_read_share() -> None:
+    result = ingest.read(SAMPLE / "vdbconvert_flatfile.html", ReadOptions())
+    row = result.intervals.row(0, named=True)  # interval 2 of rd1: rate 46, read% 80.4348
+    assert row["read_iops"] == pytest.approx(46 * 0.804348)
+    assert row["read_iops"] + row["write_iops"] == pytest.approx(row["iops"])
