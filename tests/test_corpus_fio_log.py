@@ -61,3 +61,9 @@ def test_logs_without_parameters_are_refused_with_a_way_out() -> None:
         result = ingest.read(log, configured, "fio-log")
         assert result.accepted == 0  # bw and iops logs only: no latency in any window
         assert result.rejects and "no latency sample" in result.rejects[-1].reason
+
+
+def test_histogram_logs_are_refused_clearly() -> None:
+    log = CORPUS / "fio-perfkitbenchmarker" / "pkb_fio_avg_1506559526.49_clat_hist.1.log"
+    with pytest.raises(ingest.InputError, match="histogram logs .* not supported yet"):
+        ingest.read(log, ReadOptions(), "fio-log")

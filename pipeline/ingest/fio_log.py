@@ -49,6 +49,13 @@ class _Job:
 
 
 def _siblings(path: Path) -> dict[str, Path]:
+    if "_clat_hist" in path.name or "_lat_hist" in path.name:
+        raise InputError(
+            path,
+            "file name",
+            "fio histogram logs (write_hist_log) are not supported yet",
+            "use the job's JSON result or its iops/bw/lat logs",
+        )
     match = LOG_NAME.match(path.name)
     if not match:
         raise InputError(
