@@ -65,5 +65,5 @@ def test_logs_without_parameters_are_refused_with_a_way_out() -> None:
 
 def test_histogram_logs_are_refused_clearly() -> None:
     log = CORPUS / "fio-perfkitbenchmarker" / "pkb_fio_avg_1506559526.49_clat_hist.1.log"
-    with pytest.raises(ingest.InputError, match="histogram logs .* not supported yet"):
+    with pytest.raises(ingest.InputError, match=r"histogram logs .* not supported yet"):
         ingest.read(log, ReadOptions(), "fio-log")
