@@ -70,7 +70,8 @@ _MEASURES = [
         for d in ("read", "write")
         for m, u in (("iops", "IOPS"), ("bytes_per_s", "B/s"))
     ),
-    Field("lat_mean_us", pl.Float64, "µs", "field.lat_mean_us", _positive),
+    # empty only where the tool logged no latency (fio bw/iops logs alone)
+    Field("lat_mean_us", pl.Float64, "µs", "field.lat_mean_us", _positive, True),
     Field("read_lat_mean_us", pl.Float64, "µs", "field.read_lat_mean_us", _positive, True),
     Field("write_lat_mean_us", pl.Float64, "µs", "field.write_lat_mean_us", _positive, True),
     Field("cpu_pct", pl.Float64, "%", "field.cpu_pct", _percent, True),

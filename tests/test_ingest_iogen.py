@@ -67,3 +67,14 @@ def test_missing_optional_bandwidth_is_derived_from_iops(tmp_path: Path) -> None
     result = ingest.read(sample, ReadOptions())
     assert result.intervals["bytes_per_s"].to_list() == [819200.0]
     assert result.intervals["write_lat_mean_us"].to_list() == [None]
+
+
+def test_empty_file_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(InputError) as caught:
+        ingest.read(empty, ReadOptions())
+    assert str(caught.value) == (
+        f"{empty}: the file is empty\n  hint: check that the tool "
+        "finished writing it, or leave it out"
+    )

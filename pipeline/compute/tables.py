@@ -22,8 +22,14 @@ def _drop_single_setup(df: pl.DataFrame) -> pl.DataFrame:
     return df.drop([c for c in ("setup", "queue_depth") if df[c].n_unique() <= 1])
 
 
+def _with_latency(points: pl.DataFrame) -> pl.DataFrame:
+    """Points without a measured latency (fio bw/iops logs alone) cannot enter these tables."""
+    return points.filter(pl.col("lat_mean_us").is_not_null())
+
+
 def min_latency(points: pl.DataFrame) -> pl.DataFrame:
     """Per profile the lowest mean service time and the parallelism it was measured at."""
+    points = _with_latency(points)
     best = (
         points.sort([*PROFILE, "lat_mean_us", "parallelism"])
         .group_by(PROFILE, maintain_order=True)
@@ -65,7 +71,7 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
 
     The optimum is the last level of the unbroken run of paying steps from the first level.
     """
-    levels = _levels(points)
+    levels = _levels(_with_latency(points))
     grouped = levels.group_by(PROFILE, maintain_order=True)
     speed = grouped.first()
     optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()

@@ -41,6 +41,13 @@ def detect(path: Path) -> ModuleType:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         raise InputError(path, "", f"cannot open: {exc.strerror}", "check the path") from None
+    if not head.strip():
+        raise InputError(
+            path,
+            "",
+            "the file is empty",
+            "check that the tool finished writing it, or leave it out",
+        )
     for fmt in FORMATS:
         if fmt.sniff(head):
             return fmt

@@ -318,6 +318,12 @@ def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
     )
 
 
+def _weighted_lat(weight: pl.Expr) -> pl.Expr:
+    """Latency weighted by each direction's IOPS; empty (not NaN) where none was logged."""
+    total = weight.filter(pl.col("lat").is_not_null()).sum()
+    return pl.when(total > 0).then((pl.col("lat") * weight).sum() / total)
+
+
 def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
     def by(ddir: int) -> pl.Expr:
         return pl.col("lat").filter((pl.col("ddir") == ddir) & (pl.col("iops") > 0)).first()
@@ -328,9 +334,7 @@ def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
         .agg(
             weight.sum().alias("iops"),
             pl.col("bytes_per_s").fill_null(0).sum(),
-            (
-                (pl.col("lat") * weight).sum() / weight.filter(pl.col("lat").is_not_null()).sum()
-            ).alias("lat_mean_us"),
+            _weighted_lat(weight).alias("lat_mean_us"),
             by(0).alias("read_lat_mean_us"),
             by(1).alias("write_lat_mean_us"),
             pl.col("lat").is_null().any().alias("lat_missing"),
@@ -368,12 +372,11 @@ def _result(
 ) -> ReadResult:
     from pipeline.ingest.base import Reject
 
-    bad = (
-        (pl.col("interval") < 1)
-        | (pl.col("iops") <= 0)
-        | pl.col("lat_missing")
-        | pl.col("lat_mean_us").is_null()
-    )
+    # Without any latency log the windows still carry IOPS and bandwidth (latency empty);
+    # with one, a window it does not cover is rejected rather than half-filled.
+    logged = any(m in files for m in ("lat", "clat"))
+    lat_gap = (pl.col("lat_missing") | pl.col("lat_mean_us").is_null()) if logged else pl.lit(False)
+    bad = (pl.col("interval") < 1) | (pl.col("iops") <= 0) | lat_gap
     rejects = [
         Reject(label, f"window {r['interval']}", _why(r))
         for r in windows.filter(bad).iter_rows(named=True)
@@ -396,6 +399,11 @@ def _result(
         f"window {job.window_ms or PER_IO_WINDOW_MS} ms"
         + ("" if job.window_ms else " (per-I/O log, grouped into 1 s windows)"),
     ]
+    if not logged:
+        notes.append(
+            "no lat or clat log beside this one: latency stays empty, and the "
+            "latency tables leave these points out"
+        )
     return ReadResult(conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label)
 
 
