@@ -19,10 +19,11 @@ import polars as pl
 from pipeline import ingest
 from pipeline.charts import CHARTS
 from pipeline.charts.export import save
-from pipeline.compute import TABLES
+from pipeline.compute import TABLES, economics
 from pipeline.config import LANGS, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
+from pipeline.ingest import spc1
 from pipeline.ingest.base import ReadOptions, Reject
 from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
@@ -129,6 +130,8 @@ def prepare(folder: Path) -> ReportContext:
             "see the rejected records listed above",
         )
     tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
+    records = spc1.load_all(report.spc1, folder, folder / "report.toml")
+    tables.update(economics.tables(report, records))
     ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points))
     check_narrative(ctx)
     return ctx

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -123,6 +124,64 @@ class VendorFigure(Strict):
         return parse_block_size(str(v))
 
 
+def _currency(code: str) -> str:
+    from babel.numbers import list_currencies
+
+    if code not in list_currencies():
+        raise ValueError(f"unknown currency {code!r}: use an ISO 4217 code such as USD, EUR, CHF")
+    return code
+
+
+Currency = Annotated[str, AfterValidator(_currency)]
+
+
+class CostRecord(Strict):
+    """One system's price in one year (seed 000 Tabelle 5)."""
+
+    system: str
+    label: Text
+    year: int = Field(ge=1950, le=2100)
+    capacity_tb: float = Field(gt=0)
+    iops: float = Field(gt=0)
+    price: float = Field(gt=0)
+    currency: Currency
+    compression_ratio: float | None = Field(default=None, ge=1)
+
+
+class FootprintRecord(Strict):
+    """Space and power of one system (seed 000 Tabelle 6)."""
+
+    system: str
+    capacity_tb: float = Field(gt=0)
+    iops: float = Field(gt=0)
+    rack_units: int = Field(gt=0)
+    power_w: float = Field(gt=0)
+
+
+class Sizing(Strict):
+    """How many systems for a target load (seed 000 Tabelle 8, seed 001: ≤ 50–60 %)."""
+
+    targets: list[float] = Field(min_length=1)
+    max_load_pct: float = Field(default=50, gt=0, le=100)
+
+    @field_validator("targets")
+    @classmethod
+    def _positive(cls, v: list[float]) -> list[float]:
+        if any(t <= 0 for t in v):
+            raise ValueError("target IOPS must be greater than 0")
+        return v
+
+
+class SpeedupCase(Strict):
+    """An Amdahl example: how much faster the application gets when its I/O does."""
+
+    case: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    label: Text
+    io_share: float = Field(gt=0, le=1)
+    old_ms: float = Field(gt=0)
+    new_ms: float = Field(gt=0)
+
+
 class Report(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: Text
@@ -139,6 +198,13 @@ class Report(Strict):
     setups: list[Setup] = [Setup()]
     sources: list[Source] = Field(min_length=1)
     vendor_figures: list[VendorFigure] = []
+    cost: list[CostRecord] = []
+    cost_note: Text | None = None
+    footprint: list[FootprintRecord] = []
+    rack_units: int = Field(default=42, gt=0)
+    spc1: list[str] = []
+    sizing: Sizing | None = None
+    speedup: list[SpeedupCase] = []
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -146,17 +212,22 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return "".join(parts).lstrip(".") or "(top level)"
 
 
-def _from_validation(path: Path, err: ValidationError) -> InputErrors:
-    errors = [InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"])) for e in err.errors()]
-    return InputErrors(errors)
+def from_validation(path: Path, err: ValidationError, doc: str = "docs/report.md") -> InputErrors:
+    """pydantic's errors as InputErrors naming the file, the field and a fix."""
+    return InputErrors(
+        [
+            InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"], path.name, doc))
+            for e in err.errors()
+        ]
+    )
 
 
-def _hint(kind: str) -> str:
+def _hint(kind: str, name: str, doc: str) -> str:
     hints = {
-        "missing": "add this field to report.toml (see docs/report.md)",
-        "extra_forbidden": "remove or rename this field (see docs/report.md for the known fields)",
+        "missing": f"add this field to {name} (see {doc})",
+        "extra_forbidden": f"remove or rename this field (see {doc} for the known fields)",
     }
-    return hints.get(kind, "correct the value (see docs/report.md)")
+    return hints.get(kind, f"correct the value (see {doc})")
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -189,7 +260,7 @@ def load_report(folder: Path) -> Report:
     try:
         report = Report.model_validate(read_toml(path))
     except ValidationError as err:
-        raise _from_validation(path, err) from None
+        raise from_validation(path, err) from None
     _check_sources(folder, path, report)
     return report
 
