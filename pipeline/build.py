@@ -132,7 +132,7 @@ def prepare(folder: Path) -> ReportContext:
     tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
     records = spc1.load_all(report.spc1, folder, folder / "report.toml")
     tables.update(economics.tables(report, records))
-    ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points))
+    ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points), records)
     check_narrative(ctx)
     return ctx
 
@@ -166,6 +166,9 @@ def write_charts(ctx: ReportContext, work: Path) -> None:
         for ref in ctx.charts:
             chart = CHARTS["standard"](whitepaper.points_for(ctx, ref), fmt)
             save(chart, work / "charts" / f"{ref.stem}.{lang}", fmt)
+        if "cost" in ctx.tables:
+            chart = CHARTS["cost"](whitepaper.cost_for(ctx, lang), fmt)
+            save(chart, work / "charts" / f"{whitepaper.COST_CHART}.{lang}", fmt)
 
 
 def write_pdfs(ctx: ReportContext, work: Path) -> None:

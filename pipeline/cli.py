@@ -150,7 +150,7 @@ def tables(
 
 def _views(path: Path, fmt: Formatter) -> list[TableView]:
     if path.is_dir():
-        return prepare(path).views(fmt)
+        return list(prepare(path).views(fmt).values())
     points = read_points(path)
     computed = {name: fn(points) for name, fn in TABLES.items()}
     return [

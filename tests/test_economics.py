@@ -190,3 +190,73 @@ def test_malformed_cost_record_names_record_and_field(tmp_path: Path) -> None:
 def test_unknown_spc1_submission(tmp_path: Path) -> None:
     with pytest.raises(InputErrors, match=r"spc1\[0\]: no SPC-1 record 'A99999'"):
         spc1.load_all(["A99999"], tmp_path, tmp_path / "report.toml")
+
+
+def test_ratio_sentences_from_tables_in_both_languages(fs840_context: object) -> None:
+    from pipeline.render.context import ReportContext
+    from pipeline.render.narrative import Values, fill
+
+    assert isinstance(fs840_context, ReportContext)
+    ctx = fs840_context
+    de = fill(
+        ctx.narrative["de"]["economics"],
+        Values(ctx.tables, ctx.formatter("de")).context(ctx.report),
+    )
+    en = fill(
+        ctx.narrative["en"]["economics"],
+        Values(ctx.tables, ctx.formatter("en")).context(ctx.report),
+    )
+    # seed 000: "6 Mal höhere Kapazität", "140 Mal höhere IOPS Leistung", "Faktor 3.5";
+    # it prints "Faktor 25" for the power per 1000 IOPS, exact 25.64 rounds to 26
+    assert "eine 6 Mal höhere Kapazität und eine 140 Mal höhere IOPS Leistung" in de
+    assert "also 3.5 Mal mehr" in de and "um Faktor 26 geringer" in de
+    assert "6 times the capacity and 140 times the IOPS" in en and "26 times less power" in en
+    assert "1’023.39 CHF" in de and "1,023.39 CHF" in en
+
+
+def test_ambiguous_value_placeholder_asks_for_a_filter(fs840_context: object) -> None:
+    from pipeline.render.context import ReportContext
+    from pipeline.render.narrative import Values
+
+    assert isinstance(fs840_context, ReportContext)
+    values = Values(fs840_context.tables, fs840_context.formatter("en"))
+    with pytest.raises(KeyError, match=r"2 rows for 'Tiered Midrange'.*year=2016"):
+        values.value("cost", "Tiered Midrange", "price_per_tb")
+
+
+def test_cost_chart_spec(fs840_context: object) -> None:
+    from pipeline.charts import CHARTS
+    from pipeline.render import whitepaper
+    from pipeline.render.context import ReportContext
+
+    assert isinstance(fs840_context, ReportContext)
+    for lang, title, axis in (
+        ("de", "Entwicklung Kostenvergleich", "Kosten pro TB [CHF]"),
+        ("en", "Cost development", "Cost per TB [CHF]"),
+    ):
+        fmt = fs840_context.formatter(lang)
+        spec = CHARTS["cost"](whitepaper.cost_for(fs840_context, lang), fmt).to_dict()
+        assert spec["title"] == title
+        left, right = spec["hconcat"]
+        assert left["mark"]["type"] == right["mark"]["type"] == "bar"
+        assert left["encoding"]["y"]["title"] == axis
+        assert left["encoding"]["x"]["sort"][1] in (
+            "Tiered Midrange (2014)",
+            "Tiered midrange (2014)",
+        )
+
+
+def test_economics_in_pdf_and_site(fs840_build: BuildResult) -> None:
+    from pypdf import PdfReader
+
+    text = " ".join(p.extract_text() for p in PdfReader(fs840_build.out / "fs840.de.pdf").pages)
+    for words in (
+        "Kostenentwicklung Storagesysteme",
+        "Footprintvergleich Storagesysteme",
+        "SPC-1 Vergleich",
+        "Abbildung 7 – Entwicklung Kostenvergleich",
+        "1’166.67 CHF",
+    ):
+        assert words in " ".join(text.split()), words
+    page = (fs840_build.out / "site" / "fs840" / "index.html").read_text(encoding="utf-8")
+    assert "1,166.67 CHF" in page and "cost-en.svg" in page

@@ -150,6 +150,14 @@ def _num(row: dict[str, str], key: str, optional: bool = False) -> float | None:
         raise _RowError(f"column {key!r}: {text!r} is not a number") from None
 
 
+def _maybe(row: dict[str, str], key: str) -> float | None:
+    """A figure for a cross-check: None when absent or unreadable (never an error)."""
+    try:
+        return _num(row, key, True)
+    except _RowError:
+        return None
+
+
 def _need(row: dict[str, str], key: str) -> float:
     value = _num(row, key)
     assert value is not None
@@ -301,7 +309,7 @@ def _avg_check(name: str, run: _Run, rows: list[dict[str, Any]], mib: float) -> 
         return []
     ours = _averages(rows)
     ours["mb/sec"] /= mib
-    off = _disagree(ours, {k: _num(run.avg[2], k, True) for k in ours})
+    off = _disagree(ours, {k: _maybe(run.avg[2], k) for k in ours})
     label = f"avg_{run.avg[0]}-{run.avg[1]}"
     if off:
         return [f"run {name}: averages of {', '.join(off)} differ from vdbench's {label} line"]
@@ -322,7 +330,7 @@ def _totals(path: Path) -> dict[str, dict[str, float | None]]:
         elif run and (avg := _TOTALS_AVG.search(line)):
             cells = avg[1].split()
             row = {"rate": cells[0], "mb/sec": cells[1], "resp": cells[4]} if len(cells) > 4 else {}
-            found[run] = {k: _num(row, k, True) for k in ("rate", "mb/sec", "resp")}
+            found[run] = {k: _maybe(row, k) for k in ("rate", "mb/sec", "resp")}
             run = None
     return found
 

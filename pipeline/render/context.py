@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import polars as pl
 
 from pipeline.config import Report
 from pipeline.dataset import Dataset
+from pipeline.ingest.spc1 import Spc1Record
+from pipeline.render import econ_views as E
 from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.narrative import Section
@@ -33,16 +36,31 @@ class ReportContext:
     tables: dict[str, pl.DataFrame]
     narrative: dict[str, dict[str, Section]]
     charts: list[ChartRef] = field(default_factory=list)
+    spc1: list[Spc1Record] = field(default_factory=list)
 
     def formatter(self, lang: str) -> Formatter:
         return Formatter(Strings(lang))
 
-    def views(self, fmt: Formatter) -> list[TableView]:
+    def views(self, fmt: Formatter) -> dict[str, TableView]:
+        """Every table of the report as a formatted view, in the order of the report."""
         figures, vendor = self.report.vendor_figures, self.report.system.vendor
-        return [
-            performance_view(self.tables["performance"], figures, fmt, vendor),
-            min_latency_view(self.tables["min_latency"], figures, fmt, vendor),
-        ]
+        views = {
+            "performance": performance_view(self.tables["performance"], figures, fmt, vendor),
+            "min_latency": min_latency_view(self.tables["min_latency"], figures, fmt, vendor),
+        }
+        return views | econ_views(self, fmt)
+
+
+def econ_views(ctx: ReportContext, fmt: Formatter) -> dict[str, TableView]:
+    t, r = ctx.tables, ctx.report
+    makers: dict[str, Callable[[], TableView]] = {
+        "cost": lambda: E.cost_view(t["cost"], r, fmt),
+        "footprint": lambda: E.footprint_view(t["footprint"], r, fmt),
+        "spc1": lambda: E.spc1_view(t["spc1"], ctx.spc1, fmt),
+        "spc1_sizing": lambda: E.sizing_view(t["spc1_sizing"], fmt),
+        "speedup": lambda: E.speedup_view(t["speedup"], r, fmt),
+    }
+    return {name: make() for name, make in makers.items() if name in t}
 
 
 def chart_refs(points: pl.DataFrame) -> list[ChartRef]:

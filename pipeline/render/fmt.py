@@ -58,6 +58,14 @@ class Formatter:
         ms = us / 1000
         return f"{self.number(ms, significant_places(ms))} {self.t('unit.ms')}"
 
+    def amount(self, value: float) -> str:
+        """Exact figures: whole numbers without decimals, anything else with two."""
+        whole = abs(value - round(value)) <= 1e-9 * max(1.0, abs(value))
+        return self.number(value, 0 if whole else 2)
+
+    def money(self, value: float, currency: str) -> str:
+        return f"{self.amount(value)} {currency}"
+
     def lat_us(self, us: float) -> str:
         return f"{self.integer(us)} {self.t('unit.us')}"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import polars as pl
@@ -22,7 +23,7 @@ from pipeline.render.fmt import Formatter
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
-OPTIONAL = ("results",)
+OPTIONAL = ("results", "economics")
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,36 @@ class Values:
         row = cell(self.tables[table], access, parse_block_size(block), read_pct, kind)
         return PointText(row, self.fmt)
 
+    def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
+        """One row of an economics table by its system (or case) and optional filters."""
+        frame = self.tables[table]
+        column = "system" if "system" in frame.columns else "case"
+        cond = pl.col(column) == key
+        for name, wanted in filters.items():
+            cond = cond & (pl.col(name) == wanted)
+        rows = frame.filter(cond)
+        if rows.height != 1:
+            found = "no" if rows.is_empty() else f"{rows.height}"
+            raise KeyError(
+                f"{found} rows for {key!r} {filters or ''} in table {table!r}: "
+                "name one (e.g. year=2016)"
+            )
+        return rows.row(0, named=True)
+
+    def value(
+        self, table: str, key: str, column: str, places: int | None = None, **filters: object
+    ) -> str:
+        number = float(self._econ_row(table, key, filters)[column])
+        return self.fmt.amount(number) if places is None else self.fmt.number(number, places)
+
+    def ratio(
+        self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object
+    ) -> str:
+        """How many times ``a``'s value is ``b``'s, rounded to ``places``."""
+        x = float(self._econ_row(table, a, filters)[column])
+        y = float(self._econ_row(table, b, filters)[column])
+        return self.fmt.number(x / y, places)
+
     def context(self, report: Report) -> dict[str, object]:
         def kind(k: str) -> object:
             return lambda b, a, r: self._row("performance", b, a, r, k)
@@ -106,6 +137,8 @@ class Values:
             "optimum": kind("optimum"),
             "speed": kind("speed"),
             "min_latency": lambda b, a, r: self._row("min_latency", b, a, r, None),
+            "value": self.value,
+            "ratio": self.ratio,
             "system": report.system.name,
             "vendor": report.system.vendor,
         }

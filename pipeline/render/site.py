@@ -24,7 +24,7 @@ from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
 from pipeline.render.narrative import Values, fill
 from pipeline.render.views import Cell, TableView
-from pipeline.render.whitepaper import chart_alt, chart_caption
+from pipeline.render.whitepaper import COST_CHART, chart_alt, chart_caption, cost_alt
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
 
@@ -82,15 +82,24 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     )
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
-    for n, ref in enumerate(ctx.charts, start=1):
-        caption = f"{t('doc.figure')} {n} – {chart_caption(ref, fmt)}"
+    for n, (stem, caption, alt) in enumerate(_figures(ctx, fmt), start=1):
         parts.append(
-            f"![{md_text(chart_alt(ref, fmt))}](charts/{ref.stem}-{lang}.svg)\n\n"
-            f"*{md_text(caption)}*\n"
+            f"![{md_text(alt)}](charts/{stem}-{lang}.svg)\n\n"
+            f"*{md_text(t('doc.figure'))} {n} – {md_text(caption)}*\n"
         )
     parts.append(f"## {md_text(t('site.tables'))}\n")
-    parts += [md_table(v, n, fmt) for n, v in enumerate(ctx.views(fmt), start=1)]
+    parts += [md_table(v, n, fmt) for n, v in enumerate(ctx.views(fmt).values(), start=1)]
+    if ctx.report.cost_note:
+        parts.append(f"{md_text(ctx.report.cost_note[lang])}\n")
     return "\n".join(parts)
+
+
+def _figures(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, str, str]]:
+    """(file stem, caption, alt text) of every chart, in the order of the report."""
+    figures = [(ref.stem, chart_caption(ref, fmt), chart_alt(ref, fmt)) for ref in ctx.charts]
+    if "cost" in ctx.tables:
+        figures.append((COST_CHART, fmt.t("chart.cost_title"), cost_alt(fmt)))
+    return figures
 
 
 def landing_page(ctx: ReportContext, fmt: Formatter) -> str:
@@ -118,11 +127,10 @@ def write_sources(ctx: ReportContext, work: Path, docs: Path) -> None:
     (docs / "downloads").mkdir()
     for name, text in pages(ctx).items():
         (docs / name).write_text(text, encoding="utf-8")
-    for ref in ctx.charts:
+    for stem, _, _ in _figures(ctx, ctx.formatter(LANGS[0])):
         for lang in LANGS:
             shutil.copy(
-                work / "charts" / f"{ref.stem}.{lang}.svg",
-                docs / "charts" / f"{ref.stem}-{lang}.svg",
+                work / "charts" / f"{stem}.{lang}.svg", docs / "charts" / f"{stem}-{lang}.svg"
             )
     rid = ctx.report.id
     for lang in LANGS:

@@ -60,7 +60,9 @@ def _cell(cell: Cell) -> str:
 
 
 def table(view: TableView) -> str:
-    cols = "(auto, " + ", ".join(["1fr"] * (len(view.header) - 1)) + ")"
+    n = len(view.header) - 1
+    first = "auto" if n <= 3 else "2fr"  # wide tables: share the width, wrap the labels
+    cols = f"({first}, " + ", ".join(["1fr"] * n) + ")"
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
     return (

@@ -102,14 +102,66 @@ def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 
 def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    perf, lat = ctx.views(fmt)
+    views = ctx.views(fmt)
     return [
         T.heading(fmt.t("section.performance")),
-        T.table(perf),
+        T.table(views["performance"]),
         T.paragraph(fmt.t("method.optimum")),
         T.heading(fmt.t("section.latency")),
-        T.table(lat),
+        T.table(views["min_latency"]),
     ]
+
+
+COST_CHART = "cost"
+
+
+def cost_for(ctx: ReportContext, lang: str) -> pl.DataFrame:
+    """The cost table with its labels in the report's language (for the chart)."""
+    labels = [c.label[lang] for c in ctx.report.cost]
+    return ctx.tables["cost"].with_columns(pl.Series("label", labels))
+
+
+def cost_alt(fmt: Formatter) -> str:
+    return fmt.t("chart.cost_alt", n=fmt.integer(1000))
+
+
+def _economics(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """Cost, footprint, SPC-1 and speed-up sections, each where the report has its inputs."""
+    views, parts = ctx.views(fmt), []
+    if "cost" in views:
+        parts += [
+            T.heading(fmt.t("section.cost")),
+            _narrative(ctx, fmt, "economics"),
+            T.table(views["cost"]),
+        ]
+        if ctx.report.cost_note:
+            parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
+        parts.append(
+            T.figure(
+                f"charts/{COST_CHART}.{fmt.t.lang}.pdf",
+                fmt.t("chart.cost_title"),
+                cost_alt(fmt),
+                COST_CHART,
+            )
+        )
+    if "footprint" in views:
+        parts += [T.heading(fmt.t("section.footprint")), T.table(views["footprint"])]
+    if "spc1" in views:
+        parts += [T.heading(fmt.t("section.spc1")), T.table(views["spc1"])]
+    if "spc1_sizing" in views:
+        load = fmt.amount(ctx.tables["spc1_sizing"]["max_load_pct"][0])
+        parts += [
+            T.heading(fmt.t("section.sizing"), 2),
+            T.table(views["spc1_sizing"]),
+            T.paragraph(fmt.t("econ.sizing_method", load=load)),
+        ]
+    if "speedup" in views:
+        parts += [
+            T.heading(fmt.t("section.speedup")),
+            T.table(views["speedup"]),
+            T.paragraph(fmt.t("econ.speedup_method")),
+        ]
+    return parts
 
 
 def body(ctx: ReportContext, lang: str) -> str:
@@ -122,6 +174,7 @@ def body(ctx: ReportContext, lang: str) -> str:
         *_method(ctx, fmt),
         *_results(ctx, fmt),
         *_tables(ctx, fmt),
+        *_economics(ctx, fmt),
         T.heading(fmt.t("section.conclusion")),
         _narrative(ctx, fmt, "conclusion"),
     ]

@@ -1,0 +1,167 @@
+"""The economics tables (seed 000 Tabellen 5–8, speed-up) as formatted views.
+
+Tabellen 5–7 are transposed: one column per system, one row per figure, as the seed
+prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from pipeline.config import Report
+from pipeline.ingest.spc1 import Spc1Record
+from pipeline.render.fmt import Formatter
+from pipeline.render.views import Span, TableView
+
+Row = dict[str, Any]
+
+
+def _transposed(
+    name: str, caption: str, columns: list[str], rows: list[tuple[str, list[str]]], fmt: Formatter
+) -> TableView:
+    body = [[[Span(label)], *[[Span(v)] for v in values]] for label, values in rows]
+    return TableView(name, caption, [fmt.t("econ.system"), *columns], body)
+
+
+def _per_tb(r: Row, fmt: Formatter) -> str:
+    text = fmt.money(r["price_per_tb"], r["currency"])
+    if r["price_per_tb_effective"] is not None:
+        effective = fmt.money(r["price_per_tb_effective"], r["currency"])
+        text += f" / {effective}{fmt.t('econ.effective_mark')}"
+    return text
+
+
+def cost_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
+    """Seed 000 Tabelle 5."""
+    rows = list(table.iter_rows(named=True))
+    labels = [c.label[fmt.t.lang] for c in report.cost]
+    kiops = fmt.integer(1000)
+    lines: list[tuple[str, Callable[[Row], str]]] = [
+        (fmt.t("econ.capacity"), lambda r: f"{fmt.amount(r['capacity_tb'])} {fmt.t('unit.tb')}"),
+        (fmt.t("econ.iops"), lambda r: fmt.integer(r["iops"])),
+        (fmt.t("econ.price"), lambda r: fmt.money(r["price"], r["currency"])),
+        (fmt.t("econ.per_tb"), lambda r: _per_tb(r, fmt)),
+        (
+            fmt.t("econ.per_kiops", n=kiops),
+            lambda r: fmt.money(r["price_per_kiops"], r["currency"]),
+        ),
+    ]
+    return _transposed(
+        "cost",
+        fmt.t("econ.cost_caption"),
+        labels,
+        [(label, [f(r) for r in rows]) for label, f in lines],
+        fmt,
+    )
+
+
+def footprint_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
+    """Seed 000 Tabelle 6."""
+    rows = list(table.iter_rows(named=True))
+    ru, kiops, w, tb = report.rack_units, fmt.integer(1000), fmt.t("unit.w"), fmt.t("unit.tb")
+    lines: list[tuple[str, Callable[[Row], str]]] = [
+        (fmt.t("econ.capacity"), lambda r: f"{fmt.amount(r['capacity_tb'])} {tb}"),
+        (fmt.t("econ.iops"), lambda r: fmt.integer(r["iops"])),
+        (fmt.t("econ.space"), lambda r: f"{r['rack_units']}{fmt.t('unit.u')}"),
+        (fmt.t("econ.power"), lambda r: f"{fmt.amount(r['power_w'])} {w}"),
+        (fmt.t("econ.w_per_tb"), lambda r: f"{fmt.amount(r['w_per_tb'])} {w}"),
+        (fmt.t("econ.w_per_kiops", n=kiops), lambda r: f"{fmt.amount(r['w_per_kiops'])} {w}"),
+        (fmt.t("econ.tb_per_rack", ru=ru), lambda r: f"{fmt.amount(r['tb_per_rack'])} {tb}"),
+        (fmt.t("econ.iops_per_rack", ru=ru), lambda r: fmt.integer(r["iops_per_rack"])),
+    ]
+    return _transposed(
+        "footprint",
+        fmt.t("econ.footprint_caption"),
+        [r["system"] for r in rows],
+        [(label, [f(r) for r in rows]) for label, f in lines],
+        fmt,
+    )
+
+
+def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) -> TableView:
+    """Seed 000 Tabelle 7: each record's ramp, price, space and report."""
+    loads = sorted(table["load_pct"].unique().to_list(), reverse=True)
+
+    def at(rec: Spc1Record, load: float) -> str:
+        p = rec.at_load(load)
+        return (
+            f"{fmt.integer(p.iops)} {fmt.t('table.at')} {fmt.lat_ms(p.lat_ms * 1000)}"
+            if p
+            else fmt.t("table.none")
+        )
+
+    none = fmt.t("table.none")
+    lines: list[tuple[str, Callable[[Spc1Record], str]]] = [
+        (fmt.t("econ.media"), lambda r: r.media or none),
+        (fmt.t("econ.capacity"), lambda r: f"{fmt.amount(r.capacity_tb)} {fmt.t('unit.tb')}"),
+        *[(fmt.t("econ.spc1_load", load=fmt.amount(x)), lambda r, x=x: at(r, x)) for x in loads],
+        (fmt.t("econ.price"), lambda r: fmt.money(r.price, r.currency)),
+        (
+            fmt.t("econ.space"),
+            lambda r: f"{r.rack_units}{fmt.t('unit.u')}" if r.rack_units else none,
+        ),
+        (fmt.t("econ.link"), lambda r: r.source),
+    ]
+    return _transposed(
+        "spc1",
+        fmt.t("econ.spc1_caption"),
+        [r.short_name for r in records],
+        [(label, [f(r) for r in records]) for label, f in lines],
+        fmt,
+    )
+
+
+def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
+    """Seed 000 Tabelle 8: per target load, the systems needed, their price and latency."""
+    systems = table["system"].unique(maintain_order=True).to_list()
+    rows = []
+    for target in table["target_iops"].unique(maintain_order=True).to_list():
+        cells = []
+        for system in systems:
+            r = table.filter((pl.col("system") == system) & (pl.col("target_iops") == target)).row(
+                0, named=True
+            )
+            cells.append(
+                [
+                    Span(
+                        fmt.t(
+                            "econ.sizing_cell",
+                            units=r["units"],
+                            system=system,
+                            price=fmt.money(r["price"], r["currency"]),
+                            iops=fmt.integer(r["capacity_iops"]),
+                            lat=fmt.lat_ms(r["lat_ms"] * 1000),
+                        )
+                    )
+                ]
+            )
+        rows.append([[Span(fmt.t("econ.target", iops=fmt.integer(target)))], *cells])
+    load = fmt.amount(table["max_load_pct"][0])
+    return TableView(
+        "spc1_sizing",
+        fmt.t("econ.sizing_caption", load=load),
+        [fmt.t("econ.system"), *systems],
+        rows,
+    )
+
+
+def speedup_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
+    labels = {c.case: c.label[fmt.t.lang] for c in report.speedup}
+    header = [
+        fmt.t(f"econ.{k}") for k in ("case", "io_share", "old", "new", "io_speedup", "app_gain")
+    ]
+    rows = [
+        [
+            [Span(labels[r["case"]])],
+            [Span(f"{fmt.amount(r['io_share'] * 100)}%")],
+            [Span(fmt.lat_ms(r["old_ms"] * 1000))],
+            [Span(fmt.lat_ms(r["new_ms"] * 1000))],
+            [Span(fmt.t("econ.factor", x=fmt.amount(r["io_speedup"])))],
+            [Span(f"{fmt.amount(r['app_gain_pct'])}%")],
+        ]
+        for r in table.iter_rows(named=True)
+    ]
+    return TableView("speedup", fmt.t("econ.speedup_caption"), header, rows)
