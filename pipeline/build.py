@@ -20,6 +20,7 @@ from pipeline import ingest
 from pipeline.charts import CHARTS
 from pipeline.charts.export import save
 from pipeline.compute import TABLES, economics
+from pipeline.compute.tables import iops_at_latency
 from pipeline.config import LANGS, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
@@ -130,6 +131,10 @@ def prepare(folder: Path) -> ReportContext:
             "see the rejected records listed above",
         )
     tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
+    limits = report.latency_limits
+    tables["iops_at_latency"] = iops_at_latency(
+        dataset.points, (limits.small_us, limits.large_us), limits.small_block
+    )
     records = spc1.load_all(report.spc1, folder, folder / "report.toml")
     tables.update(economics.tables(report, records))
     ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points), records)

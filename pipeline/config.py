@@ -182,6 +182,34 @@ class SpeedupCase(Strict):
     new_ms: float = Field(gt=0)
 
 
+class LatencyLimits(Strict):
+    """The latency limit for 'I/O rate under N ms' (seed 001: 1 ms, 3 ms for large blocks)."""
+
+    small_us: float = Field(default=1000, gt=0)
+    large_us: float = Field(default=3000, gt=0)
+    small_block: int = 32 * 1024
+
+    @field_validator("small_block", mode="before")
+    @classmethod
+    def _size(cls, v: Any) -> int:
+        return parse_block_size(str(v))
+
+
+TableName = Literal["performance", "key_figures", "min_latency", "iops_at_latency"]
+ChartKind = Literal[
+    "standard", "dual_axis", "setups", "response", "stability", "percentiles", "histogram"
+]
+
+
+class ChartSpec(Strict):
+    """One chart kind a report shows; ``profiles`` narrows it (e.g. ["8K random 100"])."""
+
+    kind: ChartKind
+    profiles: list[str] = []
+    source: str | None = None  # histogram: the fio json+ file
+    job: int = 0  # histogram: the job record in that file
+
+
 class Report(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: Text
@@ -205,6 +233,9 @@ class Report(Strict):
     spc1: list[str] = []
     sizing: Sizing | None = None
     speedup: list[SpeedupCase] = []
+    latency_limits: LatencyLimits = LatencyLimits()
+    tables: list[TableName] | None = None
+    charts: list[ChartSpec] | None = None
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

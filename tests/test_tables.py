@@ -78,3 +78,35 @@ def test_mixes_are_ordered_read_first_and_setup_column_only_when_several() -> No
     assert table["read_pct"].unique(maintain_order=True).to_list() == [100.0, 0.0]
     two_setups = pl.concat([_points(CURVE, setup="a"), _points(CURVE, setup="b")])
     assert "setup" in min_latency(two_setups).columns
+
+
+def test_iops_at_latency_interpolates_at_the_first_crossing() -> None:
+    from pipeline.compute.tables import iops_at_latency
+
+    table = iops_at_latency(_points(CURVE))  # 8K blocks: limit 1 ms
+    row = table.row(0, named=True)
+    # crosses between 16 (40'000 @ 800 µs) and 32 (39'000 @ 1'600 µs): a quarter of the way
+    assert row["limit_us"] == 1000
+    assert row["iops"] == 40_000 + 0.25 * (39_000 - 40_000)
+    assert row["parallelism"] == 16
+    assert table.columns == [
+        "access",
+        "block_size",
+        "read_pct",
+        "setup",
+        "limit_us",
+        "iops",
+        "bytes_per_s",
+        "parallelism",
+    ]
+
+
+def test_iops_at_latency_when_never_or_always_above() -> None:
+    from pipeline.compute.tables import iops_at_latency
+
+    fast = iops_at_latency(_points([(1, 100.0, 200.0), (2, 150.0, 300.0)]))
+    assert fast.row(0, named=True)["iops"] == 150  # never crosses: the best point
+    slow = iops_at_latency(_points([(1, 100.0, 2000.0), (2, 150.0, 3000.0)]))
+    assert slow.row(0, named=True)["iops"] is None  # above the limit from the start
+    custom = iops_at_latency(_points([(1, 100.0, 2000.0), (2, 150.0, 4000.0)]), (3000.0, 5000.0))
+    assert custom.row(0, named=True)["iops"] == 125

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -102,7 +103,64 @@ def cell(
     return rows.row(0, named=True)
 
 
+SMALL_BLOCK = 32 * 1024
+LIMITS_US = (1000.0, 3000.0)  # seed 001: 1 ms up to 32 KiB blocks, 3 ms above
+
+
+def _rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
+    """IOPS where latency first crosses ``limit`` walking up the levels, linear between the
+    measured points on either side; the best point if it never crosses; empty if the very
+    first point is already above it."""
+    cross = next((i for i, r in enumerate(levels) if r["lat_mean_us"] > limit), None)
+    if cross == 0:
+        return {"iops": None, "bytes_per_s": None, "parallelism": None}
+    if cross is None:
+        best = max(levels, key=lambda r: r["iops"])
+        return {k: best[k] for k in ("iops", "bytes_per_s", "parallelism")}
+    below, after = levels[cross - 1], levels[cross]
+    frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
+    return {k: below[k] + frac * (after[k] - below[k]) for k in ("iops", "bytes_per_s")} | {
+        "parallelism": below["parallelism"]
+    }
+
+
+def iops_at_latency(
+    points: pl.DataFrame, limits: tuple[float, float] = LIMITS_US, small_block: int = SMALL_BLOCK
+) -> pl.DataFrame:
+    """Per profile the I/O rate at the latency limit (1 ms for blocks ≤ 32 KiB, 3 ms above)."""
+    rows = []
+    ordered = _with_latency(points).sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
+    for key, group in ordered.group_by(PROFILE, maintain_order=True):
+        profile = dict(zip(PROFILE, key, strict=True))
+        limit = limits[0] if profile["block_size"] <= small_block else limits[1]
+        levels = list(group.iter_rows(named=True))
+        rows.append({**profile, "limit_us": limit, **_rate_at_limit(levels, limit)})
+    table = pl.DataFrame(
+        rows,
+        schema={
+            **{c: points.schema[c] for c in PROFILE},
+            "limit_us": pl.Float64,
+            "iops": pl.Float64,
+            "bytes_per_s": pl.Float64,
+            "parallelism": pl.Int64,
+        },
+    )
+    order = [
+        "access",
+        "block_size",
+        "read_pct",
+        "setup",
+        "limit_us",
+        "iops",
+        "bytes_per_s",
+        "parallelism",
+    ]
+    extra = ["queue_depth"] if table["queue_depth"].n_unique() > 1 else []
+    return _order(table).select(*extra, *order)
+
+
 TABLES: dict[str, Callable[[pl.DataFrame], pl.DataFrame]] = {
     "min_latency": min_latency,
     "performance": performance,
+    "iops_at_latency": iops_at_latency,
 }

@@ -15,7 +15,13 @@ from pipeline.render import econ_views as E
 from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.narrative import Section
-from pipeline.render.views import TableView, min_latency_view, performance_view
+from pipeline.render.views import (
+    TableView,
+    iops_at_latency_view,
+    key_figures_view,
+    min_latency_view,
+    performance_view,
+)
 
 
 @dataclass(frozen=True)
@@ -44,11 +50,31 @@ class ReportContext:
     def views(self, fmt: Formatter) -> dict[str, TableView]:
         """Every table of the report as a formatted view, in the order of the report."""
         figures, vendor = self.report.vendor_figures, self.report.system.vendor
-        views = {
-            "performance": performance_view(self.tables["performance"], figures, fmt, vendor),
-            "min_latency": min_latency_view(self.tables["min_latency"], figures, fmt, vendor),
+        makers: dict[str, Callable[[], TableView]] = {
+            "performance": lambda: performance_view(
+                self.tables["performance"], figures, fmt, vendor
+            ),
+            "key_figures": lambda: key_figures_view(self.tables["performance"], fmt),
+            "min_latency": lambda: min_latency_view(
+                self.tables["min_latency"], figures, fmt, vendor
+            ),
+            "iops_at_latency": lambda: iops_at_latency_view(self.tables["iops_at_latency"], fmt),
         }
-        return views | econ_views(self, fmt)
+        chosen = {name: make() for name, make in makers.items() if name in self.shown_tables()}
+        return chosen | econ_views(self, fmt)
+
+    def shown_tables(self) -> list[str]:
+        """The measurement tables the report shows: declared, or by default seed 000's two and
+        the I/O rate at the latency limit, plus seed 004's key figures with several setups."""
+        if self.report.tables is not None:
+            return list(self.report.tables)
+        several = self.dataset.points["setup"].n_unique() > 1
+        return [
+            "performance",
+            *(["key_figures"] if several else []),
+            "min_latency",
+            "iops_at_latency",
+        ]
 
 
 def econ_views(ctx: ReportContext, fmt: Formatter) -> dict[str, TableView]:

@@ -72,6 +72,10 @@ class Formatter:
     def mb_s(self, bytes_per_s: float) -> str:
         return self.integer(bytes_per_s / MIB)
 
+    def gb_s(self, bytes_per_s: float) -> str:
+        """GB = 1024³ bytes, one decimal (seed 004: 11.5 GB/s)."""
+        return self.number(bytes_per_s / MIB / 1024, 1)
+
     def block(self, size: int) -> str:
         return block_label(size)
 

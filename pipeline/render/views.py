@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.compute.tables import KINDS
 from pipeline.config import VendorFigure
 from pipeline.render.fmt import Formatter
 
@@ -62,7 +63,7 @@ class RowKey:
 
 
 def _profiles(table: pl.DataFrame) -> list[RowKey]:
-    extra = [c for c in EXTRA_KEYS if c in table.columns]
+    extra = [c for c in EXTRA_KEYS if c in table.columns and table[c].n_unique() > 1]
     rows = table.select(*extra, "access", "block_size").unique(maintain_order=True)
     return [RowKey(r[-2], r[-1], tuple(zip(extra, r[:-2], strict=True))) for r in rows.iter_rows()]
 
@@ -178,3 +179,60 @@ def min_latency_view(
 ) -> TableView:
     """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
     return MIN_LATENCY.view(table, figures, fmt, vendor)
+
+
+def _limit_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
+    hit = table.filter(key.filter(mix))
+    if hit.is_empty() or hit["iops"][0] is None:
+        return [Span(fmt.t("table.none"))]
+    row = hit.row(0, named=True)
+    if key.access == "sequential":
+        return [Span(f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}")]
+    return [Span(f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}")]
+
+
+IOPS_AT_LATENCY = _Grid(
+    "iops_at_latency",
+    _limit_cell,
+    lambda a: "",
+    lambda a: "table.row_latency",
+)
+
+
+def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
+    """Seed 001: the I/O rate reached under the latency limit, interpolated."""
+    view = IOPS_AT_LATENCY.view(table, [], fmt, "")
+    limits = sorted(set(table["limit_us"].to_list()))
+    caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
+    return TableView(view.name, caption, view.header, view.rows)
+
+
+def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
+    n = int(row["parallelism"])
+    workers = fmt.t("table.process_one" if n == 1 else "table.process_many", n=fmt.integer(n))
+    value = (
+        f"{fmt.gb_s(row['bytes_per_s'])} {fmt.t('unit.gb_s')}"
+        if access == "sequential"
+        else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
+    )
+    return [Span(workers), Span(value), Span(fmt.lat_us(row["lat_us"]))]
+
+
+def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
+    """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
+    rows = []
+    for key in _profiles(perf):
+        for mix in _mixes(perf):
+            found = {r["kind"]: r for r in perf.filter(key.filter(mix)).iter_rows(named=True)}
+            if not found:
+                continue
+            direction = {100.0: fmt.t("table.key_read"), 0.0: fmt.t("table.key_write")}.get(
+                mix, fmt.t.mix(mix, short=True)
+            )
+            label = [
+                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt)}"),
+                Span(fmt.t.access(key.access, long=True).capitalize()),
+            ]
+            rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
+    header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
+    return TableView("key_figures", fmt.t("table.key_figures"), header, rows)

@@ -102,14 +102,21 @@ def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 
 def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    views = ctx.views(fmt)
-    return [
-        T.heading(fmt.t("section.performance")),
-        T.table(views["performance"]),
-        T.paragraph(fmt.t("method.optimum")),
-        T.heading(fmt.t("section.latency")),
-        T.table(views["min_latency"]),
-    ]
+    """Performance (seed 000 Tabelle 3 and/or seed 004's key figures), then latency."""
+    views, parts = ctx.views(fmt), []
+    performance = [views[n] for n in ("performance", "key_figures") if n in views]
+    if performance:
+        parts += [
+            T.heading(fmt.t("section.performance")),
+            *map(T.table, performance),
+            T.paragraph(fmt.t("method.optimum")),
+        ]
+    latency = [views[n] for n in ("min_latency", "iops_at_latency") if n in views]
+    if latency:
+        parts += [T.heading(fmt.t("section.latency")), *map(T.table, latency)]
+    if "iops_at_latency" in views:
+        parts.append(T.paragraph(fmt.t("method.limits")))
+    return parts
 
 
 COST_CHART = "cost"

@@ -14,10 +14,12 @@ Run:  python data/examples/fs840/generate.py   (writes raw/fs840.iogen.csv)
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from reconstruct import curve, intervals, nearest_level
 
 LEVELS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 180, 192, 224, 256, 320, 384, 448, 512]
 HOSTS = (("p760", 0.6), ("S824", 0.4))  # host name, share of the I/Os
@@ -69,10 +71,6 @@ HEADER = (
 )
 
 
-def nearest_level(target: float, allowed: list[int]) -> int:
-    return min(allowed, key=lambda p: abs(math.log(p) - math.log(target)))
-
-
 def anchors(kib: int, access: str, mix_index: int) -> list[tuple[int, float, float]]:
     """(level, IOPS, latency µs) through which the curve must pass."""
     hosts = len(HOSTS)
@@ -93,47 +91,14 @@ def anchors(kib: int, access: str, mix_index: int) -> list[tuple[int, float, flo
     return sorted(points)
 
 
-def curve(points: list[tuple[int, float, float]]) -> dict[int, tuple[float, float]]:
-    """IOPS and latency at every level, geometric between anchors."""
-    out = {}
-    for (p0, i0, l0), (p1, i1, l1) in itertools.pairwise(points):
-        for p in LEVELS:
-            if p0 <= p <= p1:
-                t = math.log(p / p0) / math.log(p1 / p0)
-                out[p] = (i0 * (i1 / i0) ** t, l0 * (l1 / l0) ** t)
-    return out
-
-
-def split(total: int, shares: list[float]) -> list[int]:
-    """Whole numbers in the given proportions that add up to ``total`` exactly."""
-    parts = [round(total * s / sum(shares)) for s in shares]
-    parts[-1] = total - sum(parts[:-1])
-    return parts
-
-
 def rows_for_point(
     rng: random.Random, kib: int, access: str, mix: int, p: int, iops: float, lat_us: float
 ) -> list[str]:
-    total = round(iops * INTERVAL_S * INTERVALS)
-    per_interval = split(total, [1 + rng.uniform(-0.02, 0.02) for _ in range(INTERVALS)])
-    dev = [rng.uniform(-0.01, 0.01) for _ in range(INTERVALS - 1)]
-    # the I/O-weighted mean of the interval latencies is exactly lat_us
-    dev.append(-sum(c * d for c, d in zip(per_interval, dev, strict=False)) / per_interval[-1])
-    rows = []
-    for n, (count, d) in enumerate(zip(per_interval, dev, strict=True), start=1):
-        shares = [share * (1 + rng.uniform(-0.05, 0.05)) for _, share in HOSTS]
-        counts = split(count, shares)
-        lats = host_latencies(rng, lat_us * (1 + d), counts)
-        for (host, _), c, lat in zip(HOSTS, counts, lats, strict=True):
-            rows.append(row(host, kib, access, mix, p, n, c, lat, iops))
-    return rows
-
-
-def host_latencies(rng: random.Random, lat: float, counts: list[int]) -> list[float]:
-    """Latency per host whose I/O-weighted mean is ``lat``."""
-    first = lat * (1 + rng.uniform(-0.03, 0.03))
-    rest = (lat * sum(counts) - first * counts[0]) / sum(counts[1:])
-    return [first, rest]
+    shares = [share for _, share in HOSTS]
+    return [
+        row(HOSTS[h][0], kib, access, mix, p, n, c, lat, iops)
+        for n, h, c, lat in intervals(rng, iops, lat_us, shares, INTERVALS, INTERVAL_S)
+    ]
 
 
 def row(
@@ -172,7 +137,7 @@ def generate() -> str:
     ]
     for kib, access in MIN_LATENCY:
         for m, mix in enumerate(MIXES):
-            values = curve(anchors(kib, access, m))
+            values = curve(anchors(kib, access, m), LEVELS)
             for p in LEVELS:
                 iops, lat = values[p]
                 lines += rows_for_point(rng, kib, access, mix, p, iops, lat)
