@@ -87,9 +87,14 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
 
 
 def cell(
-    table: pl.DataFrame, access: str, block_size: int, read_pct: float, kind: str | None = None
+    table: pl.DataFrame,
+    access: str,
+    block_size: int,
+    read_pct: float,
+    kind: str | None = None,
+    setup: str | None = None,
 ) -> dict[str, object]:
-    """One row of a table as a dict; raises KeyError when the cell is absent."""
+    """One row of a table as a dict; raises KeyError when the cell is absent or ambiguous."""
     cond = (
         (pl.col("access") == access)
         & (pl.col("block_size") == block_size)
@@ -97,9 +102,22 @@ def cell(
     )
     if kind is not None:
         cond = cond & (pl.col("kind") == kind)
+    if setup is not None:
+        if "setup" not in table.columns:
+            raise KeyError(f"setup={setup!r} given, but the report has one setup only")
+        cond = cond & (pl.col("setup") == setup)
     rows = table.filter(cond)
     if rows.is_empty():
-        raise KeyError(f"no {kind or 'value'} for {access} {block_size} B {read_pct:g} % read")
+        raise KeyError(
+            f"no {kind or 'value'} for {access} {block_size} B {read_pct:g} % read"
+            + (f" in setup {setup!r}" if setup else "")
+        )
+    if rows.height > 1:
+        setups = sorted(set(rows["setup"].to_list())) if "setup" in rows.columns else []
+        raise KeyError(
+            f"{rows.height} values for {access} {block_size} B {read_pct:g} % read: "
+            f"name the setup (setup=…, one of {setups})"
+        )
     return rows.row(0, named=True)
 
 

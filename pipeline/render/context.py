@@ -45,7 +45,8 @@ class ReportContext:
     spc1: list[Spc1Record] = field(default_factory=list)
 
     def formatter(self, lang: str) -> Formatter:
-        return Formatter(Strings(lang))
+        setups = {s.name: s.description[lang] for s in self.report.setups}
+        return Formatter(Strings(lang), setups)
 
     def views(self, fmt: Formatter) -> dict[str, TableView]:
         """Every table of the report as a formatted view, in the order of the report."""

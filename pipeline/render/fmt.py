@@ -39,9 +39,13 @@ def significant_places(value: float, digits: int = 2) -> int:
 
 
 class Formatter:
-    def __init__(self, strings: Strings) -> None:
+    def __init__(self, strings: Strings, setups: dict[str, str] | None = None) -> None:
         self.t = strings
         self.locale = strings("format.locale")
+        self.setups = setups or {}  # setup name -> its description in this language
+
+    def setup(self, name: str) -> str:
+        return self.setups.get(name) or name
 
     def number(self, value: float, places: int = 0) -> str:
         rounded = _half_up(value, places)

@@ -93,9 +93,16 @@ class Values:
         self.fmt = fmt
 
     def _row(
-        self, table: str, block: str, access: str, read_pct: float, kind: str | None
+        self,
+        table: str,
+        block: str,
+        access: str,
+        read_pct: float,
+        kind: str | None,
+        setup: str | None = None,
     ) -> PointText:
-        row = cell(self.tables[table], access, parse_block_size(block), read_pct, kind)
+        frame = self.tables[table]
+        row = cell(frame, access, parse_block_size(block), read_pct, kind, setup)
         return PointText(row, self.fmt)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
@@ -129,14 +136,14 @@ class Values:
         return self.fmt.number(x / y, places)
 
     def context(self, report: Report) -> dict[str, object]:
-        def kind(k: str) -> object:
-            return lambda b, a, r: self._row("performance", b, a, r, k)
+        def kind(k: str | None, table: str = "performance") -> object:
+            return lambda b, a, r, setup=None: self._row(table, b, a, r, k, setup)
 
         return {
             "maximum": kind("maximum"),
             "optimum": kind("optimum"),
             "speed": kind("speed"),
-            "min_latency": lambda b, a, r: self._row("min_latency", b, a, r, None),
+            "min_latency": kind(None, "min_latency"),
             "value": self.value,
             "ratio": self.ratio,
             "system": report.system.name,
