@@ -6,7 +6,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
-EXAMPLE ?= data/examples/fs840
 
 .PHONY: demo test lint golden setup clean fio-fixtures
 
@@ -19,8 +18,10 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/iopress build $(EXAMPLE) -o build/fs840
-	@echo "Built: build/fs840/fs840.de.pdf build/fs840/fs840.en.pdf build/fs840/site/index.html"
+	$(BIN)/iopress build data/examples/fs840 -o build/fs840
+	$(BIN)/iopress build data/examples/a800 -o build/a800
+	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
+	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
 test: lint
 	$(BIN)/python -m pytest -q

@@ -18,6 +18,7 @@ import polars as pl
 
 from pipeline import ingest
 from pipeline.charts import CHARTS
+from pipeline.charts.draw import draw
 from pipeline.charts.export import save
 from pipeline.compute import TABLES, economics
 from pipeline.compute.tables import iops_at_latency
@@ -29,7 +30,8 @@ from pipeline.ingest.base import ReadOptions, Reject
 from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
 from pipeline.render import narrative, site, whitepaper
-from pipeline.render.context import ReportContext, chart_refs
+from pipeline.render.context import ReportContext
+from pipeline.render.plan import chart_plan
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
 from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, conform, polars_schema, violations
 
@@ -137,7 +139,8 @@ def prepare(folder: Path) -> ReportContext:
     )
     records = spc1.load_all(report.spc1, folder, folder / "report.toml")
     tables.update(economics.tables(report, records))
-    ctx = ReportContext(folder, report, dataset, tables, texts, chart_refs(dataset.points), records)
+    plan = chart_plan(report, dataset.points)
+    ctx = ReportContext(folder, report, dataset, tables, texts, plan, records)
     check_narrative(ctx)
     return ctx
 
@@ -169,7 +172,7 @@ def write_charts(ctx: ReportContext, work: Path) -> None:
     for lang in LANGS:
         fmt = ctx.formatter(lang)
         for ref in ctx.charts:
-            chart = CHARTS["standard"](whitepaper.points_for(ctx, ref), fmt)
+            chart = draw(ref, ctx.dataset.points, ctx.folder, fmt)
             save(chart, work / "charts" / f"{ref.stem}.{lang}", fmt)
         if "cost" in ctx.tables:
             chart = CHARTS["cost"](whitepaper.cost_for(ctx, lang), fmt)

@@ -1,4 +1,4 @@
-"""Regenerate the golden typst and Markdown files of the fs840 example.
+"""Regenerate the golden typst and Markdown files of the example reports.
 
     make golden        (or: .venv/bin/python -m tests.regenerate_golden)
 
@@ -14,15 +14,20 @@ from pipeline.build import prepare
 from pipeline.config import LANGS
 from pipeline.render import site, whitepaper
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "fs840"
-EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "fs840"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+EXAMPLES = Path(__file__).resolve().parent.parent / "data" / "examples"
+NAMES = ("fs840", "a800")
 
 
 def golden_files() -> dict[str, str]:
-    """Relative path -> text of every golden file, generated from the example."""
-    ctx = prepare(EXAMPLE)
-    files = {f"typst/fs840.{lang}.typ": whitepaper.body(ctx, lang) for lang in LANGS}
-    files.update({f"site/{name}": text for name, text in site.pages(ctx).items()})
+    """Relative path -> text of every golden file, generated from the examples."""
+    files = {}
+    for name in NAMES:
+        ctx = prepare(EXAMPLES / name)
+        files.update(
+            {f"{name}/typst/{name}.{lang}.typ": whitepaper.body(ctx, lang) for lang in LANGS}
+        )
+        files.update({f"{name}/site/{page}": text for page, text in site.pages(ctx).items()})
     return files
 
 

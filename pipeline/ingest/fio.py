@@ -282,3 +282,33 @@ def _row(
         "source": label,
         "line": line,
     }
+
+
+def latency_bins(path: Path, job: int) -> pl.DataFrame:
+    """fio json+ latency histogram of one job record, reads and writes together:
+    ``lat_us`` (the bin's latency) and ``count``. fio 3.x bins are keyed in ns."""
+    doc = final_document(path, read_text(path)).data
+    records = doc.get("client_stats") or doc.get("jobs") or []
+    if not isinstance(records, list) or not 0 <= job < len(records):
+        raise InputError(
+            path,
+            f"jobs[{job}]",
+            "no such job record",
+            f"choose a job between 0 and {max(len(records) - 1, 0)}",
+        )
+    counts: dict[float, float] = {}
+    for direction in ("read", "write"):
+        d = records[job].get(direction) if isinstance(records[job], dict) else None
+        clat = d.get("clat_ns") if isinstance(d, dict) else None
+        bins = clat.get("bins") if isinstance(clat, dict) else None
+        for key, value in (bins or {}).items():
+            if _is_number(key) and isinstance(value, int | float):
+                counts[float(key) / 1000] = counts.get(float(key) / 1000, 0.0) + float(value)
+    if not counts:
+        raise InputError(
+            path,
+            f"jobs[{job}].read.clat_ns.bins",
+            "no latency bins",
+            "run fio with --output-format=json+ (bins are only in json+)",
+        )
+    return pl.DataFrame({"lat_us": list(counts), "count": list(counts.values())}).sort("lat_us")

@@ -15,6 +15,7 @@ from pipeline.render import econ_views as E
 from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.narrative import Section
+from pipeline.render.plan import ChartRef
 from pipeline.render.views import (
     TableView,
     iops_at_latency_view,
@@ -22,16 +23,6 @@ from pipeline.render.views import (
     min_latency_view,
     performance_view,
 )
-
-
-@dataclass(frozen=True)
-class ChartRef:
-    """One chart of the report: which points it shows and where its files are."""
-
-    stem: str
-    access: str
-    block_size: int
-    setup: str
 
 
 @dataclass
@@ -88,22 +79,3 @@ def econ_views(ctx: ReportContext, fmt: Formatter) -> dict[str, TableView]:
         "speedup": lambda: E.speedup_view(t["speedup"], r, fmt),
     }
     return {name: make() for name, make in makers.items() if name in t}
-
-
-def chart_refs(points: pl.DataFrame) -> list[ChartRef]:
-    """One standard chart per setup × access × block size, in report order."""
-    keys = (
-        points.select("setup", "access", "block_size")
-        .unique()
-        .sort("setup", "access", "block_size")
-    )
-    several = keys["setup"].n_unique() > 1
-    refs = []
-    for setup, access, block in keys.iter_rows():
-        slug = f"_{_slug(setup)}" if several else ""
-        refs.append(ChartRef(f"standard{slug}_{access}_{block // 1024}k", access, block, setup))
-    return refs
-
-
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import typst_doc as T
-from pipeline.render.context import ChartRef, ReportContext
+from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
 from pipeline.render.narrative import Values, fill, to_typst
+from pipeline.render.plan import ChartRef
 
 
 def _narrative(ctx: ReportContext, fmt: Formatter, name: str) -> str:
@@ -70,12 +71,33 @@ def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 
 def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
-    return fmt.t(
-        "chart.caption", block=fmt.block(ref.block_size), access=fmt.t.access(ref.access, True)
-    )
+    """The caption of a chart: the same words as its title, plus the setup where several."""
+    if ref.kind == "histogram":
+        return fmt.t("chart.histogram_title")
+    words = {"block": fmt.block(ref.block_size), "access": fmt.t.access(ref.access, True)}
+    if ref.read_pct is not None:
+        words["mix"] = fmt.t.mix(ref.read_pct, short=True)
+    if ref.limit_us is not None:
+        words["limit"] = fmt.lat_ms(ref.limit_us)
+    key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
+    caption = fmt.t(key, **words)
+    several = len(fmt.setups) > 1
+    return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
+
+
+TITLE_KEYS = {
+    "dual_axis": "dual",
+    "setups": "setups",
+    "response": "response",
+    "stability": "stability",
+    "percentiles": "percentiles",
+}
 
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
+    if ref.kind != "standard":
+        key = TITLE_KEYS.get(ref.kind, ref.kind)
+        return f"{chart_caption(ref, fmt)}. {fmt.t(f'chart.alt_{key}')}"
     metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
     return fmt.t(
         "chart.alt",
@@ -86,10 +108,15 @@ def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
 
 
 def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """One subsection per access and block size with its charts, in the plan's order."""
     parts = [T.heading(fmt.t("section.results")), _narrative(ctx, fmt, "results")]
+    current: tuple[str, int] | None = None
     for ref in ctx.charts:
-        title = f"{fmt.block(ref.block_size)} {fmt.t.access(ref.access, True)}"
-        parts.append(T.heading(title, 2))
+        if ref.kind != "histogram" and (ref.access, ref.block_size) != current:
+            current = (ref.access, ref.block_size)
+            parts.append(
+                T.heading(f"{fmt.block(ref.block_size)} {fmt.t.access(ref.access, True)}", 2)
+            )
         parts.append(
             T.figure(
                 f"charts/{ref.stem}.{fmt.t.lang}.pdf",
@@ -186,12 +213,3 @@ def body(ctx: ReportContext, lang: str) -> str:
         _narrative(ctx, fmt, "conclusion"),
     ]
     return T.document(T.Meta(ctx.report, fmt), parts)
-
-
-def points_for(ctx: ReportContext, ref: ChartRef) -> pl.DataFrame:
-    p = ctx.dataset.points
-    return p.filter(
-        (pl.col("setup") == ref.setup)
-        & (pl.col("access") == ref.access)
-        & (pl.col("block_size") == ref.block_size)
-    )

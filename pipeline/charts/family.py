@@ -1,0 +1,285 @@
+"""The chart family beyond the standard chart (seeds 001, 003, 004 and auditors' needs).
+
+Each function takes the points it plots (already narrowed to one profile or block size)
+and a ``Formatter``, and returns an altair chart with titles and numbers in the report's
+language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from pipeline.charts.theme import standard_definition, theme
+from pipeline.render.fmt import MIB, Formatter
+from pipeline.schema import PERCENTILES
+
+SETUP_COLOURS = ["#1f5fbf", "#d62728", "#e0a800", "#2e9e3e", "#9467bd", "#8c564b"]
+DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
+
+
+def _finish(chart: Any, title: str, fmt: Formatter) -> alt.TopLevelMixin:
+    config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
+    done: alt.TopLevelMixin = chart.properties(title=title).configure(**config)
+    return done
+
+
+def _parallelism_x(fmt: Formatter) -> alt.X:
+    spec = standard_definition()
+    return alt.X(
+        "parallelism:Q",
+        title=fmt.t("chart.parallelism"),
+        scale=alt.Scale(type="log", base=2, domain=spec.domain),
+        axis=alt.Axis(values=spec.levels, format="d", labelFlush=False),
+    )
+
+
+def _sequential(points: pl.DataFrame) -> bool:
+    return bool(points["access"][0] == "sequential")
+
+
+def _throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
+    """IOPS, or MB/s for sequential access: what the seeds plot on the left axis."""
+    if _sequential(points):
+        return pl.col("bytes_per_s") / MIB, fmt.t("chart.mb_s")
+    return pl.col("iops"), fmt.t("chart.iops")
+
+
+def _setup_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
+    setups = points["setup"].unique(maintain_order=True).to_list()
+    labels = [fmt.setup(s) for s in setups]
+    colours = [SETUP_COLOURS[i % len(SETUP_COLOURS)] for i in range(len(setups))]
+    return alt.Color(
+        "setup_label:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
+    )
+
+
+def _with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
+    names = {s: fmt.setup(s) for s in points["setup"].unique().to_list()}
+    return points.with_columns(
+        pl.col("setup").replace_strict(names, return_dtype=pl.String).alias("setup_label")
+    )
+
+
+def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+    """Seed 004: IOPS solid on the left axis, latency dashed on the right, colour per setup.
+    ``points``: one access, block size and mix, every setup."""
+    value, value_title = _throughput(points, fmt)
+    data = (
+        _with_setup_label(points, fmt)
+        .sort("setup", "parallelism")
+        .select(
+            "parallelism",
+            "setup_label",
+            value.alias("throughput"),
+            pl.col("lat_mean_us").alias("latency_us"),
+        )
+    )
+    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=_setup_colour(points, fmt))
+    rate = base.mark_line(point=True, strokeWidth=theme().line_width).encode(
+        y=alt.Y("throughput:Q", title=value_title, axis=alt.Axis(format=",d"))
+    )
+    lat = base.mark_line(strokeDash=DASHES["dashed"], strokeWidth=theme().line_width).encode(
+        y=alt.Y(
+            "latency_us:Q", title=fmt.t("chart.lat_us"), axis=alt.Axis(format=",d", orient="right")
+        )
+    )
+    layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
+    return _finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
+
+
+def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
+    mix = fmt.t.mix(float(points["read_pct"][0]), short=True)
+    return fmt.t(
+        key,
+        block=fmt.block(int(points["block_size"][0])),
+        access=fmt.t.access(str(points["access"][0]), True),
+        mix=mix,
+    )
+
+
+def _direction(read_pct: float) -> str:
+    return {100.0: "solid", 0.0: "dashed"}.get(read_pct, "dotted")
+
+
+def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+    """Seed 003: setups compared, colour per setup, reads solid and writes dashed.
+    ``points``: one access and block size, every setup and mix."""
+    value, value_title = _throughput(points, fmt)
+    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
+    mix_labels = [fmt.t.mix(m, short=True) for m in mixes]
+    data = (
+        _with_setup_label(points, fmt)
+        .sort("setup", "read_pct", "parallelism")
+        .select(
+            "parallelism",
+            "setup_label",
+            value.alias("throughput"),
+            (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+            pl.col("read_pct")
+            .replace_strict(dict(zip(mixes, mix_labels, strict=True)), return_dtype=pl.String)
+            .alias("mix"),
+        )
+    )
+    dash = alt.StrokeDash(
+        "mix:N",
+        title=None,
+        sort=mix_labels,
+        scale=alt.Scale(domain=mix_labels, range=[DASHES[_direction(m)] for m in mixes]),
+    )
+    colour = _setup_colour(points, fmt)
+
+    def panel(field: str, title: str, number: str) -> alt.Chart:
+        chart: alt.Chart = (
+            alt.Chart(data)
+            .mark_line(strokeWidth=theme().line_width)
+            .encode(
+                x=_parallelism_x(fmt),
+                y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
+                color=colour,
+                strokeDash=dash,
+                detail="setup_label:N",
+            )
+            .properties(width=250, height=190)
+        )
+        return chart
+
+    both = alt.hconcat(
+        panel("throughput", value_title, ",d"), panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+    )
+    return _finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
+
+
+def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
+    return fmt.t(
+        key,
+        block=fmt.block(int(points["block_size"][0])),
+        access=fmt.t.access(str(points["access"][0]), True),
+    )
+
+
+def _mix_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
+    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
+    labels = [fmt.t.mix(m, short=True) for m in mixes]
+    colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
+    return alt.Color(
+        "mix:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
+    )
+
+
+def _mix_label(points: pl.DataFrame, fmt: Formatter) -> pl.Expr:
+    mixes = points["read_pct"].unique().to_list()
+    labels = {m: fmt.t.mix(m, short=True) for m in mixes}
+    return pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix")
+
+
+def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt.TopLevelMixin:
+    """Seed 001: latency against I/O rate per mix, the zone under the latency limit shaded.
+    ``points``: one setup, access and block size."""
+    value, value_title = _throughput(points, fmt)
+    data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
+        value.alias("throughput"),
+        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        _mix_label(points, fmt),
+        "parallelism",
+    )
+    zone = (
+        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / 1000]}))
+        .mark_rect(color="#2e9e3e", opacity=0.12)
+        .encode(y="zero:Q", y2="limit:Q")
+    )
+    rule = (
+        alt.Chart(pl.DataFrame({"limit": [limit_us / 1000]}))
+        .mark_rule(color="#2e9e3e", strokeDash=DASHES["dashed"])
+        .encode(y="limit:Q")
+    )
+    lines = (
+        alt.Chart(data)
+        .mark_line(point=True, strokeWidth=theme().line_width)
+        .encode(
+            x=alt.X("throughput:Q", title=value_title, axis=alt.Axis(format=",d")),
+            y=alt.Y("latency_ms:Q", title=fmt.t("chart.lat_ms"), axis=alt.Axis(format=",.2~f")),
+            color=_mix_colour(points, fmt),
+            order="parallelism:Q",
+        )
+    )
+    layered = alt.layer(zone, rule, lines).properties(width=520, height=260)
+    title = fmt.t(
+        "chart.response_title",
+        block=fmt.block(int(points["block_size"][0])),
+        access=fmt.t.access(str(points["access"][0]), True),
+        limit=fmt.lat_ms(limit_us),
+    )
+    return _finish(layered, title, fmt)
+
+
+def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+    """How stable each point was: mean IOPS with the band from the slowest to the fastest
+    interval. ``points``: one setup, access and block size."""
+    data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
+        "parallelism", "iops", "iops_min", "iops_max", _mix_label(points, fmt)
+    )
+    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=_mix_colour(points, fmt))
+    band = base.mark_area(opacity=0.25).encode(
+        y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
+        y2="iops_max:Q",
+    )
+    mean = base.mark_line(point=True, strokeWidth=theme().line_width).encode(y="iops:Q")
+    layered = alt.layer(band, mean).properties(width=520, height=260)
+    return _finish(layered, _block_title(points, fmt, "chart.stability_title"), fmt)
+
+
+def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+    """Latency percentiles p50…p99.99 against parallelism. ``points``: one profile."""
+    names = [f"lat_{p}_us" for p in PERCENTILES]
+    labels = {f"lat_{p}_us": f"p{v:g}" for p, v in PERCENTILES.items()}
+    data = (
+        points.sort("parallelism")
+        .select("parallelism", *names)
+        .unpivot(index="parallelism", variable_name="percentile", value_name="latency_us")
+        .drop_nulls("latency_us")
+        .with_columns(pl.col("percentile").replace_strict(labels, return_dtype=pl.String))
+    )
+    order = list(labels.values())
+    chart = (
+        alt.Chart(data)
+        .mark_line(point=True, strokeWidth=theme().line_width)
+        .encode(
+            x=_parallelism_x(fmt),
+            y=alt.Y(
+                "latency_us:Q",
+                title=fmt.t("chart.lat_us"),
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(format=",d"),
+            ),
+            color=alt.Color(
+                "percentile:N",
+                title=None,
+                sort=order,
+                scale=alt.Scale(domain=order, scheme="viridis"),
+            ),
+        )
+        .properties(width=520, height=260)
+    )
+    return _finish(chart, _profile_title(points, fmt, "chart.percentiles_title"), fmt)
+
+
+def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+    """fio json+ latency histogram: ``bins`` has ``lat_us`` (bin value) and ``count``."""
+    chart = (
+        alt.Chart(bins)
+        .mark_bar(color=theme().vendor_colour)
+        .encode(
+            x=alt.X(
+                "lat_us:Q",
+                title=fmt.t("chart.lat_us"),
+                scale=alt.Scale(type="log"),
+                axis=alt.Axis(format=",d"),
+            ),
+            y=alt.Y("count:Q", title=fmt.t("chart.count"), axis=alt.Axis(format=",d")),
+        )
+        .properties(width=520, height=220)
+    )
+    return _finish(chart, fmt.t("chart.histogram_title"), fmt)

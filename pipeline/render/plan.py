@@ -1,0 +1,130 @@
+"""Which charts a report shows: declared in report.toml ``[[charts]]``, or by default from
+the data (the standard chart; with several setups also seed 004's dual-axis chart and
+seed 003's setup comparison; latency percentiles where the tool reported them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from pipeline.config import ChartSpec, Report
+from pipeline.units import parse_block_size
+
+# kind -> the columns one chart of that kind is drawn for
+GRAIN: dict[str, tuple[str, ...]] = {
+    "standard": ("setup", "access", "block_size"),
+    "dual_axis": ("access", "block_size", "read_pct"),
+    "setups": ("access", "block_size"),
+    "response": ("setup", "access", "block_size"),
+    "stability": ("setup", "access", "block_size"),
+    "percentiles": ("setup", "access", "block_size", "read_pct"),
+}
+
+
+@dataclass(frozen=True)
+class ChartRef:
+    """One chart of the report: its kind, the points it shows and its file stem."""
+
+    kind: str
+    stem: str
+    access: str
+    block_size: int
+    setup: str | None = None
+    read_pct: float | None = None
+    source: str | None = None  # histogram: fio json+ file in the report folder
+    job: int = 0
+    limit_us: float | None = None  # response: the latency limit drawn
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
+
+
+def default_specs(points: pl.DataFrame) -> list[ChartSpec]:
+    kinds = ["standard"]
+    if points["setup"].n_unique() > 1:
+        kinds += ["dual_axis", "setups"]
+    if points["lat_p99_us"].drop_nulls().len() > 0:
+        kinds.append("percentiles")
+    return [ChartSpec.model_validate({"kind": k}) for k in kinds]
+
+
+def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
+    """``profiles`` entries read "8K random" or "8K random 100"."""
+    if not spec.profiles:
+        return True
+    for profile in spec.profiles:
+        words = profile.split()
+        wanted = {"block_size": parse_block_size(words[0]), "access": words[1]}
+        if len(words) > 2:
+            wanted["read_pct"] = float(words[2])
+        if all(key.get(k) == v for k, v in wanted.items()):
+            return True
+    return False
+
+
+def _keys(points: pl.DataFrame, kind: str) -> Iterator[dict[str, Any]]:
+    grain = list(GRAIN[kind])
+    data = points if kind != "percentiles" else points.filter(pl.col("lat_p99_us").is_not_null())
+    order = [c for c in ("setup", "access", "block_size") if c in grain]
+    keys = (
+        data.select(grain)
+        .unique()
+        .sort(
+            order + (["read_pct"] if "read_pct" in grain else []),
+            descending=[False] * len(order) + ([True] if "read_pct" in grain else []),
+        )
+    )
+    yield from keys.iter_rows(named=True)
+
+
+def _ref(kind: str, key: dict[str, Any], several_setups: bool, report: Report) -> ChartRef:
+    setup = key.get("setup")
+    parts = [
+        kind,
+        _slug(str(setup)) if setup is not None and several_setups else "",
+        str(key["access"]),
+        f"{int(key['block_size']) // 1024}k",
+        f"r{float(key['read_pct']):g}" if "read_pct" in key else "",
+    ]
+    limits = report.latency_limits
+    small = int(key["block_size"]) <= limits.small_block
+    limit = (limits.small_us if small else limits.large_us) if kind == "response" else None
+    return ChartRef(
+        kind,
+        "_".join(p for p in parts if p),
+        str(key["access"]),
+        int(key["block_size"]),
+        str(setup) if setup is not None else None,
+        float(key["read_pct"]) if "read_pct" in key else None,
+        limit_us=limit,
+    )
+
+
+def chart_plan(report: Report, points: pl.DataFrame) -> list[ChartRef]:
+    """Every chart of the report in order: grouped by access and block size as the seeds do."""
+    several = points["setup"].n_unique() > 1
+    refs = []
+    for spec in report.charts if report.charts is not None else default_specs(points):
+        if spec.kind == "histogram":
+            refs.append(
+                ChartRef(
+                    "histogram",
+                    f"histogram_{_slug(spec.source or '')}_{spec.job}",
+                    "",
+                    0,
+                    source=spec.source,
+                    job=spec.job,
+                )
+            )
+            continue
+        refs += [
+            _ref(spec.kind, key, several, report)
+            for key in _keys(points, spec.kind)
+            if _matches(spec, key)
+        ]
+    order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
+    return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))

@@ -1,0 +1,121 @@
+"""Chart specs of every kind: encodings, colours, dash patterns, axis types, titles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+from pipeline.build import prepare
+from pipeline.charts import CHARTS
+from pipeline.charts.draw import draw
+from pipeline.render.context import ReportContext
+from pipeline.render.plan import ChartRef, chart_plan, default_specs
+from tests.conftest import DATA, ROOT
+
+A800 = ROOT / "data" / "examples" / "a800"
+
+
+@pytest.fixture(scope="module")
+def a800() -> ReportContext:
+    return prepare(A800)
+
+
+def _spec(ctx: ReportContext, ref: ChartRef, lang: str) -> dict[str, Any]:
+    spec: dict[str, Any] = draw(ref, ctx.dataset.points, ctx.folder, ctx.formatter(lang)).to_dict()
+    return spec
+
+
+def _ref(ctx: ReportContext, kind: str, stem: str) -> ChartRef:
+    return next(r for r in ctx.charts if r.kind == kind and r.stem == stem)
+
+
+@pytest.mark.parametrize(
+    ("lang", "title", "lat"),
+    [
+        ("de", "8K Random 100% Read: IOPS und Latenz je Konfiguration", "Latenz [µs]"),
+        ("en", "8K random 100% read: IOPS and latency per configuration", "Latency [µs]"),
+    ],
+)
+def test_dual_axis(a800: ReportContext, lang: str, title: str, lat: str) -> None:
+    spec = _spec(a800, _ref(a800, "dual_axis", "dual_axis_random_8k_r100"), lang)
+    assert spec["title"] == title
+    rate, latency = spec["layer"]
+    assert spec["resolve"] == {"scale": {"y": "independent"}}
+    assert "strokeDash" not in rate["mark"]
+    assert latency["mark"]["strokeDash"] == [6, 4]
+    assert latency["encoding"]["y"]["axis"]["orient"] == "right"
+    assert latency["encoding"]["y"]["title"] == lat
+    assert rate["encoding"]["x"]["scale"]["type"] == "log"
+    colour = rate["encoding"]["color"]["scale"]
+    assert colour["range"] == ["#1f5fbf", "#d62728"]  # seed 003/004: blue, then red
+    assert colour["domain"][0] in ("48 vCPUs pro VM", "48 vCPUs per VM")
+
+
+def test_setups_comparison_read_solid_write_dashed(a800: ReportContext) -> None:
+    fmt = a800.formatter("en")
+    points = a800.dataset.points.filter(pl.col("block_size") == 8192)
+    spec = CHARTS["setups"](points, fmt).to_dict()
+    dash = spec["hconcat"][0]["encoding"]["strokeDash"]["scale"]
+    assert dash["domain"] == ["100% read", "100% write"]
+    assert dash["range"] == [[1, 0], [6, 4]]
+    assert spec["title"] == "8K random: configurations compared"
+
+
+def test_response_curve_shades_the_limit(a800: ReportContext) -> None:
+    spec = _spec(a800, _ref(a800, "response", "response_48vcpu_random_8k"), "de")
+    zone, rule, lines = spec["layer"]
+    assert zone["mark"]["type"] == "rect" and zone["encoding"]["y2"]["field"] == "limit"
+    assert rule["mark"]["type"] == "rule" and rule["mark"]["strokeDash"] == [6, 4]
+    assert lines["encoding"]["x"]["field"] == "throughput"
+    assert lines["encoding"]["y"]["title"] == "Servicezeit [ms]"
+    assert spec["title"] == "8K Random: Servicezeit über IO Rate (Grenze 1.0 ms)"
+
+
+def test_stability_band(a800: ReportContext) -> None:
+    spec = _spec(a800, _ref(a800, "stability", "stability_48vcpu_random_8k"), "en")
+    band, mean = spec["layer"]
+    assert band["mark"]["type"] == "area"
+    assert (band["encoding"]["y"]["field"], band["encoding"]["y2"]["field"]) == (
+        "iops_min",
+        "iops_max",
+    )
+    assert mean["encoding"]["y"]["field"] == "iops"
+
+
+def test_percentiles_from_fio() -> None:
+    from pipeline import ingest
+    from pipeline.build import combine
+    from pipeline.ingest.base import ReadOptions
+    from pipeline.render.fmt import Formatter
+    from pipeline.render.locale import Strings
+
+    result = ingest.read(DATA / "fio" / "jsonplus.json", ReadOptions())
+    points = combine([result]).points
+    spec = CHARTS["percentiles"](points, Formatter(Strings("en"))).to_dict()
+    assert spec["encoding"]["y"]["scale"]["type"] == "log"
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["p50", "p90", "p99", "p99.9", "p99.99"]
+    assert [s.kind for s in default_specs(points)] == ["standard", "percentiles"]
+
+
+def test_histogram_from_jsonplus_bins(a800: ReportContext) -> None:
+    ref = ChartRef("histogram", "h", "", 0, source=str(DATA / "fio" / "jsonplus.json"))
+    spec = draw(ref, a800.dataset.points, ROOT, a800.formatter("de")).to_dict()
+    assert spec["title"] == "Latenzverteilung"
+    assert spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["x"]["scale"]["type"] == "log"
+    assert sum(v["count"] for v in spec["datasets"][spec["data"]["name"]]) > 0
+
+
+def test_default_plan_by_data(a800: ReportContext) -> None:
+    fs840 = prepare(ROOT / "data" / "examples" / "fs840")
+    assert {r.kind for r in fs840.charts} == {"standard"}
+    assert [s.kind for s in default_specs(a800.dataset.points)] == [
+        "standard",
+        "dual_axis",
+        "setups",
+    ]
+    declared = chart_plan(a800.report, a800.dataset.points)
+    assert [r.kind for r in declared][:2] == ["dual_axis", "dual_axis"]
+    assert all(r.block_size == 8192 for r in declared if r.kind in ("response", "stability"))
