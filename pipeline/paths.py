@@ -6,6 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
+FONTS = TEMPLATES / "fonts"
 LOCALES = ROOT / "locales"
 FIGURES = ROOT / "figures"
 MKDOCS_CONFIG = ROOT / "mkdocs.yml"

@@ -14,6 +14,7 @@ from pathlib import Path
 import typst
 
 from pipeline.config import Report
+from pipeline.paths import FONTS
 from pipeline.render.fmt import Formatter
 from pipeline.render.views import Cell, TableView
 
@@ -105,6 +106,8 @@ class Meta:
         }
         items = [f"{k}: {lit(v)}" for k, v in fields.items()]
         items.append(f"region: {lit(region) if region != 'none' else 'none'}")
+        d = r.date
+        items.append(f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})")
         items.append("labels: (" + ", ".join(f"{k}: {lit(v)}" for k, v in labels.items()) + ")")
         return "(\n  " + ",\n  ".join(items) + ",\n)"
 
@@ -114,7 +117,12 @@ def document(meta: Meta, body: list[str]) -> str:
     return head + "\n".join(body)
 
 
+PDF_STANDARDS = ["a-2b", "ua-1"]  # archival and accessible; every image needs alt text
+
+
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
-    """Compile with a fixed timestamp (the report date) so the same inputs give the same bytes."""
+    """PDF/A-2b and PDF/UA-1, fonts from the project's font folder embedded, with a fixed
+    timestamp (the report date) so the same inputs give the same bytes."""
     stamp = int(dt.datetime(date.year, date.month, date.day, tzinfo=dt.UTC).timestamp())
-    typst.compile(str(source), output=str(output), root=str(root), timestamp=stamp)
+    typst.compile(str(source), output=str(output), root=str(root), timestamp=stamp,
+                  font_paths=[str(FONTS)], pdf_standards=PDF_STANDARDS)

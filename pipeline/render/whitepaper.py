@@ -119,7 +119,7 @@ def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
             )
         parts.append(
             T.figure(
-                f"charts/{ref.stem}.{fmt.t.lang}.pdf",
+                f"charts/{ref.stem}.{fmt.t.lang}.svg",
                 chart_caption(ref, fmt),
                 chart_alt(ref, fmt),
                 ref.stem,
@@ -172,7 +172,7 @@ def _economics(ctx: ReportContext, fmt: Formatter) -> list[str]:
             parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
         parts.append(
             T.figure(
-                f"charts/{COST_CHART}.{fmt.t.lang}.pdf",
+                f"charts/{COST_CHART}.{fmt.t.lang}.svg",
                 fmt.t("chart.cost_title"),
                 cost_alt(fmt),
                 COST_CHART,
