@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import typst
 
@@ -117,7 +118,8 @@ def document(meta: Meta, body: list[str]) -> str:
     return head + "\n".join(body)
 
 
-PDF_STANDARDS = ["a-2b", "ua-1"]  # archival and accessible; every image needs alt text
+# archival and accessible; every image needs alt text
+PDF_STANDARDS: list[Literal["a-2b", "ua-1"]] = ["a-2b", "ua-1"]
 
 
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
