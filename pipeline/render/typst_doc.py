@@ -10,7 +10,6 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import typst
 
@@ -118,13 +117,15 @@ def document(meta: Meta, body: list[str]) -> str:
     return head + "\n".join(body)
 
 
-# archival and accessible; every image needs alt text
-PDF_STANDARDS: list[Literal["a-2b", "ua-1"]] = ["a-2b", "ua-1"]
-
-
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
     """PDF/A-2b and PDF/UA-1, fonts from the project's font folder embedded, with a fixed
     timestamp (the report date) so the same inputs give the same bytes."""
     stamp = int(dt.datetime(date.year, date.month, date.day, tzinfo=dt.UTC).timestamp())
-    typst.compile(str(source), output=str(output), root=str(root), timestamp=stamp,
-                  font_paths=[str(FONTS)], pdf_standards=PDF_STANDARDS)
+    typst.compile(
+        str(source),
+        output=str(output),
+        root=str(root),
+        timestamp=stamp,
+        font_paths=[str(FONTS)],
+        pdf_standards=["a-2b", "ua-1"],
+    )
