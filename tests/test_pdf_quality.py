@@ -83,3 +83,17 @@ def test_document_language_and_title(fs840_build: BuildResult) -> None:
     assert (
         reader.metadata.title == "IBM Full Flash Storage für Kern-Applikationen auf Power Systemen"
     )
+
+
+def test_appendix_provenance_and_quality(fs840_build: BuildResult) -> None:
+    import hashlib
+
+    from tests.conftest import FS840
+
+    digest = hashlib.sha256((FS840 / "raw" / "fs840.iogen.csv").read_bytes()).hexdigest()
+    text = " ".join(p.extract_text() for p in PdfReader(fs840_build.out / "fs840.en.pdf").pages)
+    flat = "".join(text.split())
+    assert digest in flat  # printed in four lines of 16
+    assert "Recordsread:1,944,accepted:1,944,rejected:0." in flat
+    assert "Intervaldeviationpermeasuredpointin%" in flat
+    assert "vl-convert-python" in text

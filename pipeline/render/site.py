@@ -35,7 +35,7 @@ def md_text(text: str) -> str:
 
 
 def _md_cell(cell: Cell) -> str:
-    marks = {"plain": "", "optimum": "*", "vendor": "**"}
+    marks = {"plain": "", "optimum": "*", "vendor": "**", "mono": "`"}
     return "<br>".join(f"{marks[s.style]}{md_text(s.text)}{marks[s.style]}" for s in cell)
 
 

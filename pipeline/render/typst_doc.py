@@ -62,13 +62,15 @@ def _cell(cell: Cell) -> str:
 
 def table(view: TableView) -> str:
     n = len(view.header) - 1
-    first = "auto" if n <= 3 else "2fr"  # wide tables: share the width, wrap the labels
+    # wide tables share the width, the label column taking a larger share
+    first = "auto" if n <= 3 else f"{max(2, n // 4)}fr"
     cols = f"({first}, " + ", ".join(["1fr"] * n) + ")"
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
+    small = "true" if n > 8 else "false"  # wide tables in a smaller font
     return (
-        f"#figure(\n  data-table(columns: {cols}, header: {header},\n    {rows},\n  ),\n"
-        f"  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
+        f"#figure(\n  data-table(columns: {cols}, small: {small}, header: {header},\n"
+        f"    {rows},\n  ),\n  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
     )
 
 

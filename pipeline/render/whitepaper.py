@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import typst_doc as T
+from pipeline.render.appendix import appendix
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
 from pipeline.render.narrative import Values, fill, to_typst
@@ -211,5 +212,6 @@ def body(ctx: ReportContext, lang: str) -> str:
         *_economics(ctx, fmt),
         T.heading(fmt.t("section.conclusion")),
         _narrative(ctx, fmt, "conclusion"),
+        *appendix(ctx, fmt),
     ]
     return T.document(T.Meta(ctx.report, fmt), parts)

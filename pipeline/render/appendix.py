@@ -1,0 +1,104 @@
+"""The appendix, generated from the data: definitions, data quality, provenance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from pipeline.provenance import inputs, versions
+from pipeline.render import typst_doc as T
+from pipeline.render.context import ReportContext
+from pipeline.render.fmt import Formatter
+from pipeline.render.views import Span, TableView
+
+MAX_REJECTS = 25
+DEFINITIONS = ("service", "parallelism", "totals", "optimum", "units", "deviation")
+
+
+def _profile_label(row: dict[str, Any], fmt: Formatter, several: bool) -> str:
+    label = (
+        f"{fmt.block(int(row['block_size']))} "
+        f"{fmt.t.access(str(row['access']))} {fmt.t.mix(float(row['read_pct']), True)}"
+    )
+    return f"{label} ({fmt.setup(str(row['setup']))})" if several else label
+
+
+def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
+    """Rows: profiles; columns: parallelism levels; cells: interval deviation in %."""
+    levels = sorted(points["parallelism"].unique().to_list())
+    keys = ["setup", "access", "block_size", "read_pct"]
+    several = points["setup"].n_unique() > 1
+    rows = []
+    for key, group in points.sort(keys, descending=[False, False, False, True]).group_by(
+        keys, maintain_order=True
+    ):
+        by_level = dict(zip(group["parallelism"], group["iops_dev_pct"], strict=True))
+        row = dict(zip(keys, key, strict=True))
+        cells = [
+            [Span(fmt.number(by_level[p], 1) if p in by_level else fmt.t("table.none"))]
+            for p in levels
+        ]
+        rows.append([[Span(_profile_label(row, fmt, several))], *cells])
+    header = ["", *[fmt.integer(p) for p in levels]]
+    return TableView("deviation", fmt.t("appendix.deviation_caption"), header, rows)
+
+
+def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    rejects = ctx.dataset.rejects
+    rows = [[[Span(r.source)], [Span(r.where)], [Span(r.reason)]] for r in rejects[:MAX_REJECTS]]
+    if len(rejects) > MAX_REJECTS:
+        more = fmt.t("appendix.more_rejects", n=fmt.integer(len(rejects) - MAX_REJECTS))
+        rows.append([[Span(more)], [Span("")], [Span("")]])
+    header = [fmt.t(f"appendix.{k}") for k in ("file", "where", "reason")]
+    return TableView("rejects", fmt.t("appendix.rejects_caption"), header, rows)
+
+
+def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    files = inputs(ctx.folder, ctx.report, ctx.dataset.intervals)
+    rows = [
+        [
+            [Span(f.path)],
+            [Span(fmt.integer(f.size))],
+            [Span(f.sha256[i : i + 16], "mono") for i in range(0, 64, 16)],
+            [Span(f.tools or f.format)],
+        ]
+        for f in files
+    ]
+    header = [fmt.t(f"appendix.{k}") for k in ("file", "size", "sha256", "tool")]
+    return TableView("files", fmt.t("appendix.files_caption"), header, rows)
+
+
+def versions_view(fmt: Formatter) -> TableView:
+    rows = [[[Span(name)], [Span(version)]] for name, version in versions().items()]
+    header = [fmt.t("appendix.component"), fmt.t("appendix.version")]
+    return TableView("versions", fmt.t("appendix.versions_caption"), header, rows)
+
+
+def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    counts = ctx.dataset.accounting()
+    accounting = fmt.t(
+        "appendix.accounting",
+        read=fmt.integer(counts["records_read"]),
+        accepted=fmt.integer(counts["accepted"]),
+        rejected=fmt.integer(counts["rejected"]),
+    )
+    parts = [
+        T.heading(fmt.t("appendix.title")),
+        T.heading(fmt.t("appendix.definitions"), 2),
+        T.bullets(fmt.t(f"appendix.def_{k}") for k in DEFINITIONS),
+        T.heading(fmt.t("appendix.quality"), 2),
+        T.paragraph(accounting),
+        T.table(deviation_view(ctx.dataset.points, fmt)),
+    ]
+    parts.append(
+        T.table(rejects_view(ctx, fmt))
+        if ctx.dataset.rejects
+        else T.paragraph(fmt.t("appendix.no_rejects"))
+    )
+    parts += [
+        T.heading(fmt.t("appendix.provenance"), 2),
+        T.table(files_view(ctx, fmt)),
+        T.table(versions_view(fmt)),
+    ]
+    return parts
