@@ -146,15 +146,14 @@ def prepare(folder: Path) -> ReportContext:
 
 
 def check_narrative(ctx: ReportContext) -> None:
-    """Resolve every placeholder of every language now, before anything is written."""
+    """Resolve every placeholder and directive of every language now, before anything is
+    written."""
     problems = []
-    for lang, sections in ctx.narrative.items():
-        values = narrative.Values(ctx.tables, ctx.formatter(lang)).context(ctx.report)
-        for section in sections.values():
-            try:
-                narrative.fill(section, values)
-            except InputError as err:
-                problems.append(err)
+    for lang in ctx.narrative:
+        try:
+            whitepaper.placed(ctx, ctx.formatter(lang))
+        except InputError as err:
+            problems.append(err)
     if problems:
         raise InputErrors(problems)
 

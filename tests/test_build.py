@@ -46,8 +46,9 @@ def test_outputs_exist(fs840_build: BuildResult) -> None:
             [
                 "Vorbemerkung",
                 "Management Summary",
-                "Abbildung 1 – Messergebnisse 1K Random",
-                "Tabelle 1 – Performance abhängig von Blockgrösse",
+                "Abbildung 1 – Messergebnisse 4K Random",
+                "Tabelle 1 – Minimale Latency abhängig von Blockgrösse",
+                "Tabelle 2 – Performance abhängig von Blockgrösse",
                 "Klassifikation",
                 "nicht klassifiziert",
                 "Fazit",
@@ -61,8 +62,9 @@ def test_outputs_exist(fs840_build: BuildResult) -> None:
             [
                 "Preliminary note",
                 "Management summary",
-                "Figure 1 – Results 1K random",
-                "Table 1 – Performance by block size",
+                "Figure 1 – Results 4K random",
+                "Table 1 – Minimum latency by block size",
+                "Table 2 – Performance by block size",
                 "Classification",
                 "unclassified",
                 "Conclusion",
@@ -150,3 +152,22 @@ def test_report_mixing_iogen_fio_and_vdbench_builds(tmp_path: Path) -> None:
     assert "Mixed sources: &lt;test&gt; &amp; #1 $5 *bold*" in page
     perf = (result.out / "tables" / "performance.csv").read_text(encoding="utf-8")
     assert perf.startswith("queue_depth,access,")
+
+
+def test_directives_place_a_table_and_a_chart(fs840_context: object) -> None:
+    from pipeline.render import whitepaper
+
+    typ = whitepaper.body(fs840_context, "en")  # type: ignore[arg-type]
+    summary = typ[typ.index('"Management summary"') : typ.index('"Benchmark setup"')]
+    assert "<tab-min_latency>" in summary and "<fig-standard_random_4k>" in summary
+    assert typ.count("<tab-min_latency>") == 1 and typ.count("<fig-standard_random_4k>") == 1
+
+
+def test_unknown_directive_names_file_and_line(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    shutil.copytree(FS840, report)
+    text = report / "text" / "de" / "conclusion.md"
+    text.write_text('Fazit.\n\n{{ chart("nope") }}\n', encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        build(report, tmp_path / "out")
+    assert f"{text}: line 3: placeholder names nothing: \"no chart 'nope'" in str(caught.value)

@@ -88,9 +88,23 @@ class PointText:
 class Values:
     """What placeholders can name: ``maximum``, ``optimum``, ``speed``, ``min_latency``."""
 
-    def __init__(self, tables: dict[str, pl.DataFrame], fmt: Formatter) -> None:
+    def __init__(
+        self,
+        tables: dict[str, pl.DataFrame],
+        fmt: Formatter,
+        placeable: dict[str, list[str]] | None = None,
+    ) -> None:
         self.tables = tables
         self.fmt = fmt
+        self.placeable = placeable or {"table": [], "chart": []}
+        self.placed: list[tuple[str, str]] = []
+
+    def place(self, kind: str, name: str) -> str:
+        """A directive: put table or chart ``name`` here (and not at its default place)."""
+        if name not in self.placeable[kind]:
+            raise KeyError(f"no {kind} {name!r}: one of {self.placeable[kind]}")
+        self.placed.append((kind, name))
+        return f"\n\n{marker(len(self.placed) - 1)}\n\n"
 
     def _row(
         self,
@@ -144,11 +158,18 @@ class Values:
             "optimum": kind("optimum"),
             "speed": kind("speed"),
             "min_latency": kind(None, "min_latency"),
+            "table": lambda name: self.place("table", name),
+            "chart": lambda name: self.place("chart", name),
             "value": self.value,
             "ratio": self.ratio,
             "system": report.system.name,
             "vendor": report.system.vendor,
         }
+
+
+def marker(index: int) -> str:
+    """Plain letters and digits: survives pandoc into typst and Markdown untouched."""
+    return f"IOPRESSPLACE{index}X"
 
 
 _ENV = jinja2.Environment(

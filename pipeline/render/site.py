@@ -22,9 +22,15 @@ from pipeline.errors import InputError
 from pipeline.paths import MKDOCS_CONFIG
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill
+from pipeline.render.narrative import Values, fill, marker
 from pipeline.render.views import Cell, TableView
-from pipeline.render.whitepaper import COST_CHART, chart_alt, chart_caption, cost_alt
+from pipeline.render.whitepaper import (
+    COST_CHART,
+    chart_alt,
+    chart_caption,
+    cost_alt,
+    placeable,
+)
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
 
@@ -76,10 +82,7 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
             f"    {md_text(r.reconstructed[lang])}\n"
         )
     parts.append(f"*{md_text(r.sponsor[lang])}*\n")
-    values = Values(ctx.tables, fmt).context(r)
-    parts.append(
-        f"## {md_text(t('section.summary'))}\n\n" + fill(ctx.narrative[lang]["summary"], values)
-    )
+    parts.append(f"## {md_text(t('section.summary'))}\n\n" + _summary(ctx, fmt))
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
     for n, (stem, caption, alt) in enumerate(_figures(ctx, fmt), start=1):
@@ -100,6 +103,21 @@ def _figures(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, str, str]]:
     if "cost" in ctx.tables:
         figures.append((COST_CHART, fmt.t("chart.cost_title"), cost_alt(fmt)))
     return figures
+
+
+def _summary(ctx: ReportContext, fmt: Formatter) -> str:
+    """The summary narrative, directives replaced by the table or chart they place."""
+    values = Values(ctx.tables, fmt, placeable(ctx, fmt))
+    text = fill(ctx.narrative[fmt.t.lang]["summary"], values.context(ctx.report))
+    figures = {stem: (caption, alt) for stem, caption, alt in _figures(ctx, fmt)}
+    for index, (kind, name) in enumerate(values.placed):
+        if kind == "table":
+            block = md_table(ctx.views(fmt)[name], 0, fmt).split("\n\n*")[0] + "\n"
+        else:
+            caption, alt = figures[name]
+            block = f"![{md_text(alt)}](charts/{name}-{fmt.t.lang}.svg)\n\n*{md_text(caption)}*\n"
+        text = text.replace(marker(index), block)
+    return text
 
 
 def landing_page(ctx: ReportContext, fmt: Formatter) -> str:

@@ -8,16 +8,53 @@ from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill, to_typst
+from pipeline.render.narrative import Values, fill, marker, to_typst
 from pipeline.render.plan import ChartRef
+
+
+def placeable(ctx: ReportContext, fmt: Formatter) -> dict[str, list[str]]:
+    charts = [r.stem for r in ctx.charts] + ([COST_CHART] if "cost" in ctx.tables else [])
+    return {"table": list(ctx.views(fmt)), "chart": charts}
+
+
+def placed(ctx: ReportContext, fmt: Formatter) -> set[str]:
+    """Every table and chart a directive of this language's narrative places."""
+    found: set[str] = set()
+    for section in ctx.narrative[fmt.t.lang].values():
+        values = Values(ctx.tables, fmt, placeable(ctx, fmt))
+        fill(section, values.context(ctx.report))
+        found |= {name for _, name in values.placed}
+    return found
+
+
+def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
+    if kind == "table":
+        return T.table(ctx.views(fmt)[name])
+    if name == COST_CHART:
+        return T.figure(
+            f"charts/{COST_CHART}.{fmt.t.lang}.svg",
+            fmt.t("chart.cost_title"),
+            cost_alt(fmt),
+            COST_CHART,
+        )
+    ref = next(r for r in ctx.charts if r.stem == name)
+    return T.figure(
+        f"charts/{ref.stem}.{fmt.t.lang}.svg",
+        chart_caption(ref, fmt),
+        chart_alt(ref, fmt),
+        ref.stem,
+    )
 
 
 def _narrative(ctx: ReportContext, fmt: Formatter, name: str) -> str:
     section = ctx.narrative[fmt.t.lang].get(name)
     if section is None:
         return ""
-    values = Values(ctx.tables, fmt).context(ctx.report)
-    return to_typst(fill(section, values)) + "\n"
+    values = Values(ctx.tables, fmt, placeable(ctx, fmt))
+    text = to_typst(fill(section, values.context(ctx.report)))
+    for index, (kind, item) in enumerate(values.placed):
+        text = text.replace(marker(index), "\n" + _block(ctx, fmt, kind, item))
+    return text + "\n"
 
 
 def _preliminary(ctx: ReportContext, fmt: Formatter) -> list[str]:
@@ -108,11 +145,11 @@ def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
     )
 
 
-def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _results(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
     """One subsection per access and block size with its charts, in the plan's order."""
     parts = [T.heading(fmt.t("section.results")), _narrative(ctx, fmt, "results")]
     current: tuple[str, int] | None = None
-    for ref in ctx.charts:
+    for ref in (r for r in ctx.charts if r.stem not in skip):
         if ref.kind != "histogram" and (ref.access, ref.block_size) != current:
             current = (ref.access, ref.block_size)
             parts.append(
@@ -129,9 +166,10 @@ def _results(ctx: ReportContext, fmt: Formatter) -> list[str]:
     return parts
 
 
-def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _tables(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
     """Performance (seed 000 Tabelle 3 and/or seed 004's key figures), then latency."""
-    views, parts = ctx.views(fmt), []
+    views = {k: v for k, v in ctx.views(fmt).items() if k not in skip}
+    parts: list[str] = []
     performance = [views[n] for n in ("performance", "key_figures") if n in views]
     if performance:
         parts += [
@@ -160,9 +198,10 @@ def cost_alt(fmt: Formatter) -> str:
     return fmt.t("chart.cost_alt", n=fmt.integer(1000))
 
 
-def _economics(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _economics(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
     """Cost, footprint, SPC-1 and speed-up sections, each where the report has its inputs."""
-    views, parts = ctx.views(fmt), []
+    views = {k: v for k, v in ctx.views(fmt).items() if k not in skip}
+    parts: list[str] = []
     if "cost" in views:
         parts += [
             T.heading(fmt.t("section.cost")),
@@ -172,7 +211,9 @@ def _economics(ctx: ReportContext, fmt: Formatter) -> list[str]:
         if ctx.report.cost_note:
             parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
         parts.append(
-            T.figure(
+            ""
+            if COST_CHART in skip
+            else T.figure(
                 f"charts/{COST_CHART}.{fmt.t.lang}.svg",
                 fmt.t("chart.cost_title"),
                 cost_alt(fmt),
@@ -201,15 +242,16 @@ def _economics(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 def body(ctx: ReportContext, lang: str) -> str:
     fmt = ctx.formatter(lang)
+    skip = placed(ctx, fmt)
     parts = [
         *_preliminary(ctx, fmt),
         T.heading(fmt.t("section.summary")),
         _narrative(ctx, fmt, "summary"),
         *_setup(ctx, fmt),
         *_method(ctx, fmt),
-        *_results(ctx, fmt),
-        *_tables(ctx, fmt),
-        *_economics(ctx, fmt),
+        *_results(ctx, fmt, skip),
+        *_tables(ctx, fmt, skip),
+        *_economics(ctx, fmt, skip),
         T.heading(fmt.t("section.conclusion")),
         _narrative(ctx, fmt, "conclusion"),
         *appendix(ctx, fmt),
