@@ -29,7 +29,7 @@ from pipeline.ingest import spc1
 from pipeline.ingest.base import ReadOptions, Reject
 from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
-from pipeline.render import narrative, site, whitepaper
+from pipeline.render import datasheet, narrative, site, whitepaper
 from pipeline.render.context import ReportContext
 from pipeline.render.plan import chart_plan
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
@@ -187,6 +187,22 @@ def write_pdfs(ctx: ReportContext, work: Path) -> None:
         compile_pdf(source, work / f"{rid}.{lang}.pdf", work, ctx.report.date)
 
 
+def _datasheet_stage(ctx: ReportContext, work: Path) -> None:
+    datasheet.write(ctx, work, TEMPLATES / "typst")
+
+
+def write_datasheets(folder: Path, out: Path) -> list[Path]:
+    """Only the datasheets, into ``out`` (made atomically: a failure leaves it untouched)."""
+    ctx = prepare(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+        written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
+        final = [out / p.name for p in written]
+        for src, dst in zip(written, final, strict=True):
+            os.replace(src, dst)
+    return final
+
+
 def write_site(ctx: ReportContext, work: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="iopress-site-") as tmp:
         site.build_site(ctx, work, Path(tmp) / "docs", work / "site")
@@ -196,6 +212,7 @@ STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
     ("data", write_data),
     ("charts", write_charts),
     ("pdf", write_pdfs),
+    ("datasheet", _datasheet_stage),
     ("site", write_site),
 )
 

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline import __version__, ingest
-from pipeline.build import STAGES, combine, prepare
+from pipeline.build import STAGES, combine, prepare, write_datasheets
 from pipeline.build import build as build_report
 from pipeline.compute import TABLES
 from pipeline.config import ColumnMapping, read_toml
@@ -74,6 +74,17 @@ def _report_id(report_dir: Path) -> str:
     data = read_toml(report_dir / "report.toml")
     rid = data.get("id")
     return rid if isinstance(rid, str) and rid else report_dir.name
+
+
+@app.command(name="datasheet")
+def datasheet_command(
+    report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Output folder")] = None,
+) -> None:
+    """Write the one-page datasheet of the report's system, in German and English."""
+    target = out or Path("build") / _report_id(report_dir)
+    for path in write_datasheets(report_dir, target):
+        out_console.print(f"{Strings('en')('cli.written')}: {path}")
 
 
 @app.command(name="ingest")

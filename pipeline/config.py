@@ -210,6 +210,14 @@ class ChartSpec(Strict):
     job: int = 0  # histogram: the job record in that file
 
 
+class DatasheetConfig(Strict):
+    """Which records describe the tested system on its datasheet."""
+
+    setup: str | None = None  # default: the first setup
+    footprint: str | None = None  # a [[footprint]] system name
+    spc1: str | None = None  # an SPC-1 submission id of this system
+
+
 class Report(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: Text
@@ -234,6 +242,7 @@ class Report(Strict):
     sizing: Sizing | None = None
     speedup: list[SpeedupCase] = []
     latency_limits: LatencyLimits = LatencyLimits()
+    datasheet: DatasheetConfig = DatasheetConfig()
     tables: list[TableName] | None = None
     charts: list[ChartSpec] | None = None
 

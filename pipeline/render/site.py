@@ -67,6 +67,8 @@ def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
     links = [
         (t("site.pdf_de"), f"downloads/{rid}-de.pdf"),
         (t("site.pdf_en"), f"downloads/{rid}-en.pdf"),
+        (t("site.datasheet_de"), f"downloads/{rid}-datasheet-de.pdf"),
+        (t("site.datasheet_en"), f"downloads/{rid}-datasheet-en.pdf"),
         (t("site.dataset"), "downloads/dataset.parquet"),
     ]
     links += [(f"{t('site.tables_csv')}: {name}", f"downloads/{name}.csv") for name in ctx.tables]
@@ -153,6 +155,9 @@ def write_sources(ctx: ReportContext, work: Path, docs: Path) -> None:
     rid = ctx.report.id
     for lang in LANGS:
         shutil.copy(work / f"{rid}.{lang}.pdf", docs / "downloads" / f"{rid}-{lang}.pdf")
+        shutil.copy(
+            work / f"{rid}-datasheet.{lang}.pdf", docs / "downloads" / f"{rid}-datasheet-{lang}.pdf"
+        )
     shutil.copy(work / "dataset.parquet", docs / "downloads" / "dataset.parquet")
     for name in ctx.tables:
         shutil.copy(work / "tables" / f"{name}.csv", docs / "downloads" / f"{name}.csv")

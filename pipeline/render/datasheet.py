@@ -1,0 +1,224 @@
+"""The one-page datasheet per system: the same key figures in the same layout for every
+system, so that datasheets of different systems compare side by side."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pipeline.config import LANGS
+from pipeline.render import typst_doc as T
+from pipeline.render.context import ReportContext
+from pipeline.render.fmt import Formatter
+
+TEMPLATE = "datasheet.typ"
+LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
+
+
+@dataclass(frozen=True)
+class Item:
+    label: str
+    value: str
+    note: str = ""
+
+
+def _setup(ctx: ReportContext) -> str:
+    return ctx.report.datasheet.setup or ctx.report.setups[0].name
+
+
+def _of_setup(table: pl.DataFrame, setup: str) -> pl.DataFrame:
+    return table.filter(pl.col("setup") == setup) if "setup" in table.columns else table
+
+
+def _row(table: pl.DataFrame, block: int, read_pct: float) -> dict[str, Any] | None:
+    rows = table.filter(
+        (pl.col("access") == "random")
+        & (pl.col("block_size") == block)
+        & (pl.col("read_pct") == read_pct)
+    )
+    return rows.row(0, named=True) if rows.height else None
+
+
+def _profile(row: dict[str, Any], fmt: Formatter) -> str:
+    return fmt.t(
+        "datasheet.lat_item",
+        block=fmt.block(row["block_size"]),
+        access=fmt.t.access(row["access"]),
+        mix=fmt.t.mix(row["read_pct"], True),
+    )
+
+
+def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
+    table = _of_setup(ctx.tables["min_latency"], _setup(ctx))
+    items = []
+    for block, read_pct in LATENCY_PROFILES:
+        row = _row(table, block, read_pct)
+        label = fmt.t(
+            "datasheet.lat_item",
+            block=fmt.block(block),
+            access=fmt.t.access("random"),
+            mix=fmt.t.mix(read_pct, True),
+        )
+        items.append(Item(label, fmt.lat_us(row["lat_us"]) if row else fmt.t("table.none")))
+    return items
+
+
+def _best(perf: pl.DataFrame, access: str, column: str) -> dict[str, Any] | None:
+    rows = perf.filter((pl.col("kind") == "maximum") & (pl.col("access") == access))
+    return rows.sort(column, descending=True).row(0, named=True) if rows.height else None
+
+
+def _workers(row: dict[str, Any], fmt: Formatter) -> str:
+    n = int(row["parallelism"])
+    return fmt.t("table.process_one" if n == 1 else "table.process_many", n=fmt.integer(n))
+
+
+def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
+    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    items, none = [], fmt.t("table.none")
+    best = _best(perf, "random", "iops")
+    items.append(
+        Item(
+            fmt.t("datasheet.max_iops"),
+            fmt.integer(best["iops"]) if best else none,
+            _note(best, fmt),
+        )
+    )
+    seq = _best(perf, "sequential", "bytes_per_s")
+    value = f"{fmt.gb_s(seq['bytes_per_s'])} {fmt.t('unit.gb_s')}" if seq else none
+    items.append(Item(fmt.t("datasheet.max_bandwidth"), value, _note(seq, fmt)))
+    return items
+
+
+def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
+    if row is None:
+        return ""
+    latency = fmt.lat_ms(row["lat_us"])
+    return (
+        fmt.t("datasheet.profile_note", profile=_profile(row, fmt), workers=_workers(row, fmt))
+        + f", {latency}"
+    )
+
+
+def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
+    table = _of_setup(ctx.tables["iops_at_latency"], _setup(ctx))
+    items = []
+    for block, read_pct in LATENCY_PROFILES:
+        row = _row(table, block, read_pct)
+        limit = fmt.lat_ms(row["limit_us"]) if row else ""
+        label = fmt.t(
+            "datasheet.under",
+            block=fmt.block(block),
+            access=fmt.t.access("random"),
+            mix=fmt.t.mix(read_pct, True),
+            limit=limit,
+        )
+        iops = row["iops"] if row else None
+        items.append(Item(label, fmt.integer(iops) if iops is not None else fmt.t("table.none")))
+    return items
+
+
+def footprint_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
+    name = ctx.report.datasheet.footprint
+    table = ctx.tables.get("footprint")
+    if name is None or table is None or table.filter(pl.col("system") == name).is_empty():
+        return []
+    row = table.filter(pl.col("system") == name).row(0, named=True)
+    w = fmt.t("unit.w")
+    return [
+        Item(fmt.t("datasheet.space"), f"{row['rack_units']}{fmt.t('unit.u')}"),
+        Item(fmt.t("datasheet.power"), f"{fmt.amount(row['power_w'])} {w}"),
+        Item(
+            fmt.t("datasheet.w_per_kiops", n=fmt.integer(1000)),
+            f"{fmt.amount(row['w_per_kiops'])} {w}",
+        ),
+    ]
+
+
+def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
+    record = next((r for r in ctx.spc1 if r.submission == ctx.report.datasheet.spc1), None)
+    if record is None:
+        return []
+    full = record.ramp[-1]
+    per_kiops = record.price / (record.spc1_iops / 1000)
+    return [
+        Item(
+            fmt.t("datasheet.spc1_iops"),
+            fmt.integer(record.spc1_iops),
+            f"{record.submission}, {fmt.lat_ms(full.lat_ms * 1000)}",
+        ),
+        Item(fmt.t("datasheet.spc1_price"), fmt.money(record.price, record.currency)),
+        Item(
+            fmt.t("datasheet.spc1_price_kiops", n=fmt.integer(1000)),
+            fmt.money(round(per_kiops, 2), record.currency),
+        ),
+    ]
+
+
+def groups(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, list[Item]]]:
+    found = [
+        ("latency", latency_items(ctx, fmt)),
+        ("performance", performance_items(ctx, fmt)),
+        ("limit", limit_items(ctx, fmt)),
+        ("footprint", footprint_items(ctx, fmt)),
+        ("spc1", spc1_items(ctx, fmt)),
+    ]
+    return [(fmt.t(f"datasheet.{key}"), items) for key, items in found if items]
+
+
+def _typst_groups(ctx: ReportContext, fmt: Formatter) -> str:
+    out = []
+    for title, items in groups(ctx, fmt):
+        entries = ", ".join(
+            f"(label: {T.lit(i.label)}, value: {T.lit(i.value)}, note: {T.lit(i.note)})"
+            for i in items
+        )
+        out.append(f"(title: {T.lit(title)}, items: ({entries},))")
+    return "(" + ", ".join(out) + ",)"
+
+
+def source(ctx: ReportContext, lang: str) -> str:
+    """The datasheet as typst source."""
+    fmt = ctx.formatter(lang)
+    r = ctx.report
+    several = len(r.setups) > 1
+    notice = fmt.t("datasheet.setup_note", setup=fmt.setup(_setup(ctx))) if several else ""
+    if r.reconstructed:
+        notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
+    meta = {
+        "lang": lang,
+        "title": r.title[lang],
+        "author": r.author,
+        "system": r.system.name,
+        "kind": fmt.t("datasheet.kind"),
+        "date": fmt.date(r.date),
+        "classification": r.classification[lang],
+        "sponsor": r.sponsor[lang],
+        "footer": fmt.t("datasheet.footer"),
+        "notice": notice,
+    }
+    d = r.date
+    items = [f"{k}: {T.lit(v)}" for k, v in meta.items()]
+    items += [
+        f"region: {T.lit('ch') if fmt.locale.endswith('_CH') else 'none'}",
+        f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})",
+        f"labels: (classification: {T.lit(fmt.t('doc.classification'))})",
+    ]
+    return f'#import "{TEMPLATE}": *\n#datasheet(({", ".join(items)}), {_typst_groups(ctx, fmt)})\n'
+
+
+def write(ctx: ReportContext, work: Path, templates: Path) -> list[Path]:
+    """``<id>-datasheet.<lang>.pdf`` for every language, into ``work``."""
+    shutil.copy(templates / TEMPLATE, work / TEMPLATE)
+    written = []
+    for lang in LANGS:
+        typ = work / f"{ctx.report.id}-datasheet.{lang}.typ"
+        typ.write_text(source(ctx, lang), encoding="utf-8")
+        pdf = typ.with_suffix(".pdf")
+        T.compile_pdf(typ, pdf, work, ctx.report.date)
+        written.append(pdf)
+    return written

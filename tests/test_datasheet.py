@@ -1,0 +1,94 @@
+"""The one-page datasheet: same layout for every system, figures computed, both languages."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from pipeline.build import BuildResult, prepare, write_datasheets
+from pipeline.render import datasheet
+from tests.conftest import FS840
+
+
+def _text(path: Path) -> str:
+    return re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(path).pages))
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        (
+            "de",
+            [
+                "Datenblatt",
+                "IBM FlashSystem 840",
+                "Minimale Latenz",
+                "230 µs",
+                "1’008’045",
+                "13.6 GB/s",
+                "IO Rate bei Latenzgrenze",
+            ],
+        ),
+        (
+            "en",
+            [
+                "Datasheet",
+                "IBM FlashSystem 840",
+                "Minimum latency",
+                "230 µs",
+                "1,008,045",
+                "13.6 GB/s",
+                "I/O rate at the latency limit",
+            ],
+        ),
+    ],
+)
+def test_datasheet_in_build(fs840_build: BuildResult, lang: str, words: list[str]) -> None:
+    path = fs840_build.out / f"fs840-datasheet.{lang}.pdf"
+    assert len(PdfReader(path).pages) == 1
+    text = _text(path)
+    for word in words:
+        assert word in text, word
+
+
+def test_footprint_and_spc1_groups_when_configured(tmp_path: Path) -> None:
+    report = tmp_path / "r"
+    shutil.copytree(FS840, report)
+    toml = report / "report.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8") + '\n[datasheet]\nfootprint = "FS 900"\n'
+        'spc1 = "AE00008"\n',
+        encoding="utf-8",
+    )
+    ctx = prepare(report)
+    titles = [title for title, _ in datasheet.groups(ctx, ctx.formatter("en"))]
+    assert titles == [
+        "Minimum latency",
+        "Maximum performance",
+        "I/O rate at the latency limit",
+        "Space and power",
+        "SPC-1",
+    ]
+    paths = write_datasheets(report, tmp_path / "out")
+    text = _text(paths[1])
+    assert "440,011" in text and "708,702 USD" in text and "1,610.65 USD" in text
+    assert "1.30 W" in text
+
+
+def test_same_layout_for_every_system(fs840_context: object) -> None:
+    a800 = prepare(FS840.parent / "a800")
+    fs840 = fs840_context
+    for lang in ("de", "en"):
+        one = [t for t, _ in datasheet.groups(fs840, fs840.formatter(lang))]  # type: ignore[attr-defined]
+        two = [t for t, _ in datasheet.groups(a800, a800.formatter(lang))]
+        assert one == two
+        labels_one = [
+            i.label
+            for _, items in datasheet.groups(fs840, fs840.formatter(lang))  # type: ignore[attr-defined]
+            for i in items
+        ]
+        assert len(labels_one) == 10
