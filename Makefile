@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
 
-.PHONY: demo test lint golden setup clean fio-fixtures
+.PHONY: demo test lint golden setup clean fio-fixtures browser
 
 setup: $(STAMP)
 
@@ -23,8 +23,14 @@ demo: $(STAMP)
 	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
-test: lint
+test: lint browser
 	$(BIN)/python -m pytest -q
+
+# The browser test drives Debian's chromium; install it when it is missing (needs root).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
+	  || echo "warning: chromium could not be installed; the browser test is skipped outside CI"
 
 lint: $(STAMP)
 	$(BIN)/ruff check pipeline tests data/examples

@@ -42,6 +42,7 @@ Step = Callable[[str], None]
 class BuildResult:
     out: Path
     dataset: Dataset
+    ctx: ReportContext
 
 
 def ingest_report(folder: Path, report: Report) -> Dataset:
@@ -163,7 +164,23 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():
         table.write_csv(work / "tables" / f"{name}.csv")
+    write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
+
+
+def write_workbook(ctx: ReportContext, path: Path) -> None:
+    """Every table as one sheet of an XLSX workbook, dated by the report (reproducible)."""
+    import datetime as dt
+
+    import xlsxwriter
+
+    d = ctx.report.date
+    with xlsxwriter.Workbook(str(path)) as book:
+        book.set_properties(
+            {"created": dt.datetime(d.year, d.month, d.day), "title": ctx.report.title["en"]}
+        )
+        for name, table in ctx.tables.items():
+            table.write_excel(workbook=book, worksheet=name[:31])
 
 
 def write_charts(ctx: ReportContext, work: Path) -> None:
@@ -205,7 +222,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 
 def write_site(ctx: ReportContext, work: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="iopress-site-") as tmp:
-        site.build_site(ctx, work, Path(tmp) / "docs", work / "site")
+        site.build_site([site.Built(ctx, work)], Path(tmp) / "docs", work / "site")
 
 
 STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
@@ -242,4 +259,18 @@ def build(folder: Path, out: Path, step: Step | None = None) -> BuildResult:
         for name, stage in STAGES:
             say(name)
             stage(ctx, work)
-    return BuildResult(out, ctx.dataset)
+    return BuildResult(out, ctx.dataset, ctx)
+
+
+def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list[BuildResult]:
+    """Each report into ``out/<id>/``, and one site listing them all into ``out/site``."""
+    results = []
+    for folder in folders:
+        rid = load_report(folder).id
+        results.append(build(folder, out / rid, step))
+    if len({r.ctx.report.id for r in results}) != len(results):
+        raise InputError(out, "", "two reports have the same id", "give each report its own id")
+    with staging(out / "site") as work, tempfile.TemporaryDirectory(prefix="iopress-") as tmp:
+        work.rmdir()  # mkdocs makes the site folder itself
+        site.build_site([site.Built(r.ctx, r.out) for r in results], Path(tmp) / "docs", work)
+    return results

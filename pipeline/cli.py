@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline import __version__, ingest
-from pipeline.build import STAGES, combine, prepare, write_datasheets
+from pipeline.build import STAGES, build_many, combine, prepare, write_datasheets
 from pipeline.build import build as build_report
 from pipeline.compute import TABLES
 from pipeline.config import ColumnMapping, read_toml
@@ -74,6 +74,18 @@ def _report_id(report_dir: Path) -> str:
     data = read_toml(report_dir / "report.toml")
     rid = data.get("id")
     return rid if isinstance(rid, str) and rid else report_dir.name
+
+
+@app.command(name="site")
+def site_command(
+    report_dirs: Annotated[list[Path], typer.Argument(help="Report folders")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder")] = Path("build"),
+) -> None:
+    """Build several reports and one site listing them all, with a comparison page."""
+    results = build_many(report_dirs, out)
+    for result in results:
+        _print_accounting(result.dataset, Strings("en"))
+    out_console.print(f"{Strings('en')('cli.written')}: {out / 'site'}")
 
 
 @app.command(name="datasheet")

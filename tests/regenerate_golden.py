@@ -27,7 +27,8 @@ def golden_files() -> dict[str, str]:
         files.update(
             {f"{name}/typst/{name}.{lang}.typ": whitepaper.body(ctx, lang) for lang in LANGS}
         )
-        files.update({f"{name}/site/{page}": text for page, text in site.pages(ctx).items()})
+        pages = site.pages([site.Built(ctx, Path())])
+        files.update({f"{name}/site/{page}": text for page, text in pages.items()})
     return files
 
 

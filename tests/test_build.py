@@ -98,12 +98,21 @@ def test_site_pages_per_language_and_downloads(fs840_build: BuildResult) -> None
     site = fs840_build.out / "site"
     for page in ("index.html", "fs840/index.html", "de/index.html", "de/fs840/index.html"):
         assert (site / page).is_file(), page
-    assert (site / "downloads" / "fs840-de.pdf").is_file()
+    for name in (
+        "fs840-de.pdf",
+        "fs840-datasheet-en.pdf",
+        "tables.xlsx",
+        "dataset.parquet",
+        "performance.csv",
+    ):
+        assert (site / "downloads" / "fs840" / name).is_file(), name
+    assert (site / "charts" / "fs840" / "standard_random_4k-de-spec.json").is_file()
+    assert (site / "assets" / "vega-embed.js").stat().st_size > 500_000
     de = (site / "de" / "fs840" / "index.html").read_text(encoding="utf-8")
     en = (site / "fs840" / "index.html").read_text(encoding="utf-8")
     assert "Messergebnisse 4K Random" in de and "1’008’045" in de
     assert "Results 4K random" in en and "1,008,045" in en
-    assert "standard_random_4k-de.svg" in de
+    assert "charts/fs840/standard_random_4k-de.svg" in de and 'class="iop-chart"' in de
 
 
 def test_site_loads_nothing_from_outside(fs840_build: BuildResult) -> None:

@@ -283,3 +283,42 @@ def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         .properties(width=520, height=220)
     )
     return _finish(chart, fmt.t("chart.histogram_title"), fmt)
+
+
+def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLevelMixin:
+    """The same profile across systems: colour per system (``label``), throughput and
+    service time against parallelism."""
+    value, value_title = _throughput(points, fmt)
+    labels = points["label"].unique(maintain_order=True).to_list()
+    colour = alt.Color(
+        "label:N",
+        title=None,
+        sort=labels,
+        scale=alt.Scale(
+            domain=labels, range=[SETUP_COLOURS[i % len(SETUP_COLOURS)] for i in range(len(labels))]
+        ),
+    )
+    data = points.sort("label", "parallelism").select(
+        "parallelism",
+        "label",
+        value.alias("throughput"),
+        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+    )
+
+    def panel(field: str, axis_title: str, number: str) -> alt.Chart:
+        chart: alt.Chart = (
+            alt.Chart(data)
+            .mark_line(point=True, strokeWidth=theme().line_width)
+            .encode(
+                x=_parallelism_x(fmt),
+                y=alt.Y(f"{field}:Q", title=axis_title, axis=alt.Axis(format=number)),
+                color=colour,
+            )
+            .properties(width=250, height=190)
+        )
+        return chart
+
+    both = alt.hconcat(
+        panel("throughput", value_title, ",d"), panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+    )
+    return _finish(both, title, fmt)

@@ -1,8 +1,11 @@
 """The static site: mkdocs (material theme, static i18n) from generated Markdown pages.
 
-Page names carry the language as a suffix (``fs840.md``, ``fs840.de.md``); downloads and
-charts use a hyphen (``fs840-de.pdf``) so the i18n plugin does not take them for
-translations of each other.
+A site holds one or more built reports: a landing page listing them, a page per report
+and language, and — with several systems — a comparison page. Page names carry the
+language as a suffix (``fs840.md``, ``fs840.de.md``); charts and downloads live in one
+folder per report and use a hyphen (``fs840-de.pdf``) so the i18n plugin does not take
+them for translations of each other. Charts are drawn interactively by an offline
+vega-embed bundle; where that cannot run, the SVG stays.
 """
 
 from __future__ import annotations
@@ -11,8 +14,12 @@ import html
 import logging
 import re
 import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+import vl_convert as vlc
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
@@ -56,22 +63,66 @@ def md_table(view: TableView, number: int, fmt: Formatter) -> str:
 
 
 SITE_DEFAULT_LANG = "en"  # must match the default language in mkdocs.yml
+ASSETS = ("assets/vega-embed.js", "assets/iopress.js")
+BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
+EMBED_SCRIPT = """// Draw each chart with Vega from its Vega-Lite spec beside the SVG; keep the SVG
+// when the spec cannot be loaded (e.g. pages opened from the file system).
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".iop-chart img").forEach(async (img) => {
+    const url = img.getAttribute("src").replace(/\\.svg$/, "-spec.json");
+    try {
+      const spec = await (await fetch(url)).json();
+      const holder = document.createElement("div");
+      holder.className = "iop-chart-live";
+      holder.setAttribute("role", "img");
+      holder.setAttribute("aria-label", img.getAttribute("alt") || "");
+      img.replaceWith(holder);
+      await vegaEmbed(holder, spec, {actions: false, renderer: "svg"});
+      holder.dataset.rendered = "true";
+    } catch (error) {
+      console.warn("iopress: chart kept as SVG", url, error);
+    }
+  });
+});
+"""
+
+
+@dataclass(frozen=True)
+class Built:
+    """One report of a site: its context and the folder its build wrote."""
+
+    ctx: ReportContext
+    work: Path
+
+    @property
+    def rid(self) -> str:
+        return self.ctx.report.id
 
 
 def suffix(lang: str) -> str:
     return "" if lang == SITE_DEFAULT_LANG else f".{lang}"
 
 
+def chart_md(path: str, alt: str, caption: str) -> str:
+    """An SVG chart the page script upgrades to an interactive one."""
+    return (
+        f'<div class="iop-chart" markdown="1">\n\n![{md_text(alt)}]({path})\n\n</div>\n\n'
+        f"*{md_text(caption)}*\n"
+    )
+
+
 def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
     rid, t = ctx.report.id, fmt.t
+    base = f"downloads/{rid}"
     links = [
-        (t("site.pdf_de"), f"downloads/{rid}-de.pdf"),
-        (t("site.pdf_en"), f"downloads/{rid}-en.pdf"),
-        (t("site.datasheet_de"), f"downloads/{rid}-datasheet-de.pdf"),
-        (t("site.datasheet_en"), f"downloads/{rid}-datasheet-en.pdf"),
-        (t("site.dataset"), "downloads/dataset.parquet"),
+        (t("site.pdf_de"), f"{base}/{rid}-de.pdf"),
+        (t("site.pdf_en"), f"{base}/{rid}-en.pdf"),
+        (t("site.datasheet_de"), f"{base}/{rid}-datasheet-de.pdf"),
+        (t("site.datasheet_en"), f"{base}/{rid}-datasheet-en.pdf"),
+        (t("site.dataset"), f"{base}/dataset.parquet"),
+        (t("site.tables_xlsx"), f"{base}/tables.xlsx"),
     ]
-    links += [(f"{t('site.tables_csv')}: {name}", f"downloads/{name}.csv") for name in ctx.tables]
+    links += [(f"{t('site.tables_csv')}: {name}", f"{base}/{name}.csv") for name in ctx.tables]
     return "\n".join(f"- [{md_text(label)}]({url})" for label, url in links) + "\n"
 
 
@@ -89,13 +140,12 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts.append(f"## {md_text(t('site.charts'))}\n")
     for n, (stem, caption, alt) in enumerate(_figures(ctx, fmt), start=1):
         parts.append(
-            f"![{md_text(alt)}](charts/{stem}-{lang}.svg)\n\n"
-            f"*{md_text(t('doc.figure'))} {n} – {md_text(caption)}*\n"
+            chart_md(f"charts/{r.id}/{stem}-{lang}.svg", alt, f"{t('doc.figure')} {n} – {caption}")
         )
     parts.append(f"## {md_text(t('site.tables'))}\n")
     parts += [md_table(v, n, fmt) for n, v in enumerate(ctx.views(fmt).values(), start=1)]
-    if ctx.report.cost_note:
-        parts.append(f"{md_text(ctx.report.cost_note[lang])}\n")
+    if r.cost_note:
+        parts.append(f"{md_text(r.cost_note[lang])}\n")
     return "\n".join(parts)
 
 
@@ -117,61 +167,161 @@ def _summary(ctx: ReportContext, fmt: Formatter) -> str:
             block = md_table(ctx.views(fmt)[name], 0, fmt).split("\n\n*")[0] + "\n"
         else:
             caption, alt = figures[name]
-            block = f"![{md_text(alt)}](charts/{name}-{fmt.t.lang}.svg)\n\n*{md_text(caption)}*\n"
+            block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
         text = text.replace(marker(index), block)
     return text
 
 
-def landing_page(ctx: ReportContext, fmt: Formatter) -> str:
-    r, lang = ctx.report, fmt.t.lang
-    return (
-        f"# {md_text(fmt.t('site.reports'))}\n\n{md_text(fmt.t('site.intro'))}\n\n"
-        f"- [{md_text(r.title[lang])}]({r.id}.md) — {md_text(r.system.name)}, "
-        f"{md_text(fmt.date(r.date))}\n"
-    )
+def landing_page(built: Sequence[Built], fmt: Formatter, compare: bool) -> str:
+    lang, t = fmt.t.lang, fmt.t
+    lines = [f"# {md_text(t('site.reports'))}\n", f"{md_text(t('site.intro'))}\n"]
+    for b in built:
+        r = b.ctx.report
+        lines.append(
+            f"- [{md_text(r.title[lang])}]({r.id}.md) — {md_text(r.system.name)}, "
+            f"{md_text(fmt.date(r.date))}"
+        )
+    if compare:
+        lines.append(f"\n[{md_text(t('site.compare_link'))}](compare.md)")
+    return "\n".join(lines) + "\n"
 
 
-def pages(ctx: ReportContext) -> dict[str, str]:
+def pages(built: Sequence[Built]) -> dict[str, str]:
     """Markdown file name -> text, for every page and language."""
     out = {}
+    profiles = comparison_profiles(built)
     for lang in LANGS:
-        fmt = ctx.formatter(lang)
-        out[f"index{suffix(lang)}.md"] = landing_page(ctx, fmt)
-        out[f"{ctx.report.id}{suffix(lang)}.md"] = report_page(ctx, fmt)
+        fmt = built[0].ctx.formatter(lang)
+        out[f"index{suffix(lang)}.md"] = landing_page(built, fmt, bool(profiles))
+        for b in built:
+            out[f"{b.rid}{suffix(lang)}.md"] = report_page(b.ctx, b.ctx.formatter(lang))
+        if profiles:
+            out[f"compare{suffix(lang)}.md"] = compare_page(profiles, fmt)
     return out
 
 
-def write_sources(ctx: ReportContext, work: Path, docs: Path) -> None:
-    """Pages, chart SVGs and downloads into the mkdocs docs folder."""
-    (docs / "charts").mkdir(parents=True)
-    (docs / "downloads").mkdir()
-    for name, text in pages(ctx).items():
-        (docs / name).write_text(text, encoding="utf-8")
-    for stem, _, _ in _figures(ctx, ctx.formatter(LANGS[0])):
-        for lang in LANGS:
-            shutil.copy(
-                work / "charts" / f"{stem}.{lang}.svg", docs / "charts" / f"{stem}-{lang}.svg"
+# --- comparison across systems ---------------------------------------------------------
+
+PROFILE = ("access", "block_size", "read_pct")
+
+
+def _system_points(b: Built) -> pl.DataFrame:
+    """The points of the setup that represents the system (its datasheet setup)."""
+    setup = b.ctx.report.datasheet.setup or b.ctx.report.setups[0].name
+    return b.ctx.dataset.points.filter(pl.col("setup") == setup).with_columns(
+        pl.lit(b.ctx.report.system.name).alias("label")
+    )
+
+
+def comparison_profiles(built: Sequence[Built]) -> dict[tuple[str, int, float], pl.DataFrame]:
+    """Profiles measured by at least two of the site's systems, with their points."""
+    if len(built) < 2:
+        return {}
+    allp = pl.concat([_system_points(b) for b in built], how="diagonal_relaxed")
+    found = {}
+    for key, group in allp.group_by(list(PROFILE), maintain_order=True):
+        if group["label"].n_unique() > 1:
+            found[(str(key[0]), int(key[1]), float(key[2]))] = group
+    return dict(sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[0][2])))
+
+
+def compare_stem(key: tuple[str, int, float]) -> str:
+    return f"compare_{key[0]}_{key[1] // 1024}k_r{key[2]:g}"
+
+
+def compare_page(profiles: dict[tuple[str, int, float], pl.DataFrame], fmt: Formatter) -> str:
+    lang, t = fmt.t.lang, fmt.t
+    parts = [f"# {md_text(t('site.compare'))}\n", f"{md_text(t('site.compare_intro'))}\n"]
+    for n, key in enumerate(profiles, start=1):
+        caption = compare_caption(key, fmt)
+        parts.append(f"## {md_text(caption)}\n")
+        parts.append(
+            chart_md(
+                f"charts/compare/{compare_stem(key)}-{lang}.svg",
+                f"{caption}. {t('chart.alt_compare')}",
+                f"{t('doc.figure')} {n} – {caption}",
             )
-    rid = ctx.report.id
-    for lang in LANGS:
-        shutil.copy(work / f"{rid}.{lang}.pdf", docs / "downloads" / f"{rid}-{lang}.pdf")
-        shutil.copy(
-            work / f"{rid}-datasheet.{lang}.pdf", docs / "downloads" / f"{rid}-datasheet-{lang}.pdf"
         )
-    shutil.copy(work / "dataset.parquet", docs / "downloads" / "dataset.parquet")
-    for name in ctx.tables:
-        shutil.copy(work / "tables" / f"{name}.csv", docs / "downloads" / f"{name}.csv")
+    return "\n".join(parts)
 
 
-def build_site(ctx: ReportContext, work: Path, docs: Path, site: Path) -> None:
-    write_sources(ctx, work, docs)
+def compare_caption(key: tuple[str, int, float], fmt: Formatter) -> str:
+    return fmt.t(
+        "chart.compare_title",
+        block=fmt.block(key[1]),
+        access=fmt.t.access(key[0], True),
+        mix=fmt.t.mix(key[2], short=True),
+    )
+
+
+# --- files and the mkdocs build --------------------------------------------------------
+
+
+def _copy_report(b: Built, docs: Path) -> None:
+    charts, downloads = docs / "charts" / b.rid, docs / "downloads" / b.rid
+    charts.mkdir(parents=True)
+    downloads.mkdir(parents=True)
+    for stem, _, _ in _figures(b.ctx, b.ctx.formatter(LANGS[0])):
+        for lang in LANGS:
+            # "x-de-spec.json", not "x-de.vl.json": the i18n plugin reads ".vl" as a language
+            for ext, target in (
+                ("svg", f"{stem}-{lang}.svg"),
+                ("vl.json", f"{stem}-{lang}-spec.json"),
+            ):
+                shutil.copy(b.work / "charts" / f"{stem}.{lang}.{ext}", charts / target)
+    for lang in LANGS:
+        shutil.copy(b.work / f"{b.rid}.{lang}.pdf", downloads / f"{b.rid}-{lang}.pdf")
+        shutil.copy(
+            b.work / f"{b.rid}-datasheet.{lang}.pdf", downloads / f"{b.rid}-datasheet-{lang}.pdf"
+        )
+    shutil.copy(b.work / "dataset.parquet", downloads / "dataset.parquet")
+    for table in [*b.ctx.tables, "tables"]:
+        ext = "xlsx" if table == "tables" else "csv"
+        shutil.copy(b.work / "tables" / f"{table}.{ext}", downloads / f"{table}.{ext}")
+
+
+def _write_comparisons(built: Sequence[Built], docs: Path) -> None:
+    from pipeline.charts.export import save
+    from pipeline.charts.family import compare_chart
+
+    profiles = comparison_profiles(built)
+    if not profiles:
+        return
+    folder = docs / "charts" / "compare"
+    folder.mkdir(parents=True)
+    for lang in LANGS:
+        fmt = built[0].ctx.formatter(lang)
+        for key, points in profiles.items():
+            chart = compare_chart(points, fmt, compare_caption(key, fmt))
+            stem = folder / f"{compare_stem(key)}-{lang}"
+            written = save(chart, stem, fmt, kinds=("svg", "vl.json"))
+            written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
+
+
+def write_sources(built: Sequence[Built], docs: Path) -> None:
+    """Pages, charts, downloads and scripts into the mkdocs docs folder."""
+    docs.mkdir(parents=True)
+    for name, text in pages(built).items():
+        (docs / name).write_text(text, encoding="utf-8")
+    for b in built:
+        _copy_report(b, docs)
+    _write_comparisons(built, docs)
+    (docs / "assets").mkdir()
+    (docs / ASSETS[0]).write_text(vlc.javascript_bundle(BUNDLE_SNIPPET), encoding="utf-8")
+    (docs / ASSETS[1]).write_text(EMBED_SCRIPT, encoding="utf-8")
+
+
+def build_site(built: Sequence[Built], docs: Path, site: Path) -> None:
+    write_sources(built, docs)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
+    name = built[0].ctx.report.title["en"] if len(built) == 1 else "iopress"
     config = load_config(
         config_file=str(MKDOCS_CONFIG),
         docs_dir=str(docs),
         site_dir=str(site),
-        site_name=ctx.report.title["en"],
+        site_name=name,
         strict=True,
+        extra_javascript=list(ASSETS),
     )
     try:
         mkdocs_build(config)
