@@ -180,3 +180,27 @@ def test_unknown_directive_names_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(InputErrors) as caught:
         build(report, tmp_path / "out")
     assert f"{text}: line 3: placeholder names nothing: \"no chart 'nope'" in str(caught.value)
+
+
+def test_build_refuses_a_report_without_sponsor_disclosure(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    shutil.copytree(FS840, report)
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    start = text.index("[sponsor]")
+    end = text.index("[reconstructed]")
+    toml.write_text(text[:start] + text[end:], encoding="utf-8")
+    with pytest.raises(InputErrors, match=r"report.toml: sponsor: Field required"):
+        build(report, tmp_path / "out")
+
+
+def test_section_in_one_language_only(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    shutil.copytree(FS840, report)
+    extra = report / "text" / "de" / "results.md"
+    (report / "text" / "en" / "results.md").unlink()
+    with pytest.raises(InputErrors) as caught:
+        build(report, tmp_path / "out")
+    assert f"{extra}: section has no en counterpart\n  hint: write text/en/results.md" in str(
+        caught.value
+    )
