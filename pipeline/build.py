@@ -31,9 +31,12 @@ from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
 from pipeline.render import datasheet, narrative, site, whitepaper
 from pipeline.render.context import ReportContext
+from pipeline.render.fmt import Formatter
+from pipeline.render.locale import Strings
 from pipeline.render.plan import chart_plan
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
 from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, conform, polars_schema, violations
+from pipeline.validate import as_frame, message, validate, where
 
 Step = Callable[[str], None]
 
@@ -141,7 +144,9 @@ def prepare(folder: Path) -> ReportContext:
     records = spc1.load_all(report.spc1, folder, folder / "report.toml")
     tables.update(economics.tables(report, records))
     plan = chart_plan(report, dataset.points)
-    ctx = ReportContext(folder, report, dataset, tables, texts, plan, records)
+    ctx = ReportContext(
+        folder, report, dataset, tables, texts, plan, records, validate(dataset, report)
+    )
     check_narrative(ctx)
     return ctx
 
@@ -166,6 +171,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
         table.write_csv(work / "tables" / f"{name}.csv")
     write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
+    as_frame(ctx.problems, Formatter(Strings("en"))).write_csv(work / "validation.csv")
 
 
 def write_workbook(ctx: ReportContext, path: Path) -> None:
@@ -251,10 +257,29 @@ def staging(out: Path) -> Iterator[Path]:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def build(folder: Path, out: Path, step: Step | None = None) -> BuildResult:
+def refuse(ctx: ReportContext, strict: bool) -> None:
+    """Validation errors always stop the build; with ``strict`` warnings do too."""
+    fatal = [p for p in ctx.problems if p.severity == "error" or strict]
+    if fatal:
+        fmt = Formatter(Strings("en"))
+        raise InputErrors(
+            [
+                InputError(
+                    ctx.folder,
+                    where(p, fmt),
+                    message(p, fmt),
+                    "fix the raw data, or build without --strict to see warnings in the report",
+                )
+                for p in fatal
+            ]
+        )
+
+
+def build(folder: Path, out: Path, step: Step | None = None, strict: bool = False) -> BuildResult:
     say = step or (lambda _: None)
     say("ingest")
     ctx = prepare(folder)
+    refuse(ctx, strict)
     with staging(out) as work:
         for name, stage in STAGES:
             say(name)

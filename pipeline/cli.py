@@ -46,6 +46,7 @@ class Lang(StrEnum):
 def build(
     report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
     out: Annotated[Path | None, typer.Option("-o", "--out", help="Output folder")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the build")] = False,
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report."""
     target = out or Path("build") / _report_id(report_dir)
@@ -63,7 +64,7 @@ def build(
         def step(name: str) -> None:
             progress.update(task, description=name, completed=stages.index(name))
 
-        result = build_report(report_dir, target, step)
+        result = build_report(report_dir, target, step, strict)
     _print_accounting(result.dataset, Strings("en"))
     out_console.print(f"{Strings('en')('cli.written')}: {result.out}")
 

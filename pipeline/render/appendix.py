@@ -11,6 +11,7 @@ from pipeline.render import typst_doc as T
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
 from pipeline.render.views import Span, TableView
+from pipeline.validate import message, where
 
 MAX_REJECTS = 25
 DEFINITIONS = ("service", "parallelism", "totals", "optimum", "units", "deviation")
@@ -75,6 +76,40 @@ def versions_view(fmt: Formatter) -> TableView:
     return TableView("versions", fmt.t("appendix.versions_caption"), header, rows)
 
 
+MAX_PROBLEMS = 40
+
+
+def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    shown = ctx.problems[:MAX_PROBLEMS]
+    rows = [
+        [
+            [Span(p.rule)],
+            [Span(fmt.t(f"validation.{p.severity}"))],
+            [Span(where(p, fmt))],
+            [Span(message(p, fmt))],
+        ]
+        for p in shown
+    ]
+    if len(ctx.problems) > MAX_PROBLEMS:
+        more = fmt.t("validation.more", n=fmt.integer(len(ctx.problems) - MAX_PROBLEMS))
+        rows.append([[Span(more)], [Span("")], [Span("")], [Span("")]])
+    header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "where", "message")]
+    return TableView("validation", fmt.t("validation.caption"), header, rows)
+
+
+def validation(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    parts = [T.heading(fmt.t("validation.title"), 2)]
+    if not ctx.problems:
+        return [*parts, T.paragraph(fmt.t("validation.none"))]
+    errors = sum(p.severity == "error" for p in ctx.problems)
+    summary = fmt.t(
+        "validation.summary",
+        errors=fmt.integer(errors),
+        warnings=fmt.integer(len(ctx.problems) - errors),
+    )
+    return [*parts, T.paragraph(summary), T.table(validation_view(ctx, fmt))]
+
+
 def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     counts = ctx.dataset.accounting()
     accounting = fmt.t(
@@ -96,6 +131,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
         if ctx.dataset.rejects
         else T.paragraph(fmt.t("appendix.no_rejects"))
     )
+    parts += validation(ctx, fmt)
     parts += [
         T.heading(fmt.t("appendix.provenance"), 2),
         T.table(files_view(ctx, fmt)),

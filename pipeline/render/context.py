@@ -23,6 +23,7 @@ from pipeline.render.views import (
     min_latency_view,
     performance_view,
 )
+from pipeline.validate import Problem
 
 
 @dataclass
@@ -34,6 +35,7 @@ class ReportContext:
     narrative: dict[str, dict[str, Section]]
     charts: list[ChartRef] = field(default_factory=list)
     spc1: list[Spc1Record] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}

@@ -1,0 +1,250 @@
+"""Validation rules: one small function per rule, every problem collected, none fatal by
+itself (``--strict`` makes warnings fail). The problems appear in the report's appendix
+and in ``OUT/validation.csv``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from pipeline.config import Report
+from pipeline.dataset import Dataset
+from pipeline.render.fmt import Formatter
+
+DEVIATION_LIMIT_PCT = 10.0
+BANDWIDTH_TOLERANCE = 0.02
+LITTLE_TOLERANCE = 0.25
+STEADY_WINDOW = 5
+STEADY_DATA_EXCURSION = 0.20
+STEADY_SLOPE_EXCURSION = 0.10
+
+
+POINT = ("setup", "access", "block_size", "read_pct", "parallelism", "queue_depth")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: the rule, how serious, where (a point or a source) and the numbers its
+    message (``validation.<message>`` in the locales) is made of."""
+
+    rule: str
+    severity: str  # "error" or "warning"
+    point: dict[str, Any] | None
+    source: str | None
+    message: str
+    values: dict[str, Any]
+
+
+def _problem(rule: str, severity: str, row: dict[str, Any], message: str, **values: Any) -> Problem:
+    return Problem(rule, severity, {k: row[k] for k in POINT}, None, message, values)
+
+
+def _each(points: pl.DataFrame, bad: pl.Expr) -> Iterable[dict[str, Any]]:
+    yield from points.filter(bad).iter_rows(named=True)
+
+
+def ranges(data: Dataset, report: Report) -> list[Problem]:
+    """IOPS ≥ 0, latency > 0, read % in 0…100, block size > 0, intervals > 0."""
+    rules = {
+        "iops": pl.col("iops") < 0,
+        "latency": pl.col("lat_mean_us") <= 0,
+        "read_pct": (pl.col("read_pct") < 0) | (pl.col("read_pct") > 100),
+        "block_size": pl.col("block_size") <= 0,
+        "intervals": pl.col("intervals") <= 0,
+    }
+    return [
+        _problem("range", "error", row, f"range_{what}")
+        for what, bad in rules.items()
+        for row in _each(data.points, bad.fill_null(False))
+    ]
+
+
+def bandwidth(data: Dataset, report: Report) -> list[Problem]:
+    """bytes/s = IOPS × block size within 2 %."""
+    expected = pl.col("iops") * pl.col("block_size")
+    off = (pl.col("bytes_per_s") - expected).abs() > BANDWIDTH_TOLERANCE * expected
+    return [
+        _problem(
+            "bandwidth",
+            "warning",
+            row,
+            "bandwidth",
+            measured=row["bytes_per_s"],
+            expected=float(row["iops"] * row["block_size"]),
+        )
+        for row in _each(data.points, off & (pl.col("iops") > 0))
+    ]
+
+
+def littles_law(data: Dataset, report: Report) -> list[Problem]:
+    """Closed loop: outstanding I/Os = hosts × parallelism × queue depth ≈ IOPS × latency.
+    Not for rate-limited runs (a requested rate opens the loop)."""
+    outstanding = pl.col("hosts") * pl.col("parallelism") * pl.col("queue_depth")
+    measured = pl.col("iops") * pl.col("lat_mean_us") / 1e6
+    off = (measured - outstanding).abs() > LITTLE_TOLERANCE * outstanding
+    rows = _each(data.points, off & pl.col("target_iops").is_null() & (pl.col("iops") > 0))
+    return [
+        _problem(
+            "littles-law",
+            "warning",
+            row,
+            "littles_law",
+            measured=row["iops"] * row["lat_mean_us"] / 1e6,
+            expected=row["hosts"] * row["parallelism"] * row["queue_depth"],
+        )
+        for row in rows
+    ]
+
+
+def stability(data: Dataset, report: Report) -> list[Problem]:
+    """Relative deviation across intervals above 10 %."""
+    return [
+        _problem("stability", "warning", row, "stability", deviation=row["iops_dev_pct"])
+        for row in _each(data.points, pl.col("iops_dev_pct") > DEVIATION_LIMIT_PCT)
+    ]
+
+
+def _steady(values: list[float]) -> tuple[bool, float, float]:
+    """SNIA PTS steady state of the last five values: data excursion and slope excursion,
+    both relative to the mean."""
+    window = values[-STEADY_WINDOW:]
+    mean = sum(window) / len(window)
+    n = len(window)
+    xs = range(n)
+    x_mean = (n - 1) / 2
+    slope = sum((x - x_mean) * (y - mean) for x, y in zip(xs, window, strict=True)) / sum(
+        (x - x_mean) ** 2 for x in xs
+    )
+    data_exc = (max(window) - min(window)) / mean if mean else 0.0
+    slope_exc = abs(slope) * (n - 1) / mean if mean else 0.0
+    return (
+        data_exc <= STEADY_DATA_EXCURSION and slope_exc <= STEADY_SLOPE_EXCURSION,
+        data_exc,
+        slope_exc,
+    )
+
+
+def steady_state(data: Dataset, report: Report) -> list[Problem]:
+    """SNIA PTS steady state over the last five intervals, reported per point."""
+    key = ["setup", "access", "block_size", "read_pct", "parallelism", "queue_depth"]
+    per_interval = (
+        data.intervals.group_by([*key, "interval"])
+        .agg(pl.col("iops").sum())
+        .sort([*key, "interval"])
+    )
+    problems = []
+    for values, group in per_interval.group_by(key, maintain_order=True):
+        row = dict(zip(key, values, strict=True))
+        iops = group["iops"].to_list()
+        if len(iops) < STEADY_WINDOW:
+            continue
+        ok, data_exc, slope_exc = _steady(iops)
+        if not ok:
+            problems.append(
+                _problem(
+                    "steady-state",
+                    "warning",
+                    row,
+                    "steady_state",
+                    data=data_exc * 100,
+                    slope=slope_exc * 100,
+                )
+            )
+    return problems
+
+
+def completeness(data: Dataset, report: Report) -> list[Problem]:
+    """Cells of the test matrix (profile × parallelism level) that were not measured."""
+    key = ["setup", "access", "block_size", "queue_depth"]
+    problems = []
+    for values, group in data.points.group_by(key, maintain_order=True):
+        levels = set(group["parallelism"])
+        for mix, per_mix in group.group_by("read_pct", maintain_order=True):
+            for level in sorted(levels - set(per_mix["parallelism"])):
+                row = {
+                    **dict(zip(key, values, strict=True)),
+                    "read_pct": mix[0],
+                    "parallelism": level,
+                }
+                problems.append(_problem("completeness", "warning", row, "completeness"))
+    return problems
+
+
+def units(data: Dataset, report: Report) -> list[Problem]:
+    """A bandwidth unit left to the default where the file's own column says KB or MB."""
+    problems = []
+    for i, src in enumerate(report.sources):
+        mapping = src.mapping
+        declared = mapping is not None and "bandwidth_unit" in mapping.model_fields_set
+        column = (mapping.columns.get("mb_s", "mb_s") if mapping else "mb_s").lower()
+        if (
+            src.format in (None, "iogen")
+            and not declared
+            and ("kb" in column or "mb" in column)
+            and mapping is not None
+        ):
+            problems.append(
+                Problem(
+                    "units",
+                    "warning",
+                    None,
+                    f"sources[{i}] {src.path}",
+                    "units",
+                    {"column": column},
+                )
+            )
+    return problems
+
+
+RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
+    ranges,
+    bandwidth,
+    littles_law,
+    stability,
+    steady_state,
+    completeness,
+    units,
+)
+
+
+def validate(data: Dataset, report: Report) -> list[Problem]:
+    """Every rule over the dataset; the problems of all of them."""
+    return [problem for rule in RULES for problem in rule(data, report)]
+
+
+def where(problem: Problem, fmt: Formatter) -> str:
+    if problem.point is None:
+        return problem.source or ""
+    p = problem.point
+    return fmt.t(
+        "validation.point",
+        setup=fmt.setup(str(p["setup"])),
+        block=fmt.block(int(p["block_size"])),
+        access=fmt.t.access(str(p["access"])),
+        mix=fmt.t.mix(float(p["read_pct"]), True),
+        parallelism=fmt.integer(p["parallelism"]),
+        qd=fmt.integer(p["queue_depth"]),
+    )
+
+
+def message(problem: Problem, fmt: Formatter) -> str:
+    values = {
+        k: (fmt.number(v, 1) if isinstance(v, float) else v) for k, v in problem.values.items()
+    }
+    return fmt.t(f"validation.{problem.message}", **values)
+
+
+def as_frame(problems: list[Problem], fmt: Formatter) -> pl.DataFrame:
+    """For auditors: one row per problem, in the formatter's language."""
+    return pl.DataFrame(
+        {
+            "rule": [p.rule for p in problems],
+            "severity": [p.severity for p in problems],
+            "where": [where(p, fmt) for p in problems],
+            "message": [message(p, fmt) for p in problems],
+        },
+        schema={"rule": pl.String, "severity": pl.String, "where": pl.String, "message": pl.String},
+    )
