@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import ingest
+from pipeline import ingest, manifest
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.charts.export import save
@@ -172,6 +172,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
     as_frame(ctx.problems, Formatter(Strings("en"))).write_csv(work / "validation.csv")
+    manifest.write(ctx, work / "manifest.json")
 
 
 def write_workbook(ctx: ReportContext, path: Path) -> None:

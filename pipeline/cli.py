@@ -27,6 +27,7 @@ from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.views import Cell, TableView, min_latency_view, performance_view
+from pipeline.verify import verify as verify_figures
 
 app = typer.Typer(
     add_completion=False,
@@ -87,6 +88,21 @@ def site_command(
     for result in results:
         _print_accounting(result.dataset, Strings("en"))
     out_console.print(f"{Strings('en')('cli.written')}: {out / 'site'}")
+
+
+@app.command()
+def verify(
+    report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
+    published: Annotated[Path, typer.Option("--published", help="CSV table,row,column,printed")],
+    tolerance: Annotated[float, typer.Option(help="Relative tolerance in %")] = 1.0,
+) -> None:
+    """Re-derive published figures from the raw data; report every difference (exit 1)."""
+    checked, found = verify_figures(prepare(report_dir), published, tolerance / 100)
+    for item in found:
+        out_console.print(str(item), highlight=False, markup=False, soft_wrap=True)
+    out_console.print(f"{checked} figures checked, {len(found)} differ")
+    if found:
+        raise typer.Exit(1)
 
 
 @app.command(name="datasheet")

@@ -305,40 +305,56 @@ def load_report(folder: Path) -> Report:
     return report
 
 
-def _check_sources(folder: Path, path: Path, report: Report) -> None:
-    root = folder.resolve()
-    problems = []
-    for i, src in enumerate(report.sources):
-        where = f"sources[{i}].path"
-        target = (folder / src.path).resolve()
+OUTSIDE_HINT = "keep every file the report names inside the report folder"
+
+
+def _files_named(report: Report) -> list[tuple[str, str, bool]]:
+    """(place in report.toml, path, must exist) of every file the report names."""
+    named = [(f"sources[{i}].path", s.path, True) for i, s in enumerate(report.sources)]
+    named += [
+        (f"charts[{i}].source", c.source, True)
+        for i, c in enumerate(report.charts or [])
+        if c.source
+    ]
+    named += [(f"spc1[{i}]", n, True) for i, n in enumerate(report.spc1) if n.endswith(".toml")]
+    return named
+
+
+def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
+    root, problems = folder.resolve(), []
+    for where, name, must_exist in _files_named(report):
+        target = (folder / name).resolve()
         if not target.is_relative_to(root):
             problems.append(
-                InputError(
-                    path,
-                    where,
-                    f"{src.path!r} points outside the report folder",
-                    "keep raw files inside the report folder",
-                )
+                InputError(path, where, f"{name!r} points outside the report folder", OUTSIDE_HINT)
             )
-        elif not target.is_file():
+        elif must_exist and not target.is_file():
             problems.append(
                 InputError(
                     path,
                     where,
-                    f"raw file {src.path!r} not found",
+                    f"file {name!r} not found",
                     "check the path, relative to the report folder",
                 )
             )
+    return problems
+
+
+def _setup_problems(path: Path, report: Report) -> list[InputError]:
     setups = {s.name for s in report.setups}
-    for i, src in enumerate(report.sources):
-        if src.setup not in setups:
-            problems.append(
-                InputError(
-                    path,
-                    f"sources[{i}].setup",
-                    f"unknown setup {src.setup!r}",
-                    f"use one of {sorted(setups)}",
-                )
-            )
+    return [
+        InputError(
+            path,
+            f"sources[{i}].setup",
+            f"unknown setup {src.setup!r}",
+            f"use one of {sorted(setups)}",
+        )
+        for i, src in enumerate(report.sources)
+        if src.setup not in setups
+    ]
+
+
+def _check_sources(folder: Path, path: Path, report: Report) -> None:
+    problems = _path_problems(folder, path, report) + _setup_problems(path, report)
     if problems:
         raise InputErrors(problems)

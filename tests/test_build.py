@@ -204,3 +204,43 @@ def test_section_in_one_language_only(tmp_path: Path) -> None:
     assert f"{extra}: section has no en counterpart\n  hint: write text/en/results.md" in str(
         caught.value
     )
+
+
+def test_manifest_traces_every_figure_to_raw_lines(fs840_build: BuildResult) -> None:
+    import hashlib
+    import json
+
+    manifest = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    raw = FS840 / "raw" / "fs840.iogen.csv"
+    (entry,) = manifest["inputs"]
+    assert entry["sha256"] == hashlib.sha256(raw.read_bytes()).hexdigest()
+    assert entry["size"] == raw.stat().st_size
+    assert manifest["versions"]["iopress"] and manifest["versions"]["typst"] == "0.15.0"
+    maxima = [
+        f
+        for f in manifest["figures"]
+        if f["table"] == "performance"
+        and f["row"]["kind"] == "maximum"
+        and f["column"] == "iops"
+        and f["row"]["block_size"] == 1024
+        and f["row"]["read_pct"] == 100.0
+    ]
+    (figure,) = maxima
+    assert round(figure["value"]) == 1_008_045 and figure["unit"] == "IOPS"
+    (origin,) = figure["derived_from"]
+    lines = raw.read_text(encoding="utf-8").splitlines()
+    assert origin["source"] == "raw/fs840.iogen.csv" and len(origin["lines"]) == 6
+    assert all(
+        ";256;" in lines[n - 1] and ";1K;random;100;" in lines[n - 1] for n in origin["lines"]
+    )
+    tables = {f["table"] for f in manifest["figures"]}
+    assert tables >= {
+        "performance",
+        "min_latency",
+        "iops_at_latency",
+        "cost",
+        "footprint",
+        "spc1",
+        "spc1_sizing",
+        "speedup",
+    }

@@ -61,13 +61,13 @@ def test_raw_path_outside_the_folder_is_refused(report: Path) -> None:
         load_report(report)
     assert str(caught.value).endswith(
         f"{path}: sources[0].path: '../../etc/passwd' points outside the report folder\n"
-        "  hint: keep raw files inside the report folder"
+        "  hint: keep every file the report names inside the report folder"
     )
 
 
 def test_missing_raw_file(report: Path) -> None:
     path = _edit(report, 'path = "raw/fs840.iogen.csv"', 'path = "raw/none.csv"')
-    with pytest.raises(InputErrors, match=r"sources\[0\].path: raw file 'raw/none.csv' not found"):
+    with pytest.raises(InputErrors, match=r"sources\[0\].path: file 'raw/none.csv' not found"):
         load_report(report)
     assert path.exists()
 
@@ -93,3 +93,17 @@ def test_plain_string_means_both_languages(report: Path) -> None:
         "de": "öffentlich / public",
         "en": "öffentlich / public",
     }
+
+
+def test_spc1_and_chart_files_outside_the_folder_are_refused(report: Path) -> None:
+    path = _edit(report, 'spc1 = ["AE00008", "A00163"]', 'spc1 = ["../../x.toml"]')
+    (report / "report.toml").write_text(
+        path.read_text(encoding="utf-8")
+        + ('\n[[charts]]\nkind = "histogram"\nsource = "/etc/passwd"\n'),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    message = str(caught.value)
+    assert f"{path}: charts[0].source: '/etc/passwd' points outside the report folder" in message
+    assert f"{path}: spc1[0]: '../../x.toml' points outside the report folder" in message
