@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
 
-.PHONY: demo test lint golden setup clean fio-fixtures browser
+.PHONY: demo test lint golden setup clean fio-fixtures browser bench
 
 setup: $(STAMP)
 
@@ -33,8 +33,8 @@ browser:
 	  || echo "warning: chromium could not be installed; the browser test is skipped outside CI"
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests data/examples
-	$(BIN)/ruff format --check pipeline tests data/examples
+	$(BIN)/ruff check pipeline tests data/examples benchmarks
+	$(BIN)/ruff format --check pipeline tests data/examples benchmarks
 	$(BIN)/mypy
 
 # Regenerate the golden typst/Markdown files after an intended change of the output.
@@ -50,3 +50,8 @@ fio-fixtures: $(STAMP)
 	tests/data/fio/generate.sh
 	tests/data/fio-log/generate.sh
 	$(BIN)/python -m tests.regenerate_expected
+
+# Performance figures (docs/performance.md); installs fio-plot in its own venv for the
+# side-by-side. BENCH_ARGS=--quick for a smaller run.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

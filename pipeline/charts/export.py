@@ -25,7 +25,8 @@ def save(
         paths["svg"].write_text(vlc.vegalite_to_svg(spec, format_locale=locale), encoding="utf-8")
     if "pdf" in paths:
         paths["pdf"].write_bytes(vlc.vegalite_to_pdf(spec, format_locale=locale))
-    paths["vl.json"].write_text(
-        json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8"
-    )
+    if "vl.json" in paths:
+        paths["vl.json"].write_text(
+            json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8"
+        )
     return paths

@@ -1,0 +1,199 @@
+"""Synthetic benchmark workloads (not measurements; sizes and shapes only).
+
+S: the seed 000 matrix — 3 mixes × 6 block sizes × 18 parallelism levels × 3 intervals ×
+   3 hosts — as one IOgen CSV and as fio json+ files (one per point, client/server output
+   with the three hosts). L: 100 × S as fio json+ files. LOG: a per-I/O fio latency log.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LEVELS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 180, 192, 224, 256, 320, 384, 448, 512]
+BLOCKS = [
+    (1, "random"),
+    (4, "random"),
+    (8, "random"),
+    (64, "random"),
+    (256, "sequential"),
+    (1024, "sequential"),
+]
+MIXES = [100, 70, 0]
+HOSTS = ["p760", "S824a", "S824b"]
+HEADER = (
+    "host;test;block_size;access;read_pct;processes;interval;interval_s;ios;mb_s;"
+    "service_ms;read_service_ms;write_service_ms;cpu_pct"
+)
+
+
+def _point(kib: int, level: int) -> tuple[float, float]:
+    """(IOPS per host, latency µs): a saturating curve that follows Little's law."""
+    base = 180.0 + 8.0 * kib**0.8
+    lat = base * (1 + (level / 96) ** 1.6)
+    return level / (lat / 1e6), lat
+
+
+def iogen_csv(path: Path) -> Path:
+    lines = ["# IOgen export — SYNTHETIC benchmark workload S, not measured", HEADER]
+    for kib, access in BLOCKS:
+        for mix in MIXES:
+            for level in LEVELS:
+                iops, lat = _point(kib, level)
+                for interval in (1, 2, 3):
+                    for h, host in enumerate(HOSTS):
+                        f = 1 + 0.01 * ((interval + h) % 3 - 1)
+                        ios = round(iops * f * 20)
+                        read = f"{lat / 1000:.6f}" if mix else ""
+                        write = f"{lat / 1000:.6f}" if mix < 100 else ""
+                        lines.append(
+                            f"{host};t;{kib}K;{access};{mix};{level};{interval};20;{ios};"
+                            f"{ios / 20 * kib / 1024:.6f};{lat * f / 1000:.6f};{read};"
+                            f"{write};{min(95.0, level / 6):.1f}"
+                        )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _job_template() -> dict[str, object]:
+    doc = json.loads((ROOT / "tests" / "data" / "fio" / "jsonplus.json").read_text())
+    job: dict[str, object] = doc["jobs"][0]
+    return job
+
+
+def _direction(template: dict[str, object], iops: float, lat_us: float, bs: int) -> dict:
+    d = copy.deepcopy(template)
+    d["iops"] = iops
+    d["bw_bytes"] = int(iops * bs)
+    d["bw"] = int(iops * bs / 1024)
+    d["runtime"] = 60000
+    d["total_ios"] = int(iops * 60)
+    d["lat_ns"]["mean"] = lat_us * 1000
+    d["clat_ns"]["mean"] = lat_us * 1000 * 0.95
+    return d
+
+
+def fio_files(folder: Path, copies: int = 1) -> list[Path]:
+    """json+ files (client/server, three hosts) for every point of S, ``copies`` times."""
+    folder.mkdir(parents=True, exist_ok=True)
+    job = _job_template()
+    written = []
+    for copy_no in range(copies):
+        for kib, access in BLOCKS:
+            for mix in MIXES:
+                rw = {100: "randread", 0: "randwrite"}.get(mix, "randrw")
+                if access == "sequential":
+                    rw = {100: "read", 0: "write"}.get(mix, "rw")
+                for level in LEVELS:
+                    written.append(_fio_file(folder, job, copy_no, kib, rw, mix, level))
+    return written
+
+
+def _fio_file(
+    folder: Path, job: dict, copy_no: int, kib: int, rw: str, mix: int, level: int
+) -> Path:
+    iops, lat = _point(kib, level)
+    bs = kib * 1024
+    records = []
+    for host in HOSTS:
+        rec = copy.deepcopy(job)
+        rec["hostname"] = host
+        rec["job options"] = {
+            "rw": rw,
+            "rwmixread": str(mix),
+            "bs": f"{kib}k",
+            "numjobs": str(level),
+            "iodepth": "1",
+        }
+        rec["read"] = _direction(job["read"], iops * mix / 100, lat, bs)
+        rec["write"] = _direction(job["read"], iops * (100 - mix) / 100, lat, bs)
+        records.append(rec)
+    doc = {"fio version": "fio-3.33", "client_stats": records}
+    path = folder / f"c{copy_no}_{kib}k_{rw}_{mix}_{level}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def fio_log(folder: Path, lines: int, chunk: int = 5_000_000) -> Path:
+    """A per-I/O latency log (``bench_lat.1.log``, fio's "time, value, ddir, bs, offset"
+    lines) of ``lines`` I/Os at 100'000 IOPS, and the job file that describes it."""
+    import polars as pl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bench.fio").write_text(
+        "[bench]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=1\nwrite_lat_log=bench\n", encoding="utf-8"
+    )
+    path = folder / "bench_lat.1.log"
+    with path.open("wb") as fh:
+        for start in range(0, lines, chunk):
+            n = pl.int_range(start, min(start + chunk, lines), eager=True).alias("i")
+            frame = n.to_frame().select(
+                pl.concat_str(
+                    [
+                        pl.col("i") // 100,
+                        pl.lit(", "),
+                        150_000 + (pl.col("i") * 7919) % 50_000,
+                        pl.lit(", 0, 4096, 0"),
+                    ]
+                ).alias("line")
+            )
+            frame.write_csv(fh, include_header=False, quote_style="never")
+    return path
+
+
+def report_folder(target: Path, raw_file: Path, fmt: str) -> Path:
+    """The fs840 example with its raw data replaced by a workload."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        ROOT / "data" / "examples" / "fs840",
+        target,
+        ignore=shutil.ignore_patterns("raw", "published", "generate.py"),
+    )
+    (target / "raw").mkdir()
+    shutil.copy(raw_file, target / "raw" / raw_file.name)
+    toml = target / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace(
+        'path = "raw/fs840.iogen.csv"\nformat = "iogen"',
+        f'path = "raw/{raw_file.name}"\nformat = "{fmt}"',
+    )
+    toml.write_text(text, encoding="utf-8")
+    return target
+
+
+def fio_plot_layout(folder: Path) -> dict[Path, tuple[str, list[int]]]:
+    """S once more as fio-plot reads it (bench-fio's layout, one job record per file): a
+    folder per block size and mix holding ``<rw>-1-<numjobs>.json``; returns each folder
+    with its rw and numjobs levels."""
+    job = _job_template()
+    made = {}
+    for kib, access in BLOCKS:
+        for mix in MIXES:
+            rw = {100: "randread", 0: "randwrite"}.get(mix, "randrw")
+            if access == "sequential":
+                rw = {100: "read", 0: "write"}.get(mix, "rw")
+            target = folder / f"{kib}k_{mix}"
+            target.mkdir(parents=True, exist_ok=True)
+            for level in LEVELS:
+                iops, lat = _point(kib, level)
+                rec = copy.deepcopy(job)
+                opts = {
+                    "rw": rw,
+                    "rwmixread": str(mix),
+                    "bs": f"{kib}k",
+                    "iodepth": "1",
+                    "numjobs": str(level),
+                }
+                rec["job options"] = opts
+                rec["read"] = _direction(job["read"], 3 * iops * mix / 100, lat, kib * 1024)
+                rec["write"] = _direction(
+                    job["read"], 3 * iops * (100 - mix) / 100, lat, kib * 1024
+                )
+                doc = {"fio version": "fio-3.33", "global options": opts, "jobs": [rec]}
+                (target / f"{rw}-1-{level}.json").write_text(json.dumps(doc), encoding="utf-8")
+            made[target] = (rw, LEVELS)
+    return made
