@@ -100,7 +100,7 @@ def _fio_file(
     records = []
     for host in HOSTS:
         rec = copy.deepcopy(job)
-        rec["hostname"] = host
+        rec["hostname"] = f"{host}-{copy_no}"  # each copy its own hosts: not a re-read
         rec["job options"] = {
             "rw": rw,
             "rwmixread": str(mix),

@@ -26,7 +26,7 @@ from pipeline.config import LANGS, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import spc1
-from pipeline.ingest.base import ReadOptions, Reject
+from pipeline.ingest.base import ReadOptions, Reject, interval_frame
 from pipeline.normalise import to_points
 from pipeline.paths import TEMPLATES
 from pipeline.render import datasheet, narrative, site, whitepaper
@@ -35,7 +35,7 @@ from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.plan import chart_plan
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
-from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, conform, polars_schema, violations
+from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, violations
 from pipeline.validate import as_frame, message, validate, where
 
 Step = Callable[[str], None]
@@ -50,34 +50,45 @@ class BuildResult:
 
 def ingest_report(folder: Path, report: Report) -> Dataset:
     """Read every raw file of the report; a file that cannot be read fails the build."""
-    results, errors = [], []
-    for src in report.sources:
-        options = ReadOptions(
-            system=report.system.name,
-            setup=src.setup,
-            label=src.path,
-            mapping=src.mapping or ReadOptions().mapping,
-            params={k: str(v) for k, v in src.params.items()} if src.params else None,
+    jobs = [
+        (
+            folder / src.path,
+            ReadOptions(
+                system=report.system.name,
+                setup=src.setup,
+                label=src.path,
+                mapping=src.mapping or ReadOptions().mapping,
+                params={k: str(v) for k, v in src.params.items()} if src.params else None,
+            ),
+            src.format,
         )
-        try:
-            results.append(ingest.read(folder / src.path, options, src.format))
-        except InputError as err:
-            errors.append(err)
-        except InputErrors as errs:
-            errors += errs.errors
+        for src in report.sources
+    ]
+    results, errors = split_outcomes(ingest.read_many(jobs))
     if errors:
         raise InputErrors(errors)
     return combine(results)
 
 
+def split_outcomes(
+    outcomes: list[ingest.Outcome],
+) -> tuple[list[ingest.ReadResult], list[InputError]]:
+    results, errors = [], []
+    for outcome in outcomes:
+        if isinstance(outcome, ingest.ReadResult):
+            results.append(outcome)
+        elif isinstance(outcome, InputErrors):
+            errors += outcome.errors
+        else:
+            errors.append(outcome)
+    return results, errors
+
+
 def combine(results: list[ingest.ReadResult]) -> Dataset:
     """All files' interval rows, checked once more against the schema's declared checks."""
-    frames = [r.intervals for r in results]
-    intervals = (
-        pl.concat(frames)
-        if frames
-        else conform(pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS)), INTERVAL_FIELDS)
-    )
+    plain = [row for r in results if r.frame is None for row in (r.rows or [])]
+    frames = [r.frame for r in results if r.frame is not None]
+    intervals = pl.concat([*frames, interval_frame(plain)]) if frames else interval_frame(plain)
     intervals, schema_rejects = _schema_rejects(intervals)
     intervals, twice = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice

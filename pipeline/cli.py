@@ -17,7 +17,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from pipeline import __version__, ingest
-from pipeline.build import STAGES, build_many, combine, prepare, write_datasheets
+from pipeline.build import (
+    STAGES,
+    build_many,
+    combine,
+    prepare,
+    split_outcomes,
+    write_datasheets,
+)
 from pipeline.build import build as build_report
 from pipeline.compute import TABLES
 from pipeline.config import ColumnMapping, read_toml
@@ -140,18 +147,17 @@ def ingest_command(
 def _read_all(
     paths: list[Path], fmt: str | None, system: str, setup: str, mapping: ColumnMapping | None
 ) -> tuple[list[ReadResult], list[InputError]]:
-    results, failures = [], []
-    for path in paths:
-        options = ReadOptions(
-            system=system, setup=setup, label=str(path), mapping=mapping or ColumnMapping()
+    jobs = [
+        (
+            path,
+            ReadOptions(
+                system=system, setup=setup, label=str(path), mapping=mapping or ColumnMapping()
+            ),
+            fmt,
         )
-        try:
-            results.append(ingest.read(path, options, fmt))
-        except InputError as err:
-            failures.append(err)
-        except InputErrors as errs:
-            failures += errs.errors
-    return results, failures
+        for path in paths
+    ]
+    return split_outcomes(ingest.read_many(jobs))
 
 
 def _write_atomically(dataset: Dataset, output: Path) -> None:

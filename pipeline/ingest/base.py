@@ -9,6 +9,7 @@ import polars as pl
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
+from pipeline.schema import INTERVAL_FIELDS
 
 
 @dataclass(frozen=True)
@@ -40,16 +41,28 @@ class ReadOptions:
 
 @dataclass
 class ReadResult:
-    """Interval rows accepted from one file, plus everything rejected."""
+    """Interval rows accepted from one file, plus everything rejected.
 
-    intervals: pl.DataFrame
+    A reader gives the rows either as a frame or as plain ``rows`` (dicts of schema
+    columns); plain rows of many files become one frame at once in ``combine``."""
+
+    frame: pl.DataFrame | None
     rejects: list[Reject]
     records_read: int
     notes: list[str] = field(default_factory=list)
     source: str = ""
+    rows: list[dict[str, object]] | None = None
+
+    @property
+    def intervals(self) -> pl.DataFrame:
+        if self.frame is None:
+            self.frame = interval_frame(self.rows or [])
+        return self.frame
 
     @property
     def accepted(self) -> int:
+        if self.frame is None and self.rows is not None:
+            return len(self.rows)
         return self.intervals.height
 
 
@@ -66,3 +79,13 @@ def read_text(path: Path) -> str:
         raise InputError(
             path, f"line {line}", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8"
         ) from None
+
+
+INTERVAL_SCHEMA = {f.name: f.dtype for f in INTERVAL_FIELDS}
+NULL_ROW = {f.name: None for f in INTERVAL_FIELDS}
+
+
+def interval_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
+    """Interval rows as a frame in schema order and types, in one step (absent optional
+    columns are empty)."""
+    return pl.DataFrame([{**NULL_ROW, **row} for row in rows], schema=INTERVAL_SCHEMA)

@@ -9,16 +9,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 
 from pipeline.errors import InputError
 from pipeline.ingest import fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
-from pipeline.schema import INTERVAL_FIELDS, PERCENTILES, conform
+from pipeline.schema import PERCENTILES
 
 NAME = "fio"
 DESCRIPTION = "fio --output-format=json or json+ (2.x, 3.x, client/server), text around it allowed"
 ALL_CLIENTS = "All clients"
+FIO_PERCENTILE_KEYS = ("50.000000", "90.000000", "99.000000", "99.900000", "99.990000")
 # fio computes "All clients" from summed I/Os over the longest runtime, the hosts' records
 # over their own runtimes: they differ by the runtime spread, typically well under 1 %.
 CROSS_CHECK_PCT = 1.0
@@ -57,7 +59,21 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
     return found, first_error
 
 
+def _whole(text: str) -> dict[str, Any] | None:
+    """Fast path: the file is one JSON document and nothing else (orjson)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj) else None
+
+
 def final_document(path: Path, text: str) -> _Document:
+    whole = _whole(text)
+    if whole is not None:
+        return _Document(whole, text.index("{"), [])
     found, error = _documents(text)
     if not found:
         where, _, message = error.partition(": ")
@@ -113,10 +129,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         except fio_params.JobError as err:
             rejects.append(Reject(label, f"{key}[{i}] (line {lines[i]})", str(err)))
     notes += params.notes + _cross_check(records, rows)
-    frame = conform(
-        pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
-    )
-    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label)
+    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows)
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -191,6 +204,11 @@ def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
     if not found:
         return {}
     table = found[0]["percentile"]
+    direct = [table.get(key) for key in FIO_PERCENTILE_KEYS]
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in direct):
+        return {
+            name: float(v) * found[1] for name, v in zip(PERCENTILES, direct, strict=True) if v > 0
+        }
     by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
     out = {}
     for name, p in PERCENTILES.items():
