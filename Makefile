@@ -15,6 +15,7 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -c "from pipeline.render.site import vega_embed_bundle; vega_embed_bundle()"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -19,7 +19,7 @@ import polars as pl
 from pipeline import ingest, manifest
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
-from pipeline.charts.export import save
+from pipeline.charts.export import KINDS, save_many
 from pipeline.compute import TABLES, economics
 from pipeline.compute.tables import iops_at_latency
 from pipeline.config import LANGS, Report, load_report
@@ -202,15 +202,18 @@ def write_workbook(ctx: ReportContext, path: Path) -> None:
 
 
 def write_charts(ctx: ReportContext, work: Path) -> None:
+    """Every chart of the plan (and the cost chart) in both languages, drawn in one batch."""
     (work / "charts").mkdir()
+    jobs = []
     for lang in LANGS:
         fmt = ctx.formatter(lang)
         for ref in ctx.charts:
             chart = draw(ref, ctx.dataset.points, ctx.folder, fmt)
-            save(chart, work / "charts" / f"{ref.stem}.{lang}", fmt)
+            jobs.append((chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS))
         if "cost" in ctx.tables:
             chart = CHARTS["cost"](whitepaper.cost_for(ctx, lang), fmt)
-            save(chart, work / "charts" / f"{whitepaper.COST_CHART}.{lang}", fmt)
+            jobs.append((chart, work / "charts" / f"{whitepaper.COST_CHART}.{lang}", fmt, KINDS))
+    save_many(jobs)
 
 
 def write_pdfs(ctx: ReportContext, work: Path) -> None:

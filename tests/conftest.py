@@ -1,7 +1,10 @@
-"""Shared fixtures. The example report is built once per session."""
+"""Shared fixtures. The example report is built once per session. Every session has its
+own empty output cache, so no test passes thanks to an earlier run's cached drawings."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 FS840 = ROOT / "data" / "examples" / "fs840"
 SHARED = ROOT.parent / "shared"
+os.environ["IOPRESS_CACHE"] = tempfile.mkdtemp(prefix="iopress-test-cache-")
 
 
 @pytest.fixture(scope="session")

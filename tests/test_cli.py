@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline import cache
 from tests.conftest import DATA, FS840
 
 IOGEN = DATA / "iogen"
@@ -19,7 +20,7 @@ def iopress(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
         capture_output=True,
         text=True,
         cwd=cwd,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "IOPRESS_CACHE": cache.folder().as_posix()},
         check=False,
     )
 
@@ -95,3 +96,19 @@ def test_unknown_format_option_is_input_error(tmp_path: Path) -> None:
     )
     assert run.returncode == 1
     assert "--format: unknown format 'nope'" in run.stderr
+
+
+def test_second_build_of_unchanged_inputs_is_skipped(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = iopress("build", str(FS840), "-o", str(out))
+    assert first.returncode == 0, first.stderr
+    assert (out / ".iopress-fingerprint").is_file()
+    second = iopress("build", str(FS840), "-o", str(out))
+    assert (second.returncode, second.stdout) == (
+        0,
+        f"up to date (inputs unchanged): {out}\n",
+    )
+    (out / "fs840.de.pdf").unlink()
+    third = iopress("build", str(FS840), "-o", str(out))
+    assert "up to date" not in third.stdout
+    assert (out / "fs840.de.pdf").is_file()

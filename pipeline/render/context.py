@@ -36,13 +36,20 @@ class ReportContext:
     charts: list[ChartRef] = field(default_factory=list)
     spc1: list[Spc1Record] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    _views: dict[str, dict[str, TableView]] = field(default_factory=dict, repr=False)
 
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}
         return Formatter(Strings(lang), setups)
 
     def views(self, fmt: Formatter) -> dict[str, TableView]:
-        """Every table of the report as a formatted view, in the order of the report."""
+        """Every table of the report as a formatted view, in the order of the report (made
+        once per language: the tables do not change after prepare)."""
+        if fmt.t.lang not in self._views:
+            self._views[fmt.t.lang] = self._make_views(fmt)
+        return self._views[fmt.t.lang]
+
+    def _make_views(self, fmt: Formatter) -> dict[str, TableView]:
         figures, vendor = self.report.vendor_figures, self.report.system.vendor
         makers: dict[str, Callable[[], TableView]] = {
             "performance": lambda: performance_view(

@@ -16,6 +16,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import polars as pl
@@ -24,6 +25,7 @@ from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
+from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
 from pipeline.paths import MKDOCS_CONFIG
@@ -298,6 +300,15 @@ def _write_comparisons(built: Sequence[Built], docs: Path) -> None:
             written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
 
 
+def vega_embed_bundle() -> bytes:
+    """The offline vega-embed bundle; it depends only on the vl-convert version, so it is
+    made once (``make setup`` does it) and then taken from the cache."""
+    return cache.cached(
+        cache.key("vega-embed", metadata.version("vl-convert-python"), BUNDLE_SNIPPET),
+        lambda: vlc.javascript_bundle(BUNDLE_SNIPPET).encode("utf-8"),
+    )
+
+
 def write_sources(built: Sequence[Built], docs: Path) -> None:
     """Pages, charts, downloads and scripts into the mkdocs docs folder."""
     docs.mkdir(parents=True)
@@ -307,7 +318,8 @@ def write_sources(built: Sequence[Built], docs: Path) -> None:
         _copy_report(b, docs)
     _write_comparisons(built, docs)
     (docs / "assets").mkdir()
-    (docs / ASSETS[0]).write_text(vlc.javascript_bundle(BUNDLE_SNIPPET), encoding="utf-8")
+    bundle = vega_embed_bundle()
+    (docs / ASSETS[0]).write_bytes(bundle)
     (docs / ASSETS[1]).write_text(EMBED_SCRIPT, encoding="utf-8")
 
 

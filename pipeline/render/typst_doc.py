@@ -9,10 +9,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import typst
 
+from pipeline import cache
 from pipeline.config import Report
 from pipeline.paths import FONTS
 from pipeline.render.fmt import Formatter
@@ -119,10 +121,27 @@ def document(meta: Meta, body: list[str]) -> str:
     return head + "\n".join(body)
 
 
+def _inputs(source: Path, root: Path) -> list[Path]:
+    """What a document is made from: its source, the templates and charts beside it."""
+    charts = sorted((root / "charts").glob("*.svg")) if (root / "charts").is_dir() else []
+    return [source, *sorted(root.glob("*.typ")), *charts]
+
+
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
     """PDF/A-2b and PDF/UA-1, fonts from the project's font folder embedded, with a fixed
     timestamp (the report date) so the same inputs give the same bytes."""
     stamp = int(dt.datetime(date.year, date.month, date.day, tzinfo=dt.UTC).timestamp())
+    name = cache.key(
+        "typst",
+        metadata.version("typst"),
+        str(stamp),
+        *(f"{p.relative_to(root)}" for p in _inputs(source, root)),
+        *(p.read_bytes() for p in _inputs(source, root)),
+    )
+    found = cache.get(name)
+    if found is not None:
+        output.write_bytes(found)
+        return
     typst.compile(
         str(source),
         output=str(output),
@@ -131,3 +150,4 @@ def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
         font_paths=[str(FONTS)],
         pdf_standards=["a-2b", "ua-1"],
     )
+    cache.put(name, output.read_bytes())

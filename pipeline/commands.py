@@ -1,0 +1,169 @@
+"""What the ``iopress`` commands do; imported by the CLI only when a command needs it, so
+that an up-to-date build answers before any heavy library loads."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from pipeline import ingest
+from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
+from pipeline.build import write_datasheets as datasheets
+from pipeline.compute import TABLES
+from pipeline.config import ColumnMapping, read_toml
+from pipeline.dataset import Dataset, intervals_path, read_points, write
+from pipeline.errors import InputError
+from pipeline.ingest.base import ReadOptions, ReadResult
+from pipeline.render.fmt import Formatter
+from pipeline.render.locale import Strings
+from pipeline.render.views import Cell, TableView, min_latency_view, performance_view
+from pipeline.verify import verify as verify_figures
+
+out_console = Console()
+err_console = Console(stderr=True)
+EN = Strings("en")
+
+
+def print_error(err: Exception) -> None:
+    err_console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
+
+
+def _progress(stages: list[str]) -> tuple[Progress, Callable[[str], None]]:
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    )
+    task = progress.add_task("build", total=len(stages))
+
+    def step(name: str) -> None:
+        progress.update(task, description=name, completed=stages.index(name))
+
+    return progress, step
+
+
+def build_report(report_dir: Path, target: Path, strict: bool) -> None:
+    progress, step = _progress(["ingest", *(name for name, _ in STAGES)])
+    with progress:
+        result = build(report_dir, target, step, strict)
+    print_accounting(result.dataset)
+    out_console.print(f"{EN('cli.written')}: {result.out}")
+
+
+def site(report_dirs: list[Path], out: Path) -> None:
+    for result in build_many(report_dirs, out):
+        print_accounting(result.dataset)
+    out_console.print(f"{EN('cli.written')}: {out / 'site'}")
+
+
+def verify(report_dir: Path, published: Path, tolerance: float) -> bool:
+    """Print the differences; True when there are none."""
+    checked, found = verify_figures(prepare(report_dir), published, tolerance / 100)
+    for item in found:
+        out_console.print(str(item), highlight=False, markup=False, soft_wrap=True)
+    out_console.print(f"{checked} figures checked, {len(found)} differ")
+    return not found
+
+
+def datasheet(report_dir: Path, target: Path) -> None:
+    for path in datasheets(report_dir, target):
+        out_console.print(f"{EN('cli.written')}: {path}")
+
+
+def ingest_files(
+    paths: list[Path], output: Path, fmt: str | None, system: str, setup: str, mapping: Path | None
+) -> bool:
+    """Ingest, write the dataset, print the accounting; True when every file was read."""
+    column_mapping = ColumnMapping.model_validate(read_toml(mapping)) if mapping else None
+    results, failures = _read_all(paths, fmt, system, setup, column_mapping)
+    dataset = combine(results)
+    _write_atomically(dataset, output)
+    print_accounting(dataset)
+    for failure in failures:
+        print_error(failure)
+    return not failures
+
+
+def _read_all(
+    paths: list[Path], fmt: str | None, system: str, setup: str, mapping: ColumnMapping | None
+) -> tuple[list[ReadResult], list[InputError]]:
+    jobs = [
+        (
+            path,
+            ReadOptions(
+                system=system, setup=setup, label=str(path), mapping=mapping or ColumnMapping()
+            ),
+            fmt,
+        )
+        for path in paths
+    ]
+    return split_outcomes(ingest.read_many(jobs))
+
+
+def _write_atomically(dataset: Dataset, output: Path) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=output.parent, prefix=".iopress-") as tmp:
+        staged = Path(tmp) / output.name
+        write(dataset, staged)
+        os.replace(intervals_path(staged), intervals_path(output))
+        os.replace(staged, output)
+
+
+def print_accounting(dataset: Dataset) -> None:
+    counts = dataset.accounting()
+    out_console.print(
+        f"{EN('cli.read')}: {counts['records_read']}, {EN('cli.accepted')}: "
+        f"{counts['accepted']}, {EN('cli.rejected')}: {counts['rejected']}"
+    )
+    for note in dataset.notes:
+        err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
+    if dataset.rejects:
+        err_console.print(f"{EN('cli.rejects')}:")
+        for reject in dataset.rejects:
+            err_console.print(f"  {reject}", highlight=False, markup=False)
+
+
+def tables(path: Path, lang: str) -> None:
+    fmt = Formatter(Strings(lang))
+    for view in _views(path, fmt):
+        out_console.print(_rich_table(view))
+
+
+def _views(path: Path, fmt: Formatter) -> list[TableView]:
+    if path.is_dir():
+        return list(prepare(path).views(fmt).values())
+    points = read_points(path)
+    computed = {name: fn(points) for name, fn in TABLES.items()}
+    return [
+        performance_view(computed["performance"], [], fmt, ""),
+        min_latency_view(computed["min_latency"], [], fmt, ""),
+    ]
+
+
+def _rich_cell(cell: Cell) -> str:
+    styles = {
+        "plain": "{}",
+        "optimum": "[italic]{}[/italic]",
+        "vendor": "[bold blue]{}[/]",
+        "mono": "{}",
+    }
+    return "\n".join(styles[s.style].format(s.text.replace("[", r"\[")) for s in cell)
+
+
+def _rich_table(view: TableView) -> Table:
+    table = Table(title=view.caption, show_lines=True)
+    for i, head in enumerate(view.header):
+        table.add_column(head, justify="left" if i == 0 else "right")
+    for row in view.rows:
+        table.add_row(*(_rich_cell(c) for c in row))
+    return table

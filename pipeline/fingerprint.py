@@ -1,0 +1,54 @@
+"""The fingerprint of a build: everything its output depends on (the report folder, the
+SPC-1 catalogue, iopress's own code and resources, the pinned dependencies, the options).
+Standard library only, so that an unchanged build is recognised before anything heavy is
+imported. The stamp also lists every output file with its size: an output folder that
+was changed by hand is built again."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OWN = ("pipeline", "templates", "locales", "figures", "data/spc1")
+OWN_FILES = ("mkdocs.yml", "requirements.lock", "pyproject.toml")
+STAMP = ".iopress-fingerprint"
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def fingerprint(report: Path, options: str = "") -> str:
+    digest = hashlib.sha256(options.encode())
+    for base in (report, *(ROOT / d for d in OWN)):
+        for path in _files(base):
+            digest.update(str(path.relative_to(base)).encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for name in OWN_FILES:
+        digest.update(hashlib.sha256((ROOT / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _listing(out: Path) -> list[str]:
+    return [
+        f"{path.stat().st_size} {path.relative_to(out).as_posix()}"
+        for path in _files(out)
+        if path.name != STAMP
+    ]
+
+
+def up_to_date(out: Path, print_: str) -> bool:
+    """True when ``out`` holds a complete build whose inputs had the fingerprint ``print_``."""
+    stamp_file = out / STAMP
+    if not stamp_file.is_file():
+        return False
+    lines = stamp_file.read_text(encoding="utf-8").splitlines()
+    return bool(lines) and lines[0] == print_ and lines[1:] == _listing(out)
+
+
+def stamp(out: Path, print_: str) -> None:
+    """Record that ``out`` was built from inputs with the fingerprint ``print_`` (taken
+    before the build began, so that inputs edited during a build are noticed next time)."""
+    lines = [print_, *_listing(out)]
+    (out / STAMP).write_text("\n".join(lines) + "\n", encoding="utf-8")
