@@ -11,6 +11,7 @@ import copy
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 180, 192, 224, 256, 320, 384, 448, 512]
@@ -58,13 +59,13 @@ def iogen_csv(path: Path) -> Path:
     return path
 
 
-def _job_template() -> dict[str, object]:
+def _job_template() -> dict[str, Any]:
     doc = json.loads((ROOT / "tests" / "data" / "fio" / "jsonplus.json").read_text())
-    job: dict[str, object] = doc["jobs"][0]
+    job: dict[str, Any] = doc["jobs"][0]
     return job
 
 
-def _direction(template: dict[str, object], iops: float, lat_us: float, bs: int) -> dict:
+def _direction(template: dict[str, Any], iops: float, lat_us: float, bs: int) -> dict[str, Any]:
     d = copy.deepcopy(template)
     d["iops"] = iops
     d["bw_bytes"] = int(iops * bs)
@@ -93,7 +94,7 @@ def fio_files(folder: Path, copies: int = 1) -> list[Path]:
 
 
 def _fio_file(
-    folder: Path, job: dict, copy_no: int, kib: int, rw: str, mix: int, level: int
+    folder: Path, job: dict[str, Any], copy_no: int, kib: int, rw: str, mix: int, level: int
 ) -> Path:
     iops, lat = _point(kib, level)
     bs = kib * 1024
