@@ -20,7 +20,7 @@ from pipeline.vlrender import render
 
 KINDS = ("svg", "pdf", "vl.json")
 VL_CONVERT = metadata.version("vl-convert-python")
-PARALLEL_FROM = 6  # drawings; fewer are drawn here (a process costs ~0.4 s to warm up)
+PARALLEL_FROM = 4  # charts; fewer are drawn here (a process costs ~0.4 s to warm up)
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,23 @@ class Drawing:
         )
 
 
-def _render_all(drawings: list[Drawing]) -> list[bytes]:
+def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:
+    """The drawings by cache key; each chart goes through Vega once for all its kinds."""
+    kinds: dict[tuple[str, str], list[Drawing]] = {}
+    for drawing in drawings:
+        kinds.setdefault((drawing.spec, drawing.locale), []).append(drawing)
+    jobs = [(spec, locale, tuple(d.kind for d in ds)) for (spec, locale), ds in kinds.items()]
     workers = min(os.cpu_count() or 1, 4)
-    jobs = [(d.spec, d.locale, d.kind) for d in drawings]
     if len(jobs) < PARALLEL_FROM or workers < 2:
-        return [render(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        return list(pool.map(render, jobs))
+        results = [render(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            results = list(pool.map(render, jobs))
+    return {
+        d.key: data
+        for ds, made in zip(kinds.values(), results, strict=True)
+        for d, data in zip(ds, made, strict=True)
+    }
 
 
 def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]]) -> None:
@@ -67,9 +77,9 @@ def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str
         ]
     found = {d.key: cache.get(d.key) for _, d in wanted}
     missing = list({d.key: d for _, d in wanted if found[d.key] is None}.values())
-    for drawing, data in zip(missing, _render_all(missing), strict=True):
-        cache.put(drawing.key, data)
-        found[drawing.key] = data
+    for name, data in _render_all(missing).items():
+        cache.put(name, data)
+        found[name] = data
     for path, drawing in wanted:
         path.write_bytes(found[drawing.key] or b"")
 
