@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,16 +37,20 @@ INGEST = """
 import json, resource, sys, time
 from pathlib import Path
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.build import combine, split_outcomes
 from pipeline.ingest.base import ReadOptions
 paths = [Path(p) for p in json.loads(Path(sys.argv[1]).read_text())]
 options = ReadOptions(params=json.loads(sys.argv[3]) or None)
 start = time.perf_counter()
-results = [ingest.read(p, options, sys.argv[2] or None) for p in paths]
+jobs = [(p, options, sys.argv[2] or None) for p in paths]
+results, errors = split_outcomes(ingest.read_many(jobs))
+assert not errors, errors[:3]
 data = combine(results)
 seconds = time.perf_counter() - start
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "rss_mb": rss, "rows": data.intervals.height}))
+worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+rows = data.intervals.height
+print(json.dumps({"seconds": seconds, "rss_mb": rss, "worker_mb": worker, "rows": rows}))
 """
 
 
@@ -55,6 +60,14 @@ def _python(code: str, *args: str) -> dict[str, float]:
     )
     result: dict[str, float] = json.loads(run.stdout.strip().splitlines()[-1])
     return result
+
+
+def _rss(r: dict[str, float]) -> str:
+    """Peak RSS of the reading process, and of the largest worker when files were read in
+    a process pool (the pool holds at most as many workers as there are cores)."""
+    if r["worker_mb"] < 1:
+        return f"peak RSS {r['rss_mb']:.0f} MB"
+    return f"peak RSS {r['rss_mb']:.0f} MB + workers ≤ {r['worker_mb']:.0f} MB each"
 
 
 def ingest(
@@ -70,6 +83,7 @@ def ingest(
         "mb": size,
         "mb_s": size / seconds,
         "rss_mb": max(m["rss_mb"] for m in measured),
+        "worker_mb": max(m["worker_mb"] for m in measured),
     }
 
 
@@ -205,10 +219,10 @@ def main() -> None:
         csv = W.iogen_csv(folder / "s.iogen.csv")
         r = ingest([csv], "iogen")
         _say("S")
-        rows.append(("ingest S (IOgen CSV)", f"{r['mb_s']:.1f} MB/s", f"{r['rss_mb']:.0f} MB"))
+        rows.append(("ingest S (IOgen CSV)", f"{r['mb_s']:.1f} MB/s", _rss(r)))
         s_fio = W.fio_files(folder / "s-fio")
         r = ingest(s_fio, "fio")
-        rows.append(("ingest S (fio json+)", f"{r['mb_s']:.1f} MB/s", f"{r['rss_mb']:.0f} MB"))
+        rows.append(("ingest S (fio json+)", f"{r['mb_s']:.1f} MB/s", _rss(r)))
         _say("L")
         l_fio = W.fio_files(folder / "l-fio", copies=copies)
         r = ingest(l_fio, "fio", runs=1)
@@ -216,7 +230,7 @@ def main() -> None:
             (
                 f"ingest L ({copies} × S, fio json+)",
                 f"{r['mb_s']:.1f} MB/s",
-                f"{r['rss_mb']:.0f} MB ({r['mb']:.0f} MB in {r['seconds']:.1f} s)",
+                f"{_rss(r)}; {r['mb']:.0f} MB in {r['seconds']:.1f} s",
             )
         )
         shutil.rmtree(folder / "l-fio")
@@ -227,7 +241,7 @@ def main() -> None:
             (
                 f"ingest LOG ({log_lines / 1e6:.0f} M lines)",
                 f"{r['mb_s']:.1f} MB/s",
-                f"{r['rss_mb']:.0f} MB ({r['mb']:.0f} MB in {r['seconds']:.1f} s)",
+                f"{_rss(r)}; {r['mb']:.0f} MB in {r['seconds']:.1f} s",
             )
         )
         log.unlink()
@@ -237,6 +251,7 @@ def main() -> None:
         rows.append(("build S cold", f"{cold:.2f} s", "DE+EN PDFs, datasheets, site; no cache"))
         rows.append(("build S, output removed, cache kept", f"{cached:.2f} s", ""))
         rows.append(("build S warm (nothing changed)", f"{warm:.2f} s", ""))
+        os.environ["IOPRESS_CACHE"] = str(folder / "cache")  # stage times: cold cache
         stages = json.loads(
             subprocess.run(
                 [PYTHON, "-c", STAGES, str(report)],
@@ -283,8 +298,11 @@ def main() -> None:
 def _figure(rows: list[tuple[str, str, str]], name: str, unit: str) -> float:
     """The number of a row's value (or, for RSS, of its note) in the given unit."""
     row = next(r for r in rows if r[0].startswith(name))
-    text = row[2] if unit == "MB" else row[1]
-    return float(text.split()[0])
+    if unit == "MB":
+        found = re.search(r"peak RSS (\d+) MB", row[2])
+        assert found, row
+        return float(found.group(1))
+    return float(row[1].split()[0])
 
 
 if __name__ == "__main__":

@@ -70,7 +70,10 @@ def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult
     return result
 
 
-PARALLEL_FROM = 64  # files; fewer are read in this process (a pool costs ~0.2 s to start)
+# A pool pays only for large batches: starting it costs ~0.5 s, and every row crosses back
+# to this process as Python objects (see docs/performance.md).
+PARALLEL_FROM = 64  # files
+PARALLEL_BYTES = 128_000_000  # raw input
 Job = tuple[Path, ReadOptions, str | None]
 Outcome = ReadResult | InputError | InputErrors
 
@@ -93,11 +96,15 @@ def _outcome(kind: str, value: Any) -> Outcome:
     return errors[0] if len(errors) == 1 else InputErrors(errors)
 
 
+def _size(jobs: list[Job]) -> int:
+    return sum(path.stat().st_size for path, _, _ in jobs if path.is_file())
+
+
 def read_many(jobs: list[Job]) -> list[Outcome]:
     """Read many files, in order; with many files on as many processes as there are cores.
     A file that cannot be read gives its error in its place."""
     workers = min(os.cpu_count() or 1, 4)
-    if len(jobs) < PARALLEL_FROM or workers < 2:
+    if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
         return [_outcome(*_read_one(job)) for job in jobs]
     chunk = max(1, len(jobs) // (workers * 8))
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:

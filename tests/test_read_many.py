@@ -1,0 +1,39 @@
+"""Reading many files on a process pool gives exactly what reading them one by one gives,
+errors included, in the order of the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import ingest
+from pipeline.errors import InputError, InputErrors
+from pipeline.ingest.base import ReadOptions
+from tests.conftest import DATA
+
+FIO = DATA / "fio"
+
+
+def _summary(outcome: ingest.Outcome) -> tuple[object, ...]:
+    if isinstance(outcome, InputError | InputErrors):
+        return ("error", str(outcome))
+    return (
+        outcome.records_read,
+        outcome.accepted,
+        [str(r) for r in outcome.rejects],
+        outcome.intervals.sort(outcome.intervals.columns).rows(),
+    )
+
+
+def test_pool_matches_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    good = sorted(FIO.glob("*.json"))
+    bad = sorted((FIO / "bad").iterdir())[:2]
+    paths: list[Path] = [*good, *bad, *good]
+    jobs: list[ingest.Job] = [(p, ReadOptions(label=p.name), "fio") for p in paths]
+    serial = [_summary(o) for o in ingest.read_many(jobs)]
+    monkeypatch.setattr(ingest, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(ingest, "PARALLEL_BYTES", 0)
+    pooled = [_summary(o) for o in ingest.read_many(jobs)]
+    assert pooled == serial
+    assert [s[0] == "error" for s in serial] == [p in bad for p in paths]
