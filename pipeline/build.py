@@ -86,15 +86,30 @@ def split_outcomes(
 
 def combine(results: list[ingest.ReadResult]) -> Dataset:
     """All files' interval rows, checked once more against the schema's declared checks."""
-    plain = [row for r in results if r.frame is None for row in (r.rows or [])]
-    frames = [r.frame for r in results if r.frame is not None]
-    intervals = pl.concat([*frames, interval_frame(plain)]) if frames else interval_frame(plain)
+    intervals = _in_file_order(results)
     intervals, schema_rejects = _schema_rejects(intervals)
     intervals, twice = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results)
     return Dataset(intervals, to_points(intervals), rejects, read, notes)
+
+
+def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
+    """One frame of every file's rows, in the order of the files (the "read twice" check
+    keeps the first file's); plain rows of consecutive files become one frame at once."""
+    frames: list[pl.DataFrame] = []
+    plain: list[dict[str, object]] = []
+    for result in results:
+        if result.frame is None:
+            plain += result.rows or []
+            continue
+        if plain:
+            frames.append(interval_frame(plain))
+            plain = []
+        frames.append(result.frame)
+    frames.append(interval_frame(plain))
+    return pl.concat(frames)
 
 
 def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

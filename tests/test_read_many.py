@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline import ingest
@@ -37,3 +38,23 @@ def test_pool_matches_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     pooled = [_summary(o) for o in ingest.read_many(jobs)]
     assert pooled == serial
     assert [s[0] == "error" for s in serial] == [p in bad for p in paths]
+
+
+def test_file_read_twice_keeps_the_first_in_file_order() -> None:
+    from pipeline.build import combine
+    from pipeline.ingest.base import ReadResult
+
+    first = ingest.read(FIO / "jsonplus.json", ReadOptions(label="a.json"), "fio")
+    assert first.frame is None and first.rows  # fio JSON gives plain rows
+    again = ReadResult(
+        frame=first.intervals.with_columns(source=pl.lit("b.json")),
+        rejects=[],
+        records_read=first.intervals.height,
+        source="b.json",
+    )
+    for results, kept in (([first, again], "a.json"), ([again, first], "b.json")):
+        first.frame = None  # plain rows again, as read
+        data = combine(results)
+        assert data.intervals["source"].unique().to_list() == [kept]
+        assert len(data.rejects) == first.accepted
+        assert all("already read from " + kept in str(r) for r in data.rejects)
