@@ -19,7 +19,15 @@ def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
-def fingerprint(report: Path, options: str = "") -> str:
+def fingerprint(report: Path, options: str = "") -> str | None:
+    """None when an input cannot be read: the build then runs and reports it properly."""
+    try:
+        return _digest(report, options)
+    except OSError:
+        return None
+
+
+def _digest(report: Path, options: str) -> str:
     digest = hashlib.sha256(options.encode())
     for base in (report, *(ROOT / d for d in OWN)):
         for path in _files(base):
@@ -38,17 +46,19 @@ def _listing(out: Path) -> list[str]:
     ]
 
 
-def up_to_date(out: Path, print_: str) -> bool:
+def up_to_date(out: Path, print_: str | None) -> bool:
     """True when ``out`` holds a complete build whose inputs had the fingerprint ``print_``."""
     stamp_file = out / STAMP
-    if not stamp_file.is_file():
+    if print_ is None or not stamp_file.is_file():
         return False
     lines = stamp_file.read_text(encoding="utf-8").splitlines()
     return bool(lines) and lines[0] == print_ and lines[1:] == _listing(out)
 
 
-def stamp(out: Path, print_: str) -> None:
+def stamp(out: Path, print_: str | None) -> None:
     """Record that ``out`` was built from inputs with the fingerprint ``print_`` (taken
     before the build began, so that inputs edited during a build are noticed next time)."""
+    if print_ is None:
+        return
     lines = [print_, *_listing(out)]
     (out / STAMP).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -87,3 +87,19 @@ def test_stamp_covers_the_output_files(report: Path, tmp_path: Path) -> None:
     stamp(out, print_)
     (out / "charts" / "a.svg").unlink()
     assert not up_to_date(out, print_)
+
+
+def test_unreadable_input_means_no_fingerprint(
+    report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)  # as for a file of another user
+    assert fingerprint(report) is None
+    monkeypatch.undo()
+    out = tmp_path / "out"
+    out.mkdir()
+    stamp(out, None)
+    assert not (out / ".iopress-fingerprint").exists()
+    assert not up_to_date(out, None)

@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import metadata
 from multiprocessing import get_context
 from pathlib import Path
@@ -29,23 +30,17 @@ class Drawing:
     locale: str  # d3 number locale JSON
     kind: str  # "svg" or "pdf"
 
-    @property
-    def key(self) -> str:
-        return cache.key(
-            "chart",
-            VL_CONVERT,
-            self.spec,
-            self.locale,
-            self.kind,
-        )
+    @cached_property
+    def key(self) -> str:  # hashes the whole spec: made once per drawing
+        return cache.key("chart", VL_CONVERT, self.spec, self.locale, self.kind)
 
 
 def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:
     """The drawings by cache key; each chart goes through Vega once for all its kinds."""
-    kinds: dict[tuple[str, str], list[Drawing]] = {}
+    charts: dict[tuple[str, str], list[Drawing]] = {}
     for drawing in drawings:
-        kinds.setdefault((drawing.spec, drawing.locale), []).append(drawing)
-    jobs = [(spec, locale, tuple(d.kind for d in ds)) for (spec, locale), ds in kinds.items()]
+        charts.setdefault((drawing.spec, drawing.locale), []).append(drawing)
+    jobs = [(spec, locale, tuple(d.kind for d in ds)) for (spec, locale), ds in charts.items()]
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2:
         results = [render(job) for job in jobs]
@@ -54,7 +49,7 @@ def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:
             results = list(pool.map(render, jobs))
     return {
         d.key: data
-        for ds, made in zip(kinds.values(), results, strict=True)
+        for ds, made in zip(charts.values(), results, strict=True)
         for d, data in zip(ds, made, strict=True)
     }
 
@@ -75,13 +70,19 @@ def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str
             for k in kinds
             if k != "vl.json"
         ]
-    found = {d.key: cache.get(d.key) for _, d in wanted}
-    missing = list({d.key: d for _, d in wanted if found[d.key] is None}.values())
-    for name, data in _render_all(missing).items():
+    found: dict[str, bytes] = {}
+    missing: dict[str, Drawing] = {}
+    for _, drawing in wanted:
+        data = cache.get(drawing.key)
+        if data is None:
+            missing[drawing.key] = drawing
+        else:
+            found[drawing.key] = data
+    for name, data in _render_all(list(missing.values())).items():
         cache.put(name, data)
         found[name] = data
     for path, drawing in wanted:
-        path.write_bytes(found[drawing.key] or b"")
+        path.write_bytes(found[drawing.key])
 
 
 def save(

@@ -12,6 +12,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pipeline.charts.standard import mix_colour, mix_label
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.render.fmt import MIB, Formatter
 from pipeline.schema import PERCENTILES
@@ -160,21 +161,6 @@ def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
     )
 
 
-def _mix_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
-    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
-    labels = [fmt.t.mix(m, short=True) for m in mixes]
-    colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
-    return alt.Color(
-        "mix:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
-    )
-
-
-def _mix_label(points: pl.DataFrame, fmt: Formatter) -> pl.Expr:
-    mixes = points["read_pct"].unique().to_list()
-    labels = {m: fmt.t.mix(m, short=True) for m in mixes}
-    return pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix")
-
-
 def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt.TopLevelMixin:
     """Seed 001: latency against I/O rate per mix, the zone under the latency limit shaded.
     ``points``: one setup, access and block size."""
@@ -182,7 +168,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         value.alias("throughput"),
         (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
-        _mix_label(points, fmt),
+        mix_label(points, fmt),
         "parallelism",
     )
     zone = (
@@ -201,7 +187,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         .encode(
             x=alt.X("throughput:Q", title=value_title, axis=alt.Axis(format=",d")),
             y=alt.Y("latency_ms:Q", title=fmt.t("chart.lat_ms"), axis=alt.Axis(format=",.2~f")),
-            color=_mix_colour(points, fmt),
+            color=mix_colour(points, fmt),
             order="parallelism:Q",
         )
     )
@@ -219,9 +205,9 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """How stable each point was: mean IOPS with the band from the slowest to the fastest
     interval. ``points``: one setup, access and block size."""
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
-        "parallelism", "iops", "iops_min", "iops_max", _mix_label(points, fmt)
+        "parallelism", "iops", "iops_min", "iops_max", mix_label(points, fmt)
     )
-    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=_mix_colour(points, fmt))
+    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=mix_colour(points, fmt))
     band = base.mark_area(opacity=0.25).encode(
         y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
         y2="iops_max:Q",

@@ -13,17 +13,22 @@ def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     """Points of one block size as plotted: throughput, latency in ms, localised mix label."""
     sequential = points["access"][0] == "sequential"
     value = pl.col("bytes_per_s") / MIB if sequential else pl.col("iops")
-    mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
-    labels = {m: fmt.t.mix(m, short=True) for m in mixes}
     return points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism",
         value.alias("throughput"),
         (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
-        pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix"),
+        mix_label(points, fmt),
     )
 
 
-def _colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
+def mix_label(points: pl.DataFrame, fmt: Formatter) -> pl.Expr:
+    """The column ``mix``: each point's read share as the chart legend names it."""
+    labels = {m: fmt.t.mix(m, short=True) for m in points["read_pct"].unique().to_list()}
+    return pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix")
+
+
+def mix_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
+    """The house colour of every mix, legend in descending read share."""
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     labels = [fmt.t.mix(m, short=True) for m in mixes]
     colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
@@ -72,7 +77,7 @@ def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
     """Points of one setup, access and block size (all mixes) -> the two-panel chart."""
     sequential = points["access"][0] == "sequential"
     data = chart_data(points, fmt)
-    colour = _colour(points, fmt)
+    colour = mix_colour(points, fmt)
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
     left = _panel(data, "throughput", left_title, ",d", colour, fmt)
     right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), ",.2~f", colour, fmt)

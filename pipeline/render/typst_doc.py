@@ -122,32 +122,35 @@ def document(meta: Meta, body: list[str]) -> str:
 
 
 def _inputs(source: Path, root: Path) -> list[Path]:
-    """What a document is made from: its source, the templates and charts beside it."""
+    """What a document is made from: its source, the templates and charts beside it, and
+    the fonts."""
     charts = sorted((root / "charts").glob("*.svg")) if (root / "charts").is_dir() else []
-    return [source, *sorted(root.glob("*.typ")), *charts]
+    fonts = sorted(p for p in FONTS.iterdir() if p.is_file())
+    return [source, *sorted(root.glob("*.typ")), *charts, *fonts]
 
 
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
     """PDF/A-2b and PDF/UA-1, fonts from the project's font folder embedded, with a fixed
     timestamp (the report date) so the same inputs give the same bytes."""
     stamp = int(dt.datetime(date.year, date.month, date.day, tzinfo=dt.UTC).timestamp())
+    inputs = _inputs(source, root)
     name = cache.key(
         "typst",
         metadata.version("typst"),
         str(stamp),
-        *(f"{p.relative_to(root)}" for p in _inputs(source, root)),
-        *(p.read_bytes() for p in _inputs(source, root)),
+        *(f"{p.parent.name}/{p.name}" for p in inputs),
+        *(p.read_bytes() for p in inputs),
     )
-    found = cache.get(name)
-    if found is not None:
-        output.write_bytes(found)
-        return
-    typst.compile(
-        str(source),
-        output=str(output),
-        root=str(root),
-        timestamp=stamp,
-        font_paths=[str(FONTS)],
-        pdf_standards=["a-2b", "ua-1"],
+    pdf = cache.cached(
+        name,
+        lambda: bytes(
+            typst.compile(
+                str(source),
+                root=str(root),
+                timestamp=stamp,
+                font_paths=[str(FONTS)],
+                pdf_standards=["a-2b", "ua-1"],
+            )
+        ),
     )
-    cache.put(name, output.read_bytes())
+    output.write_bytes(pdf)
