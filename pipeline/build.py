@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,12 +21,14 @@ from pipeline.charts.draw import draw
 from pipeline.charts.export import KINDS, save_many
 from pipeline.compute import TABLES, economics
 from pipeline.compute.tables import iops_at_latency
-from pipeline.config import LANGS, Report, load_report
+from pipeline.config import LANGS, REPORT_FILE, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame
+from pipeline.inputs import inside
 from pipeline.normalise import to_points
+from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
 from pipeline.render import datasheet, narrative, site, whitepaper
 from pipeline.render.context import ReportContext
@@ -52,17 +53,18 @@ def ingest_report(folder: Path, report: Report) -> Dataset:
     """Read every raw file of the report; a file that cannot be read fails the build."""
     jobs = [
         (
-            folder / src.path,
+            inside(folder, src.path, folder / REPORT_FILE, f"sources[{i}].path"),
             ReadOptions(
                 system=report.system.name,
                 setup=src.setup,
                 label=src.path,
                 mapping=src.mapping or ReadOptions().mapping,
                 params={k: str(v) for k, v in src.params.items()} if src.params else None,
+                root=folder,
             ),
             src.format,
         )
-        for src in report.sources
+        for i, src in enumerate(report.sources)
     ]
     results, errors = split_outcomes(ingest.read_many(jobs))
     if errors:
@@ -92,7 +94,8 @@ def combine(results: list[ingest.ReadResult]) -> Dataset:
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results)
-    return Dataset(intervals, to_points(intervals), rejects, read, notes)
+    sidecars = {r.source: r.sidecars for r in results if r.sidecars}
+    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars)
 
 
 def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
@@ -173,8 +176,23 @@ def prepare(folder: Path) -> ReportContext:
     ctx = ReportContext(
         folder, report, dataset, tables, texts, plan, records, validate(dataset, report)
     )
+    ctx.read = files_read(folder, report, texts)
     check_narrative(ctx)
     return ctx
+
+
+def files_read(
+    folder: Path, report: Report, texts: dict[str, dict[str, narrative.Section]]
+) -> list[tuple[Path, str]]:
+    """The files besides the raw data that a build reads (for the provenance table)."""
+    found = [(folder / REPORT_FILE, "report")]
+    found += [(s.path, "narrative") for sections in texts.values() for s in sections.values()]
+    found += [
+        (spc1.resolve(name, folder, folder / REPORT_FILE, f"spc1[{i}]"), "SPC-1")
+        for i, name in enumerate(report.spc1)
+    ]
+    found += [(folder / c.source, "chart") for c in report.charts or [] if c.source]
+    return found
 
 
 def check_narrative(ctx: ReportContext) -> None:
@@ -246,8 +264,10 @@ def _datasheet_stage(ctx: ReportContext, work: Path) -> None:
 
 def write_datasheets(folder: Path, out: Path) -> list[Path]:
     """Only the datasheets, into ``out`` (made atomically: a failure leaves it untouched)."""
+    out = check_target(out, folder)
     ctx = prepare(folder)
     out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).touch()
     with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
         final = [out / p.name for p in written]
@@ -257,8 +277,8 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 
 
 def write_site(ctx: ReportContext, work: Path) -> None:
-    with tempfile.TemporaryDirectory(prefix="iopress-site-") as tmp:
-        site.build_site([site.Built(ctx, work)], Path(tmp) / "docs", work / "site")
+    with scratch(work / "site") as tmp:
+        site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site")
 
 
 STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
@@ -268,23 +288,6 @@ STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
     ("datasheet", _datasheet_stage),
     ("site", write_site),
 )
-
-
-@contextmanager
-def staging(out: Path) -> Iterator[Path]:
-    """A temporary folder that replaces ``out`` only if the block succeeds."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        yield work
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    work.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def refuse(ctx: ReportContext, strict: bool) -> None:
@@ -306,6 +309,9 @@ def refuse(ctx: ReportContext, strict: bool) -> None:
 
 
 def build(folder: Path, out: Path, step: Step | None = None, strict: bool = False) -> BuildResult:
+    """Build one report into ``out`` (refused unless it is missing, empty or an earlier
+    output); a failure leaves the earlier output as it was."""
+    out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
     ctx = prepare(folder)
@@ -319,13 +325,16 @@ def build(folder: Path, out: Path, step: Step | None = None, strict: bool = Fals
 
 def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list[BuildResult]:
     """Each report into ``out/<id>/``, and one site listing them all into ``out/site``."""
-    results = []
+    out = check_target(out)
     for folder in folders:
-        rid = load_report(folder).id
-        results.append(build(folder, out / rid, step))
-    if len({r.ctx.report.id for r in results}) != len(results):
+        check_target(out, folder)
+    ids = [load_report(folder).id for folder in folders]
+    if len(set(ids)) != len(ids):
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
-    with staging(out / "site") as work, tempfile.TemporaryDirectory(prefix="iopress-") as tmp:
-        work.rmdir()  # mkdocs makes the site folder itself
-        site.build_site([site.Built(r.ctx, r.out) for r in results], Path(tmp) / "docs", work)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).write_text("iopress output\n", encoding="utf-8")
+    results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
+    with staging(out / "site") as work, scratch(out / "site") as tmp:
+        # mkdocs empties its site folder first, but keeps dot files such as the mark
+        site.build_site([site.Built(r.ctx, r.out) for r in results], tmp / "docs", work)
     return results

@@ -4,6 +4,7 @@ folder (default ``~/.cache/iopress``); deleting it is always safe."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -25,12 +26,26 @@ def key(*parts: bytes | str) -> str:
     return digest.hexdigest()
 
 
+# Notes for the user: entries that failed their check (and were made again).
+NOTES: list[str] = []
+_DIGEST = 32  # an entry is the SHA-256 of its content, then the content
+
+
 def get(name: str) -> bytes | None:
+    """The entry, if present and its content matches its hash; a damaged or altered one
+    is removed and noted, and counts as missing."""
     path = folder() / name[:2] / name
     try:
-        return path.read_bytes()
+        stored = path.read_bytes()
     except OSError:
         return None
+    digest, data = stored[:_DIGEST], stored[_DIGEST:]
+    if hashlib.sha256(data).digest() == digest:
+        return data
+    NOTES.append(f"cache entry {path} failed its content check; made again")
+    with contextlib.suppress(OSError):
+        path.unlink()
+    return None
 
 
 def put(name: str, data: bytes) -> None:
@@ -39,7 +54,7 @@ def put(name: str, data: bytes) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-            tmp.write(data)
+            tmp.write(hashlib.sha256(data).digest() + data)
         os.replace(tmp.name, target)
     except OSError:
         pass

@@ -4,6 +4,7 @@ bad input (``InputError``) becomes a message and exit status 1 here and only her
 
 from __future__ import annotations
 
+import signal
 import sys
 import tomllib
 from enum import StrEnum
@@ -13,8 +14,9 @@ from typing import Annotated
 import typer
 
 from pipeline import __version__
-from pipeline.errors import InputError, InputErrors
+from pipeline.errors import InputError, InputErrors, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
+from pipeline.output import check_target
 
 app = typer.Typer(
     add_completion=False,
@@ -30,8 +32,11 @@ class Lang(StrEnum):
 
 def _report_id(report_dir: Path) -> str:
     """The report's id from report.toml, read cheaply (the build validates it properly)."""
+    path = report_dir / "report.toml"
+    if not path.resolve().is_relative_to(report_dir.resolve()):
+        return report_dir.name  # the build refuses it and says why
     try:
-        rid = tomllib.loads((report_dir / "report.toml").read_text(encoding="utf-8")).get("id")
+        rid = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("id")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return report_dir.name  # the build itself reports what is wrong
     return rid if isinstance(rid, str) and rid else report_dir.name
@@ -48,7 +53,7 @@ def build(
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
-    target = out or Path("build") / _report_id(report_dir)
+    target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
     print_ = fingerprint(report_dir, f"strict={strict}")
     if not force and up_to_date(target, print_):
         from pipeline.render.locale import Strings
@@ -129,7 +134,13 @@ def version() -> None:
     typer.echo(__version__)
 
 
+def _terminate(signum: int, _frame: object) -> None:
+    """SIGTERM ends the command like Ctrl-C: staging folders are removed, workers stop."""
+    sys.exit(128 + signum)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except (InputError, InputErrors) as err:
@@ -137,6 +148,11 @@ def main() -> None:
 
         print_error(err)
         sys.exit(1)
+    except UsageError as err:
+        from pipeline.commands import print_error
+
+        print_error(err)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline import ingest
+from pipeline import cache, ingest
 from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
 from pipeline.build import write_datasheets as datasheets
 from pipeline.compute import TABLES
@@ -21,13 +21,15 @@ from pipeline.config import ColumnMapping, read_toml
 from pipeline.dataset import Dataset, intervals_path, read_points, write
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult
+from pipeline.inputs import is_inside
 from pipeline.render.fmt import Formatter
 from pipeline.render.locale import Strings
 from pipeline.render.views import Cell, TableView, min_latency_view, performance_view
 from pipeline.verify import verify as verify_figures
 
-out_console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: one line per message, never folded at 80 columns, so grep finds file names
+out_console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 EN = Strings("en")
 
 
@@ -57,6 +59,8 @@ def build_report(report_dir: Path, target: Path, strict: bool) -> None:
     with progress:
         result = build(report_dir, target, step, strict)
     print_accounting(result.dataset)
+    for note in cache.NOTES:
+        err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
     out_console.print(f"{EN('cli.written')}: {result.out}")
 
 
@@ -101,7 +105,11 @@ def _read_all(
         (
             path,
             ReadOptions(
-                system=system, setup=setup, label=str(path), mapping=mapping or ColumnMapping()
+                system=system,
+                setup=setup,
+                label=str(path),
+                mapping=mapping or ColumnMapping(),
+                root=Path.cwd() if is_inside(Path.cwd(), path) else None,
             ),
             fmt,
         )

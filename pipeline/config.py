@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -20,6 +21,7 @@ from pydantic import (
 )
 
 from pipeline.errors import InputError, InputErrors
+from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.units import RATE_UNITS, parse_block_size
 
 LANGS: tuple[str, ...] = ("de", "en")
@@ -271,41 +273,62 @@ def _hint(kind: str, name: str, doc: str) -> str:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file (any BOM-marked Unicode), with every string and number checked."""
+    if not path.is_file():
+        raise InputError(path, "", "file not found", "check the path")
+    text = read_text(path, MAX_TOML_BYTES)
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise InputError(path, "", "file not found", "check the path") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        where, message = _toml_place(path, str(exc))
+        where, message = _toml_place(text, str(exc))
         raise InputError(path, where, f"not valid TOML: {message}", "fix the TOML syntax") from None
+    problems = [InputError(path, place, why, fix) for place, why, fix in _bad_values(data, "")]
+    if problems:
+        raise InputErrors(problems)
+    return data
 
 
-def _toml_place(path: Path, message: str) -> tuple[str, str]:
+MAX_TOML_BYTES = 16 * 1024 * 1024
+LARGEST = 1e15  # larger figures are typing errors, and overflow the tables
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _bad_values(value: Any, place: str) -> list[tuple[str, str, str]]:
+    """(place, what is wrong, fix) for control characters and non-finite or huge numbers."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _bad_values(v, f"{place}.{k}".lstrip("."))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _bad_values(v, f"{place}[{i}]")]
+    if isinstance(value, str) and _CONTROL.search(value):
+        return [(place, "control character (e.g. NUL) in text", "remove it")]
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and (not math.isfinite(value) or abs(value) > LARGEST):
+        return [(place, f"number {value!r} out of range", f"give a number up to {LARGEST:g}")]
+    return []
+
+
+def _toml_place(text: str, message: str) -> tuple[str, str]:
     """tomllib says '(at line N, column M)' or '(at end of document)'; make it a place."""
     match = re.search(r" \(at line (\d+), column (\d+)\)$", message)
     if match:
         return f"line {match[1]}, column {match[2]}", message[: match.start()]
     if message.endswith(" (at end of document)"):
-        lines = path.read_text(encoding="utf-8", errors="replace").count("\n") or 1
+        lines = text.count("\n") or 1
         return f"line {lines} (end of file)", message.removesuffix(" (at end of document)")
     return "", message
 
 
 def load_report(folder: Path) -> Report:
     """Read and validate ``folder/report.toml``; every problem is reported at once."""
-    path = folder / REPORT_FILE
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
+    path = inside(folder, REPORT_FILE)
     try:
         report = Report.model_validate(read_toml(path))
     except ValidationError as err:
         raise from_validation(path, err) from None
     _check_sources(folder, path, report)
     return report
-
-
-OUTSIDE_HINT = "keep every file the report names inside the report folder"
 
 
 def _files_named(report: Report) -> list[tuple[str, str, bool]]:
@@ -321,10 +344,10 @@ def _files_named(report: Report) -> list[tuple[str, str, bool]]:
 
 
 def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
-    root, problems = folder.resolve(), []
+    problems = []
     for where, name, must_exist in _files_named(report):
-        target = (folder / name).resolve()
-        if not target.is_relative_to(root):
+        target = folder / name
+        if not is_inside(folder, target):
             problems.append(
                 InputError(path, where, f"{name!r} points outside the report folder", OUTSIDE_HINT)
             )

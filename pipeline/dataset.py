@@ -20,6 +20,7 @@ class Dataset:
     rejects: list[Reject] = field(default_factory=list)
     records_read: int = 0
     notes: list[str] = field(default_factory=list)
+    sidecars: dict[str, list[Path]] = field(default_factory=dict)  # source -> files read too
 
     @property
     def accepted(self) -> int:

@@ -31,3 +31,15 @@ class InputErrors(Exception):
         lines = [f"{len(self.errors)} input error(s):"]
         lines += [str(e) for e in self.errors]
         return "\n".join(lines)
+
+
+@dataclass
+class UsageError(Exception):
+    """A command asked for something iopress refuses to do (exit status 2); nothing was
+    touched."""
+
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message

@@ -7,6 +7,7 @@ was changed by hand is built again."""
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,7 +17,25 @@ STAMP = ".iopress-fingerprint"
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    """Every file below ``folder``, links not followed (a link is an entry of its own)."""
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        here = Path(top)
+        found += [here / n for n in files] + [here / d for d in dirs if (here / d).is_symlink()]
+    return sorted(found)
+
+
+def _content(path: Path, root: Path) -> bytes:
+    """A file's hash; a link that leads outside ``root`` counts by where it points (the
+    build refuses it; its target is never read)."""
+    if path.is_symlink() and not path.resolve().is_relative_to(root.resolve()):
+        return b"link:" + os.readlink(path).encode()
+    if path.is_dir():
+        return b"dir-link:" + os.readlink(path).encode()
+    if not path.is_file():
+        return b"not a regular file"  # a FIFO or device is never read
+    return hashlib.sha256(path.read_bytes()).digest()
 
 
 def fingerprint(report: Path, options: str = "") -> str | None:
@@ -32,7 +51,7 @@ def _digest(report: Path, options: str) -> str:
     for base in (report, *(ROOT / d for d in OWN)):
         for path in _files(base):
             digest.update(str(path.relative_to(base)).encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(_content(path, base))
     for name in OWN_FILES:
         digest.update(hashlib.sha256((ROOT / name).read_bytes()).digest())
     return digest.hexdigest()

@@ -141,7 +141,7 @@ def manifest(ctx: ReportContext) -> dict[str, Any]:
             "version": ctx.report.version,
             "date": ctx.report.date.isoformat(),
         },
-        "inputs": [asdict(f) for f in inputs(ctx.folder, ctx.report, ctx.dataset.intervals)],
+        "inputs": [asdict(f) for f in inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read)],
         "spc1_records": [r.submission for r in ctx.spc1],
         "accounting": ctx.dataset.accounting(),
         "versions": versions(),

@@ -4,6 +4,7 @@ them, and the versions of iopress and its dependencies."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -12,6 +13,7 @@ import polars as pl
 
 from pipeline import __version__
 from pipeline.config import Report
+from pipeline.dataset import Dataset
 
 DEPENDENCIES = (
     "polars",
@@ -50,20 +52,30 @@ def _tools(intervals: pl.DataFrame, source: str) -> str:
     return ", ".join(names)
 
 
-def inputs(folder: Path, report: Report, intervals: pl.DataFrame) -> list[InputFile]:
-    files = []
-    for src in report.sources:
-        path = folder / src.path
-        files.append(
-            InputFile(
-                src.path,
-                path.stat().st_size,
-                sha256(path),
-                src.format or "sniffed",
-                _tools(intervals, src.path),
-            )
-        )
-    return files
+def _file(folder: Path, path: Path, kind: str, tools: str = "") -> InputFile:
+    resolved, root = path.resolve(), folder.resolve()
+    name = (
+        resolved.relative_to(root).as_posix()
+        if resolved.is_relative_to(root)
+        else f"{resolved.parent.name}/{resolved.name}"
+    )
+    return InputFile(name, resolved.stat().st_size, sha256(resolved), kind, tools)
+
+
+def inputs(
+    folder: Path, report: Report, dataset: Dataset, others: Sequence[tuple[Path, str]] = ()
+) -> list[InputFile]:
+    """Every file the build read: raw sources, the files read beside them (fio JSON or job
+    files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records)."""
+    files = [
+        _file(folder, folder / s.path, s.format or "sniffed", _tools(dataset.intervals, s.path))
+        for s in report.sources
+    ]
+    for source, paths in dataset.sidecars.items():
+        files += [_file(folder, p, "sidecar", source) for p in paths]
+    files += [_file(folder, p, kind) for p, kind in others]
+    unique = {f.path: f for f in reversed(files)}
+    return [f for f in files if unique[f.path] is f]
 
 
 def versions() -> dict[str, str]:

@@ -136,6 +136,7 @@ def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:
     shutil.copytree(FS840, report)
     out = tmp_path / "out"
     out.mkdir()
+    (out / ".iopress-output").touch()  # an earlier build's output
     (out / "good.txt").write_text("earlier good output")
     broken = report / "text" / "en" / "results.md"
     broken.write_text('fine\n\nthen {{ maximum("3K", "random", 100).iops }}\n')
@@ -179,7 +180,7 @@ def test_unknown_directive_names_file_and_line(tmp_path: Path) -> None:
     text.write_text('Fazit.\n\n{{ chart("nope") }}\n', encoding="utf-8")
     with pytest.raises(InputErrors) as caught:
         build(report, tmp_path / "out")
-    assert f"{text}: line 3: placeholder names nothing: \"no chart 'nope'" in str(caught.value)
+    assert f"{text}: line 3: placeholder names nothing: no chart 'nope'" in str(caught.value)
 
 
 def test_build_refuses_a_report_without_sponsor_disclosure(tmp_path: Path) -> None:
@@ -212,7 +213,10 @@ def test_manifest_traces_every_figure_to_raw_lines(fs840_build: BuildResult) -> 
 
     manifest = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
     raw = FS840 / "raw" / "fs840.iogen.csv"
-    (entry,) = manifest["inputs"]
+    files = {e["path"]: e for e in manifest["inputs"]}
+    assert files["report.toml"]["format"] == "report"
+    assert files["text/de/summary.md"]["format"] == "narrative"
+    entry = files["raw/fs840.iogen.csv"]
     assert entry["sha256"] == hashlib.sha256(raw.read_bytes()).hexdigest()
     assert entry["size"] == raw.stat().st_size
     assert manifest["versions"]["iopress"] and manifest["versions"]["typst"] == "0.15.0"

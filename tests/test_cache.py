@@ -3,6 +3,7 @@ make it wrong."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def test_put_then_get(own_cache: Path) -> None:
     assert cache.get(name) is None
     cache.put(name, b"drawing")
     assert cache.get(name) == b"drawing"
-    assert (own_cache / name[:2] / name).read_bytes() == b"drawing"
+    stored = (own_cache / name[:2] / name).read_bytes()
+    assert stored == hashlib.sha256(b"drawing").digest() + b"drawing"
 
 
 def test_cached_makes_once(own_cache: Path) -> None:

@@ -61,7 +61,7 @@ def test_raw_path_outside_the_folder_is_refused(report: Path) -> None:
         load_report(report)
     assert str(caught.value).endswith(
         f"{path}: sources[0].path: '../../etc/passwd' points outside the report folder\n"
-        "  hint: keep every file the report names inside the report folder"
+        "  hint: keep every file the report names inside the report folder (no links out)"
     )
 
 

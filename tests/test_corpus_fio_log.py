@@ -12,6 +12,9 @@ from tests.conftest import SHARED
 CORPUS = SHARED / "corpus"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus not present")
 SWEEP = CORPUS / "fio-3.33-null-generated" / "logs"
+# each corpus project is read like a report folder: sidecars only from inside it
+NULL_ROOT = ReadOptions(root=CORPUS / "fio-3.33-null-generated")
+PBENCH_ROOT = ReadOptions(root=CORPUS / "fio-pbench")
 # sweep.fio: six sections x numjobs=2, logs numbered 1..12 across the clones
 SECTIONS = [
     ("random", 100.0, 1),
@@ -25,7 +28,7 @@ SECTIONS = [
 
 @pytest.mark.parametrize("clone", range(1, 13))
 def test_sweep_logs_match_their_job_sections(clone: int) -> None:
-    result = ingest.read(SWEEP / f"sweep_iops.{clone}.log", ReadOptions())
+    result = ingest.read(SWEEP / f"sweep_iops.{clone}.log", NULL_ROOT)
     assert result.accepted >= 2
     access, read_pct, depth = SECTIONS[(clone - 1) // 2]
     rows = result.intervals
@@ -38,7 +41,7 @@ def test_sweep_logs_match_their_job_sections(clone: int) -> None:
 
 def test_client_server_logs_belong_to_their_host() -> None:
     folder = CORPUS / "fio-pbench" / "fio-0-fio3.7-clientserver" / "clients" / "perf36"
-    result = ingest.read(folder / "fio_iops.1.log", ReadOptions())
+    result = ingest.read(folder / "fio_iops.1.log", PBENCH_ROOT)
     assert set(result.intervals["host"]) == {"perf36"}
     assert result.accepted == 15
     assert result.intervals.filter(pl.col("lat_mean_us") <= 0).is_empty()

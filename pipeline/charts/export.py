@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
-from multiprocessing import get_context
 from pathlib import Path
 
 import altair as alt
 
-from pipeline import cache
+from pipeline import cache, procs
 from pipeline.render.fmt import Formatter
 from pipeline.vlrender import render
 
@@ -45,7 +43,7 @@ def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:
     if len(jobs) < PARALLEL_FROM or workers < 2:
         results = [render(job) for job in jobs]
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with procs.pool(workers) as pool:
             results = list(pool.map(render, jobs))
     return {
         d.key: data

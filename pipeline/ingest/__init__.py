@@ -9,12 +9,11 @@ in which sniffing tries them: the most specific signature first.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pipeline import procs
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, fio_log, iogen, vdbench
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
@@ -107,5 +106,5 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
         return [_outcome(*_read_one(job)) for job in jobs]
     chunk = max(1, len(jobs) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    with procs.pool(workers) as pool:
         return [_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk)]

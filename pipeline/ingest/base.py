@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.config import ColumnMapping
-from pipeline.errors import InputError
+from pipeline.inputs import is_inside
 from pipeline.schema import INTERVAL_FIELDS
 
 
@@ -34,9 +34,27 @@ class ReadOptions:
     params: dict[str, str] | None = None
     label: str = ""
     mapping: ColumnMapping = field(default_factory=ColumnMapping)
+    root: Path | None = None  # sidecar files must lie inside (default: the file's folder)
 
     def source_label(self, path: Path) -> str:
         return self.label or path.name
+
+    def may_read(self, path: Path, sidecar: Path) -> bool:
+        """May the reader of ``path`` also read ``sidecar``? Only inside the root, links
+        resolved: a report folder's files never lead outside it."""
+        return is_inside(self.root or path.parent, sidecar)
+
+    def sidecar_folders(self, path: Path, levels: int = 3) -> list[Path]:
+        """``path``'s folder and up to ``levels - 1`` above it, never above the root."""
+        root = (self.root or path.parent).resolve()
+        folders: list[Path] = []
+        folder = path.parent
+        while len(folders) < levels and folder.resolve().is_relative_to(root):
+            folders.append(folder)
+            if folder.resolve() == root:
+                break
+            folder = folder.parent
+        return folders
 
 
 @dataclass
@@ -52,6 +70,7 @@ class ReadResult:
     notes: list[str] = field(default_factory=list)
     source: str = ""
     rows: list[dict[str, object]] | None = None
+    sidecars: list[Path] = field(default_factory=list)  # other files read for this one
 
     @property
     def intervals(self) -> pl.DataFrame:
@@ -64,21 +83,6 @@ class ReadResult:
         if self.frame is None and self.rows is not None:
             return len(self.rows)
         return self.intervals.height
-
-
-def read_text(path: Path) -> str:
-    """A raw file as text; bytes that are not UTF-8 are an input error with their line."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path, f"line {line}", f"not UTF-8 text (byte {exc.start})", "save the file as UTF-8"
-        ) from None
 
 
 INTERVAL_SCHEMA = {f.name: f.dtype for f in INTERVAL_FIELDS}

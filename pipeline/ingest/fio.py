@@ -14,8 +14,9 @@ import polars as pl
 
 from pipeline.errors import InputError
 from pipeline.ingest import fio_params
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
-from pipeline.schema import PERCENTILES
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.inputs import read_text
+from pipeline.schema import PERCENTILES, POINT_KEY
 
 NAME = "fio"
 DESCRIPTION = "fio --output-format=json or json+ (2.x, 3.x, client/server), text around it allowed"
@@ -117,19 +118,24 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         raise InputError(
             path, key, "is not a list of job records", "give fio's unmodified JSON output"
         )
-    params = fio_params.Resolver(path, doc.data)
+    params = fio_params.Resolver(path, doc.data, options.root)
     lines = _record_lines(text, doc.start, len(records))
     label = options.source_label(path)
-    rows, rejects, notes = [], [], list(doc.notes)
+    rows, rejects, notes, groups = [], [], list(doc.notes), []
     for i, record in enumerate(records):
         if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
             continue
         try:
             rows.append(_row(record, params, options, label, lines[i], doc.data))
+            groups.append(record.get("groupid", 0))
         except fio_params.JobError as err:
             rejects.append(Reject(label, f"{key}[{i}] (line {lines[i]})", str(err)))
+    rows, repeated = _one_run_per_profile(rows, groups, label)
+    rejects += repeated
     notes += params.notes + _cross_check(records, rows)
-    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows)
+    return ReadResult(
+        None, rejects, len(rows) + len(rejects), notes, label, rows, sidecars=params.used
+    )
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -286,13 +292,12 @@ def _row(
     if not isinstance(record, dict):
         raise fio_params.JobError("is not a job record (an object)")
     profile = params.profile(record)
-    group = record.get("groupid", 0)
     return {
         "system": options.system,
         "setup": options.setup,
         "tool": NAME,
-        "host": str(record.get("hostname") or options.host),
-        "interval": int(group) + 1 if isinstance(group, int) else 1,
+        "host": host_of(record, options.host),
+        "interval": 1,  # a record covers the whole run; groups are runs, not intervals
         **profile,
         **_measures(record),
         "cpu_pct": _cpu(record),
@@ -300,6 +305,38 @@ def _row(
         "source": label,
         "line": line,
     }
+
+
+def host_of(record: dict[str, Any], default: str) -> str:
+    """``host:port`` where fio names the port (client/server: several servers may share
+    an address), else the host name, else ``default``."""
+    host = str(record.get("hostname") or default)
+    port = record.get("port")
+    return f"{host}:{port}" if isinstance(port, int) and not isinstance(port, bool) else host
+
+
+def _one_run_per_profile(
+    rows: list[dict[str, Any]], groups: list[object], label: str
+) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """Records of one reporting group run together and add up; a later group (stonewall)
+    with the same profile on the same host is another run, not more load: rejected."""
+    first: dict[tuple[Any, ...], object] = {}
+    kept, rejects = [], []
+    for row, group in zip(rows, groups, strict=True):
+        key = (*(row[k] for k in POINT_KEY), row["host"])
+        if first.setdefault(key, group) == group:
+            kept.append(row)
+        else:
+            rejects.append(
+                Reject(
+                    label,
+                    f"line {row['line']}",
+                    f"group {group} repeats the profile of group {first[key]} on host "
+                    f"{row['host']}: a run in sequence is not concurrent load; give each "
+                    "run its own file or a different parameter",
+                )
+            )
+    return kept, rejects
 
 
 def latency_bins(path: Path, job: int) -> pl.DataFrame:

@@ -16,7 +16,8 @@ import polars as pl
 
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
-from pipeline.ingest.base import ReadOptions, ReadResult, read_text
+from pipeline.ingest.base import ReadOptions, ReadResult
+from pipeline.inputs import read_text
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 NAME = "fio-log"
@@ -46,9 +47,11 @@ class _Job:
     lat_scale: float  # to µs: fio 3.x logs ns, fio 2.x µs
     version: str | None
     origin: str
+    origin_path: Path | None = None
+    clones: tuple[int, ...] = ()  # the log indices of this job's clones (numjobs)
 
 
-def _siblings(path: Path) -> dict[str, Path]:
+def _siblings(path: Path, options: ReadOptions) -> dict[str, Path]:
     if "_clat_hist" in path.name or "_lat_hist" in path.name:
         raise InputError(
             path,
@@ -70,7 +73,11 @@ def _siblings(path: Path) -> dict[str, Path]:
         for m in ("iops", "bw", "lat", "clat", "slat")
     }
     # an empty log (e.g. slat with an engine that has no submission latency) says nothing
-    return {m: p for m, p in found.items() if p.is_file() and p.stat().st_size > 0}
+    return {
+        m: p
+        for m, p in found.items()
+        if p.is_file() and options.may_read(path, p) and p.stat().st_size > 0
+    }
 
 
 def _prefix(path: Path) -> str:
@@ -90,12 +97,17 @@ def _clone_index(path: Path) -> int:
     return int(match["job"]) if match and match["job"] else 1
 
 
-def _candidates(path: Path) -> list[Path]:
-    folders = [path.parent, path.parent.parent, path.parent.parent.parent]
+def _candidates(path: Path, options: ReadOptions) -> list[Path]:
+    """Files that may describe the log's job: beside it and up to two folders above,
+    never outside the report folder."""
     files: list[Path] = []
-    for folder in dict.fromkeys(folders):
+    for folder in options.sidecar_folders(path):
         if folder.is_dir():
-            files += sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".log")
+            files += sorted(
+                p
+                for p in folder.iterdir()
+                if p.is_file() and p.suffix != ".log" and options.may_read(path, p)
+            )
     return files
 
 
@@ -107,7 +119,7 @@ def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
         doc = fio.final_document(candidate, read_text(candidate)).data
     except InputError:
         return None
-    resolver = fio_params.Resolver(candidate, doc)
+    resolver = fio_params.Resolver(candidate, doc, candidate.parent)
     records = [
         r
         for r in doc.get("jobs") or []
@@ -120,7 +132,13 @@ def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
     opts = resolver.options(clones[clone - 1])
     version = str(doc.get("fio version", "")) or None
     scale = 1.0 if version and version.startswith("fio-2") else 1e-3
-    return _Job(resolver.profile(clones[clone - 1]), _window(opts), scale, version, candidate.name)
+    profile = resolver.profile(clones[clone - 1])
+    same = tuple(
+        i
+        for i, rec in enumerate(clones, start=1)
+        if rec.get("jobname") == clones[clone - 1].get("jobname") and resolver.options(rec) == opts
+    )
+    return _Job(profile, _window(opts), scale, version, candidate.name, candidate, same)
 
 
 def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
@@ -150,8 +168,8 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         return None
     parser = fio_params.parser()
     try:
-        parser.read_string(candidate.read_text(encoding="utf-8", errors="replace"))
-    except configparser.Error:
+        parser.read_string(read_text(candidate))
+    except (configparser.Error, InputError):
         return None
     glob = dict(parser["global"]) if parser.has_section("global") else {}
     sections = [
@@ -160,22 +178,25 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         if s != "global"
         and _writes_log(fio_params.normalise_options({**glob, **dict(parser[s])}), s, prefix)
     ]
-    clones = [s for s in sections for _ in range(_count(s.get("numjobs", "1")))]
-    if not 1 <= clone <= len(clones):
+    owner = [n for n, s in enumerate(sections) for _ in range(_count(s.get("numjobs", "1")))]
+    if not 1 <= clone <= len(owner):
         return None
-    opts = {**fio_params.DEFAULTS, **clones[clone - 1]}
+    opts = {**fio_params.DEFAULTS, **sections[owner[clone - 1]]}
+    same = tuple(i for i, n in enumerate(owner, start=1) if n == owner[clone - 1])
     record = {"job options": opts, "jobname": candidate.stem}
-    profile = fio_params.Resolver(candidate, {}).profile(record)
-    return _Job(profile, _window(opts), 1e-3, None, candidate.name)
+    profile = fio_params.Resolver(candidate, {}, candidate.parent).profile(record)
+    return _Job(profile, _window(opts), 1e-3, None, candidate.name, candidate, same)
 
 
 def _from_options(options: ReadOptions) -> _Job | None:
     if not options.params:
         return None
     opts = {**fio_params.DEFAULTS, **{k.lower(): str(v) for k, v in options.params.items()}}
-    profile = fio_params.Resolver(Path("."), {}).profile({"job options": opts, "jobname": "config"})
+    resolver = fio_params.Resolver(Path("."), {}, None)
+    profile = resolver.profile({"job options": opts, "jobname": "config"})
     scale = 1.0 if opts.get("latency_unit") == "us" else 1e-3
-    return _Job(profile, _window(opts), scale, None, "report configuration")
+    same = tuple(range(1, _count(opts.get("numjobs", "1")) + 1))
+    return _Job(profile, _window(opts), scale, None, "report configuration", None, same)
 
 
 def _job(path: Path, options: ReadOptions) -> _Job:
@@ -183,7 +204,7 @@ def _job(path: Path, options: ReadOptions) -> _Job:
     if configured:
         return configured
     clone = _clone_index(path)
-    candidates = _candidates(path)
+    candidates = _candidates(path, options)
     # a JSON first: it also tells the fio version, and so the latency unit
     for find in (_from_json, _from_job_file):
         for candidate in candidates:
@@ -340,13 +361,14 @@ def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
             pl.col("lat").is_null().any().alias("lat_missing"),
             pl.col("interval_s").first(),
             pl.col("line").min(),
+            pl.col("clones").min(),
         )
         .sort("interval")
     )
 
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
-    files = _siblings(path)
+    files = _siblings(path, options)
     label = options.source_label(path)
     if path not in files.values():
         return ReadResult(_empty(), [], 0, ["empty log: nothing to read"], label)
@@ -358,8 +380,55 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     if primary != path:
         return ReadResult(_empty(), [], 0, [f"read together with {primary.name}"], label)
     job = _job(path, options)
-    windows = _per_interval(_per_direction(_joined(files, job), job, job.profile["block_size"]))
-    return _result(windows, job, options, label, path, files)
+    lead = _lead(path, job)
+    if lead != path:
+        note = f"clone of the job of {lead.name}: read with it"
+        return ReadResult(_empty(), [], 0, [note], label)
+    clones = {c: _siblings(_clone_path(path, c), options) for c in job.clones or (0,)}
+    clones = {c: f for c, f in clones.items() if f} or {0: files}
+    block = job.profile["block_size"]
+    windows = _per_interval(
+        _sum_clones([_per_direction(_joined(f, job), job, block) for f in clones.values()])
+    )
+    return _result(windows, job, options, label, path, clones)
+
+
+def _clone_path(path: Path, clone: int) -> Path:
+    """The same log of another clone of the job: NAME_iops.2.log -> NAME_iops.CLONE.log."""
+    match = LOG_NAME.match(path.name)
+    if not match or not clone:
+        return path
+    return path.with_name(f"{match['prefix']}_{match['metric']}.{clone}.log")
+
+
+def _lead(path: Path, job: _Job) -> Path:
+    """The log that reads all clones of the job: the lowest clone whose log exists."""
+    for clone in sorted(job.clones):
+        candidate = _clone_path(path, clone)
+        if candidate.is_file() and candidate.stat().st_size > 0:
+            return candidate
+    return path
+
+
+def _sum_clones(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    """Clones of one job run together: per window and direction their I/O rates add up,
+    latency is weighted by each clone's IOPS (as fio's own JSON sums them)."""
+    if len(frames) == 1:
+        return frames[0].with_columns(clones=pl.lit(1, pl.UInt32))
+    weight = pl.col("iops").fill_null(0)
+    total = weight.filter(pl.col("lat").is_not_null()).sum()
+    return (
+        pl.concat(frames)
+        .group_by("interval", "ddir")
+        .agg(
+            pl.col("line").min(),
+            pl.col("iops").sum(),
+            pl.col("bytes_per_s").sum(),
+            pl.when(total > 0).then((pl.col("lat") * weight).sum() / total).alias("lat"),
+            pl.col("interval_s").first(),
+            pl.len().alias("clones"),
+        )
+    )
 
 
 def _result(
@@ -368,22 +437,25 @@ def _result(
     options: ReadOptions,
     label: str,
     path: Path,
-    files: dict[str, Path],
+    clones: dict[int, dict[str, Path]],
 ) -> ReadResult:
     from pipeline.ingest.base import Reject
 
     # Without any latency log the windows still carry IOPS and bandwidth (latency empty);
-    # with one, a window it does not cover is rejected rather than half-filled.
-    logged = any(m in files for m in ("lat", "clat"))
+    # with one, a window it does not cover is rejected rather than half-filled; so is a
+    # window that not every clone of the job logged (its sum would be too small).
+    files = {f"{m}.{c}" if c else m: p for c, f in clones.items() for m, p in f.items()}
+    logged = any(m.split(".")[0] in ("lat", "clat") for m in files)
     lat_gap = (pl.col("lat_missing") | pl.col("lat_mean_us").is_null()) if logged else pl.lit(False)
-    bad = (pl.col("interval") < 1) | (pl.col("iops") <= 0) | lat_gap
+    short = pl.col("clones") < len(clones)
+    bad = (pl.col("interval") < 1) | (pl.col("iops") <= 0) | lat_gap | short
     rejects = [
-        Reject(label, f"window {r['interval']}", _why(r))
+        Reject(label, f"window {r['interval']}", _why(r, len(clones)))
         for r in windows.filter(bad).iter_rows(named=True)
     ]
     rows = (
         windows.filter(~bad)
-        .drop("lat_missing")
+        .drop("lat_missing", "clones")
         .with_columns(
             **{k: pl.lit(v) for k, v in job.profile.items()},
             system=pl.lit(options.system),
@@ -404,12 +476,18 @@ def _result(
             "no lat or clat log beside this one: latency stays empty, and the "
             "latency tables leave these points out"
         )
-    return ReadResult(conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label)
+    sidecars = [p for p in files.values() if p != path]
+    sidecars += [job.origin_path] if job.origin_path else []
+    return ReadResult(
+        conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label, sidecars=sidecars
+    )
 
 
-def _why(row: dict[str, Any]) -> str:
+def _why(row: dict[str, Any], clones: int) -> str:
     if row["interval"] < 1:
         return "sample at time 0, before the first window"
+    if row["clones"] < clones:
+        return f"only {row['clones']} of the job's {clones} clones logged this window"
     if row["iops"] <= 0:
         return "no I/O counted in this window (no iops or bw sample, or zero)"
     return "no latency sample for this window (lat or clat log missing or shorter)"

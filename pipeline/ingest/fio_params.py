@@ -4,9 +4,13 @@ the same folder (fio 2.x JSON has no options), then fio's documented defaults.""
 from __future__ import annotations
 
 import configparser
+import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import InputError
+from pipeline.inputs import is_inside, read_text
 from pipeline.units import parse_block_size
 
 # fio's documented defaults (fio(1)): bs=4k, iodepth=1, numjobs=1, rwmixread=50, rw=read
@@ -38,22 +42,25 @@ def parser() -> configparser.ConfigParser:
     )
 
 
-def _job_files(folder: Path) -> dict[str, tuple[str, dict[str, str]]]:
-    """Sections of every job file in the folder: job name -> (file name, options with global)."""
-    sections: dict[str, tuple[str, dict[str, str]]] = {}
+def _job_files(folder: Path, root: Path) -> dict[str, tuple[Path, dict[str, str]]]:
+    """Sections of every job file in the folder (links that lead outside ``root`` are not
+    followed): job name -> (file, options with global)."""
+    sections: dict[str, tuple[Path, dict[str, str]]] = {}
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         if path.suffix not in JOB_FILE_SUFFIXES or not path.is_file():
             continue
+        if not is_inside(root, path):
+            continue
         cp = parser()
         try:
-            cp.read_string(path.read_text(encoding="utf-8", errors="replace"))
-        except configparser.Error:
+            cp.read_string(read_text(path))
+        except (configparser.Error, InputError):
             continue
         glob = dict(cp["global"]) if cp.has_section("global") else {}
         for name in cp.sections():
             if name != "global":
                 own = normalise_options({**glob, **dict(cp[name])})
-                sections.setdefault(name, (path.name, own))
+                sections.setdefault(name, (path, own))
     return sections
 
 
@@ -70,15 +77,17 @@ def normalise_options(value: Any) -> dict[str, str]:
 class Resolver:
     """Resolves the profile (access, mix, block size, parallelism, depth) of each job."""
 
-    def __init__(self, path: Path, doc: dict[str, Any]) -> None:
+    def __init__(self, path: Path, doc: dict[str, Any], root: Path | None) -> None:
         self.path = path
+        self.root = root or path.parent
         self.globals = normalise_options(doc.get("global options"))
         self.notes: list[str] = []
-        self._files: dict[str, tuple[str, dict[str, str]]] | None = None
+        self.used: list[Path] = []  # job files read
+        self._files: dict[str, tuple[Path, dict[str, str]]] | None = None
 
     def _from_job_file(self, name: str) -> dict[str, str]:
         if self._files is None:
-            self._files = _job_files(self.path.parent)
+            self._files = _job_files(self.path.parent, self.root)
         found = self._files.get(name)
         if found is None:
             self._note(
@@ -86,7 +95,9 @@ class Resolver:
                 "fio's defaults are assumed (rw=read, bs=4k, iodepth=1, numjobs=1)"
             )
             return {}
-        self._note(f"options of job {name!r} taken from the job file {found[0]}")
+        self._note(f"options of job {name!r} taken from the job file {found[0].name}")
+        if found[0] not in self.used:
+            self.used.append(found[0])
         return found[1]
 
     def _note(self, text: str) -> None:
@@ -105,12 +116,16 @@ class Resolver:
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:
         opts = self.options(record)
         access, read_pct = _access(opts)
+        block = self._block_size(opts, read_pct, str(record.get("jobname", "")))
+        workers = _whole(opts, "numjobs")
+        per_worker = _rate(opts, block)
         return {
             "access": access,
             "read_pct": read_pct,
-            "block_size": self._block_size(opts, read_pct, str(record.get("jobname", ""))),
-            "parallelism": _whole(opts, "numjobs"),
+            "block_size": block,
+            "parallelism": workers,
             "queue_depth": _whole(opts, "iodepth"),
+            "target_iops": per_worker * workers if per_worker else None,
         }
 
     def _block_size(self, opts: dict[str, str], read_pct: float, job: str) -> int:
@@ -129,9 +144,12 @@ class Resolver:
                 f"the read size {read_text} is used for the point"
             )
         try:
-            return parse_block_size(chosen)
+            size = parse_block_size(chosen)
         except ValueError as exc:
             raise JobError(f"bs={text}: {exc}") from None
+        if size > MAX_BLOCK:
+            raise JobError(f"bs={text} is larger than 1 TiB")
+        return size
 
 
 def _access(opts: dict[str, str]) -> tuple[str, float]:
@@ -162,13 +180,23 @@ def _mix(opts: dict[str, str]) -> float:
     return value
 
 
-def _rate(opts: dict[str, str]) -> float | None:
-    """rate_iops=N (or r,w): the requested rate per job, if any."""
-    text = opts.get("rate_iops", "")
+def _rate(opts: dict[str, str], block: int) -> float | None:
+    """The I/O rate one worker was asked for: ``rate_iops=N`` (or ``r,w``), or ``rate=``
+    in bytes per second (``4m``, or ``r,w``) divided by the block size; None if unlimited."""
+    if opts.get("rate_iops"):
+        return _sum_of(opts["rate_iops"], "rate_iops", lambda v: float(v))
+    if opts.get("rate"):
+        return _sum_of(opts["rate"], "rate", lambda v: parse_block_size(v) / block)
+    return None
+
+
+def _sum_of(text: str, name: str, parse: Callable[[str], float]) -> float | None:
     try:
-        values = [float(v) for v in text.split(",") if v.strip()]
+        values = [parse(v.strip()) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise JobError(f"rate_iops={text!r} is not a number") from None
+        raise JobError(f"{name}={text!r} is not a rate fio accepts (e.g. 500 or 4m)") from None
+    if any(not math.isfinite(v) or v > 1e12 for v in values):
+        raise JobError(f"{name}={text!r} is out of range")
     return sum(values) or None
 
 
@@ -178,6 +206,10 @@ def _whole(opts: dict[str, str], key: str) -> int:
         value = int(text)
     except ValueError:
         raise JobError(f"{key}={text!r} is not a whole number") from None
-    if value < 1:
-        raise JobError(f"{key}={value} must be at least 1")
+    if not 1 <= value <= MAX_COUNT:
+        raise JobError(f"{key}={text} must be between 1 and {MAX_COUNT:,}")
     return value
+
+
+MAX_COUNT = 1_000_000  # numjobs, iodepth: more is a typing error (and overflows a column)
+MAX_BLOCK = 1 << 40

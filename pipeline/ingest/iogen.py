@@ -12,7 +12,8 @@ import polars as pl
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.inputs import read_text
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.units import RATE_UNITS, TIME_UNITS_US, parse_block_size
 

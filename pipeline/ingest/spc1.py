@@ -21,6 +21,7 @@ from pydantic import (
 
 from pipeline.config import Currency, from_validation, read_toml
 from pipeline.errors import InputError, InputErrors
+from pipeline.inputs import inside
 from pipeline.paths import ROOT
 
 CATALOGUE = ROOT / "data" / "spc1"
@@ -108,18 +109,28 @@ def load(path: Path) -> Spc1Record:
         raise from_validation(path, err, "docs/formats/spc1.md") from None
 
 
-def resolve(name: str, folder: Path) -> Path:
-    """A submission id from the catalogue (data/spc1/ID.toml) or a file in the report folder."""
-    local = folder / name
+def resolve(name: str, folder: Path, where: Path, place: str) -> Path:
+    """A submission id from the catalogue (data/spc1/ID.toml) or a file in the report
+    folder; either must resolve inside its folder."""
     if name.endswith(".toml"):
-        return local
-    return CATALOGUE / f"{name}.toml"
+        return inside(folder, name, where, place)
+    try:
+        return inside(CATALOGUE, f"{name}.toml", where, place)
+    except InputError:
+        raise InputError(where, place, f"{name!r} is not an SPC-1 submission id", ID_HINT) from None
+
+
+ID_HINT = "name a record of data/spc1/ by its id (e.g. AE00008) or a .toml file in the report"
 
 
 def load_all(names: list[str], folder: Path, where: Path) -> list[Spc1Record]:
     records, problems = [], []
     for i, name in enumerate(names):
-        path = resolve(name, folder)
+        try:
+            path = resolve(name, folder, where, f"spc1[{i}]")
+        except InputError as err:
+            problems.append(err)
+            continue
         if not path.is_file():
             problems.append(
                 InputError(

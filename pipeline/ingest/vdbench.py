@@ -12,7 +12,8 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject, read_text
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.inputs import read_text
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 NAME = "vdbench"
@@ -242,11 +243,14 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         rejects += rejected
         notes += _seek_note(name, run) + _avg_check(name, run, accepted, mib)
         by_run[name] = accepted
-    notes += _totals_check(path, by_run, mib)
+    totals = path.with_name("totals.html")
+    used = totals.is_file() and totals != path and options.may_read(path, totals)
+    notes += _totals_check(path, totals, by_run, mib) if used else []
     frame = conform(
         pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
     )
-    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label)
+    sidecars = [totals] if used else []
+    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label, sidecars=sidecars)
 
 
 def _read_run(
@@ -324,7 +328,7 @@ def _totals(path: Path) -> dict[str, dict[str, float | None]]:
     """Run -> (rate, MB/sec, resp) of the avg_ lines in totals.html beside the flatfile."""
     found: dict[str, dict[str, float | None]] = {}
     run = None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in read_text(path).splitlines():
         if start := _TOTALS_RUN.search(line):
             run = start[1]
         elif run and (avg := _TOTALS_AVG.search(line)):
@@ -335,13 +339,12 @@ def _totals(path: Path) -> dict[str, dict[str, float | None]]:
     return found
 
 
-def _totals_check(path: Path, by_run: dict[str, list[dict[str, Any]]], mib: float) -> list[str]:
-    totals_path = path.with_name("totals.html")
-    if not totals_path.is_file() or totals_path == path:
-        return []
+def _totals_check(
+    path: Path, totals_path: Path, by_run: dict[str, list[dict[str, Any]]], mib: float
+) -> list[str]:
     try:
         totals = _totals(totals_path)
-    except _RowError:
+    except InputError:
         return ["totals.html beside the flatfile could not be read as a cross-check"]
     checked: list[str] = []
     off: list[str] = []

@@ -56,7 +56,7 @@ def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 
 
 def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
-    files = inputs(ctx.folder, ctx.report, ctx.dataset.intervals)
+    files = inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read)
     rows = [
         [
             [Span(f.path)],

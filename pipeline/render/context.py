@@ -36,6 +36,7 @@ class ReportContext:
     charts: list[ChartRef] = field(default_factory=list)
     spc1: list[Spc1Record] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    read: list[tuple[Path, str]] = field(default_factory=list)  # files besides the raw data
     _views: dict[str, dict[str, TableView]] = field(default_factory=dict, repr=False)
 
     def formatter(self, lang: str) -> Formatter:

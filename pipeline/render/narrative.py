@@ -7,6 +7,8 @@ build with the file and line.
 
 from __future__ import annotations
 
+import html
+import re
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,15 +16,20 @@ from typing import Any
 
 import jinja2
 import polars as pl
-import pypandoc
+from jinja2 import nodes
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from markupsafe import Markup
 
 from pipeline.compute.tables import cell
 from pipeline.config import LANGS, Report
 from pipeline.errors import InputError, InputErrors
+from pipeline.inputs import inside, read_text
 from pipeline.render.fmt import Formatter
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
+MAX_SECTION_BYTES = 4 * 1024 * 1024
 OPTIONAL = ("results", "economics")
 
 
@@ -40,8 +47,9 @@ def load(folder: Path) -> dict[str, dict[str, Section]]:
         found[lang] = {}
         for name in REQUIRED + OPTIONAL:
             path = folder / "text" / lang / f"{name}.md"
-            if path.is_file():
-                found[lang][name] = Section(path, path.read_text(encoding="utf-8"))
+            if path.is_file() or path.is_symlink():
+                inside(folder, path.relative_to(folder), path)
+                found[lang][name] = Section(path, read_text(path, MAX_SECTION_BYTES))
             elif name in REQUIRED:
                 problems.append(
                     InputError(
@@ -74,15 +82,32 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
 
 
 class PointText:
-    """The formatted values of one table row, for placeholders."""
+    """The formatted values of one table row, for placeholders; a value the row does not
+    have (e.g. ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
 
     def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
-        self.iops = fmt.integer(num["iops"]) if "iops" in num else ""
-        self.mb_s = fmt.mb_s(num["bytes_per_s"]) if "bytes_per_s" in num else ""
-        self.lat_ms = fmt.lat_ms(num["lat_us"])
-        self.lat_us = fmt.lat_us(num["lat_us"])
-        self.parallelism = fmt.integer(num["parallelism"])
+        shown = {
+            "iops": ("iops", fmt.integer),
+            "mb_s": ("bytes_per_s", fmt.mb_s),
+            "lat_ms": ("lat_us", fmt.lat_ms),
+            "lat_us": ("lat_us", fmt.lat_us),
+            "parallelism": ("parallelism", fmt.integer),
+        }
+        for name, (column, show) in shown.items():
+            if column in num:
+                setattr(self, name, show(num[column]))
+
+
+def _arguments(block: object, access: object, read_pct: object) -> tuple[int, str, float]:
+    """The profile a placeholder names, checked: ("4K", "random", 100)."""
+    if not isinstance(block, str):
+        raise ValueError(f'block size {block!r} must be text such as "4K"')
+    if access not in ("random", "sequential"):
+        raise ValueError(f'access {access!r} must be "random" or "sequential"')
+    if not isinstance(read_pct, int | float) or isinstance(read_pct, bool):
+        raise ValueError(f"read share {read_pct!r} must be a number such as 100 or 70")
+    return parse_block_size(block), str(access), float(read_pct)
 
 
 class Values:
@@ -99,28 +124,30 @@ class Values:
         self.placeable = placeable or {"table": [], "chart": []}
         self.placed: list[tuple[str, str]] = []
 
-    def place(self, kind: str, name: str) -> str:
+    def place(self, kind: str, name: str) -> Markup:
         """A directive: put table or chart ``name`` here (and not at its default place)."""
         if name not in self.placeable[kind]:
-            raise KeyError(f"no {kind} {name!r}: one of {self.placeable[kind]}")
+            raise ValueError(f"no {kind} {name!r}: one of {self.placeable[kind]}")
         self.placed.append((kind, name))
-        return f"\n\n{marker(len(self.placed) - 1)}\n\n"
+        return Markup(f"\n\n{marker(len(self.placed) - 1)}\n\n")
 
     def _row(
         self,
         table: str,
-        block: str,
-        access: str,
-        read_pct: float,
+        block: object,
+        access: object,
+        read_pct: object,
         kind: str | None,
         setup: str | None = None,
     ) -> PointText:
-        frame = self.tables[table]
-        row = cell(frame, access, parse_block_size(block), read_pct, kind, setup)
+        size, access_, pct = _arguments(block, access, read_pct)
+        row = cell(self.tables[table], access_, size, pct, kind, setup)
         return PointText(row, self.fmt)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
         """One row of an economics table by its system (or case) and optional filters."""
+        if table not in self.tables:
+            raise ValueError(f"no table {table!r}: one of {sorted(self.tables)}")
         frame = self.tables[table]
         column = "system" if "system" in frame.columns else "case"
         cond = pl.col(column) == key
@@ -129,24 +156,31 @@ class Values:
         rows = frame.filter(cond)
         if rows.height != 1:
             found = "no" if rows.is_empty() else f"{rows.height}"
-            raise KeyError(
+            raise ValueError(
                 f"{found} rows for {key!r} {filters or ''} in table {table!r}: "
                 "name one (e.g. year=2016)"
             )
         return rows.row(0, named=True)
 
+    def _number(self, table: str, key: str, column: str, filters: dict[str, object]) -> float:
+        row = self._econ_row(table, key, filters)
+        if not isinstance(row.get(column), int | float):
+            names = [k for k, v in row.items() if isinstance(v, int | float)]
+            raise ValueError(f"no number {column!r} in table {table!r}: one of {names}")
+        return float(row[column])
+
     def value(
         self, table: str, key: str, column: str, places: int | None = None, **filters: object
     ) -> str:
-        number = float(self._econ_row(table, key, filters)[column])
+        number = self._number(table, key, column, filters)
         return self.fmt.amount(number) if places is None else self.fmt.number(number, places)
 
     def ratio(
         self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object
     ) -> str:
         """How many times ``a``'s value is ``b``'s, rounded to ``places``."""
-        x = float(self._econ_row(table, a, filters)[column])
-        y = float(self._econ_row(table, b, filters)[column])
+        x = self._number(table, a, column, filters)
+        y = self._number(table, b, column, filters)
         return self.fmt.number(x / y, places)
 
     def context(self, report: Report) -> dict[str, object]:
@@ -172,15 +206,82 @@ def marker(index: int) -> str:
     return f"IOPRESSPLACE{index}X"
 
 
-_ENV = jinja2.Environment(
-    undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True
+# Characters both pandoc and Python-Markdown take literally after a backslash.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>.-])")
+
+
+def md_text(text: str) -> str:
+    """Literal text in Markdown: HTML-escaped, and Markdown punctuation backslash-escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _finalize(value: object) -> str:
+    """What a placeholder prints: text only, escaped so it stays literal Markdown."""
+    if isinstance(value, Markup):
+        return str(value)
+    if not isinstance(value, str):
+        raise ValueError(
+            f"placeholder gives {type(value).__name__}, not text: name a value such as "
+            ".iops, .mb_s, .lat_ms, .lat_us or .parallelism"
+        )
+    return md_text(value)
+
+
+# The narrative is untrusted text: placeholders run in jinja's immutable sandbox with no
+# globals or filters but iopress's own functions, and only these template constructs are
+# allowed (no loops, assignments, operators or filters), so a placeholder can neither reach
+# Python's internals nor run for long.
+ALLOWED_NODES = (
+    nodes.Template,
+    nodes.Output,
+    nodes.TemplateData,
+    nodes.Const,
+    nodes.Name,
+    nodes.Call,
+    nodes.Getattr,
+    nodes.Keyword,
+    nodes.Neg,
 )
+_ENV = ImmutableSandboxedEnvironment(
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+    keep_trailing_newline=True,
+    finalize=_finalize,
+)
+_ENV.globals.clear()
+_ENV.filters.clear()
+_ENV.tests.clear()
+
+
+def _check_nodes(tree: nodes.Template) -> None:
+    for node in [tree, *tree.find_all(nodes.Node)]:
+        if not isinstance(node, ALLOWED_NODES):
+            raise jinja2.TemplateSyntaxError(
+                f"{type(node).__name__.lower()} is not allowed: placeholders name values "
+                "and call iopress's functions only",
+                node.lineno or 1,
+            )
+
+
+def compile_section(section: Section) -> jinja2.Template:
+    """The section as a checked template, or an error naming file and line."""
+    try:
+        tree = _ENV.parse(section.text)
+        _check_nodes(tree)
+        return _ENV.from_string(tree)
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(
+            section.path,
+            f"line {exc.lineno}",
+            f"placeholder syntax: {exc.message}",
+            'write placeholders as {{ maximum("4K", "random", 100).iops }}',
+        ) from None
 
 
 def fill(section: Section, context: dict[str, object]) -> str:
     """Resolve the placeholders of one section, or fail naming file and line."""
+    template = compile_section(section)
     try:
-        template = _ENV.from_string(section.text)
         return template.render(context)
     except jinja2.TemplateSyntaxError as exc:
         raise InputError(
@@ -189,7 +290,7 @@ def fill(section: Section, context: dict[str, object]) -> str:
             f"placeholder syntax: {exc.message}",
             'write placeholders as {{ maximum("4K", "random", 100).iops }}',
         ) from None
-    except (jinja2.UndefinedError, KeyError, ValueError, TypeError) as exc:
+    except (jinja2.UndefinedError, SecurityError, KeyError, ValueError, TypeError) as exc:
         raise InputError(
             section.path,
             f"line {_template_line(exc)}",
@@ -205,15 +306,3 @@ def _template_line(exc: BaseException) -> int:
         if f.filename == "<template>" and f.lineno
     ]
     return frames[-1].lineno if frames and frames[-1].lineno else 1
-
-
-def to_typst(markdown: str) -> str:
-    """Markdown -> typst markup; user text stays literal (pandoc escapes markup)."""
-    return str(
-        pypandoc.convert_text(
-            markdown,
-            "typst",
-            format="markdown-smart-auto_identifiers-raw_html-raw_attribute",
-            extra_args=["--shift-heading-level-by=1", "--wrap=preserve"],
-        )
-    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import logging
-import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 import vl_convert as vlc
+from markupsafe import Markup
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
@@ -31,7 +31,8 @@ from pipeline.errors import InputError
 from pipeline.paths import MKDOCS_CONFIG
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill, marker
+from pipeline.render.narrative import Values, fill, marker, md_text
+from pipeline.render.sanitize import to_html
 from pipeline.render.views import Cell, TableView
 from pipeline.render.whitepaper import (
     COST_CHART,
@@ -40,13 +41,6 @@ from pipeline.render.whitepaper import (
     cost_alt,
     placeable,
 )
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
-
-
-def md_text(text: str) -> str:
-    """Literal text in Markdown: HTML-escaped, and Markdown punctuation backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
 def _md_cell(cell: Cell) -> str:
@@ -160,9 +154,11 @@ def _figures(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, str, str]]:
 
 
 def _summary(ctx: ReportContext, fmt: Formatter) -> str:
-    """The summary narrative, directives replaced by the table or chart they place."""
+    """The summary narrative as sanitised HTML (see ``sanitize``), each directive replaced
+    by the Markdown of the table or chart it places."""
+    section = ctx.narrative[fmt.t.lang]["summary"]
     values = Values(ctx.tables, fmt, placeable(ctx, fmt))
-    text = fill(ctx.narrative[fmt.t.lang]["summary"], values.context(ctx.report))
+    text = to_html(fill(section, values.context(ctx.report)), section.path)
     figures = {stem: (caption, alt) for stem, caption, alt in _figures(ctx, fmt)}
     for index, (kind, name) in enumerate(values.placed):
         if kind == "table":
@@ -170,8 +166,12 @@ def _summary(ctx: ReportContext, fmt: Formatter) -> str:
         else:
             caption, alt = figures[name]
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
-        text = text.replace(marker(index), block)
-    return text
+        text = text.replace(f"<p>{marker(index)}</p>", f"\n</div>\n\n{block}\n{TEXT_OPEN}\n")
+    return f"{TEXT_OPEN}\n{text}\n</div>\n"
+
+
+# Narrative HTML stands in raw blocks, which Python-Markdown passes through untouched.
+TEXT_OPEN = '<div class="iop-text">'
 
 
 def landing_page(built: Sequence[Built], fmt: Formatter, compare: bool) -> str:
@@ -331,7 +331,7 @@ def build_site(built: Sequence[Built], docs: Path, site: Path) -> None:
         config_file=str(MKDOCS_CONFIG),
         docs_dir=str(docs),
         site_dir=str(site),
-        site_name=name,
+        site_name=Markup(html.escape(name)),  # the theme prints it both raw and with |e
         strict=True,
         extra_javascript=list(ASSETS),
     )

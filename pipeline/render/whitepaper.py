@@ -8,8 +8,9 @@ from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.context import ReportContext
 from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill, marker, to_typst
+from pipeline.render.narrative import Values, fill, marker
 from pipeline.render.plan import ChartRef
+from pipeline.render.sanitize import to_typst
 
 
 def placeable(ctx: ReportContext, fmt: Formatter) -> dict[str, list[str]]:
@@ -51,7 +52,7 @@ def _narrative(ctx: ReportContext, fmt: Formatter, name: str) -> str:
     if section is None:
         return ""
     values = Values(ctx.tables, fmt, placeable(ctx, fmt))
-    text = to_typst(fill(section, values.context(ctx.report)))
+    text = to_typst(fill(section, values.context(ctx.report)), section.path)
     for index, (kind, item) in enumerate(values.placed):
         text = text.replace(marker(index), "\n" + _block(ctx, fmt, kind, item))
     return text + "\n"

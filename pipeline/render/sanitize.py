@@ -1,0 +1,155 @@
+"""One rule for untrusted narrative Markdown, for the PDF (typst) and the site (HTML).
+
+The Markdown is parsed by pandoc with raw HTML, raw attributes, raw TeX and citations
+switched off; the document tree is then cleaned: attributes other than a plain id are
+dropped, links keep only http(s), mailto and anchors of headings that exist, images are
+refused (charts come from ``chart()``). The cleaned tree is written as typst or as HTML;
+the HTML passes an allow-list sanitiser (nh3) once more before it reaches a page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import nh3
+import pypandoc
+
+from pipeline.errors import InputError
+
+MARKDOWN = (
+    "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex-citations"
+    "-native_divs-native_spans-link_attributes-inline_code_attributes"
+)
+SCHEMES = ("http://", "https://", "mailto:")
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+TAGS = {
+    "p", "br", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1",
+    "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "hr", "sub",
+    "sup", "del", "span", "div", "dl", "dt", "dd", "caption", "colgroup", "col",
+}  # fmt: skip
+ATTRIBUTES = {"a": {"href"}, "*": {"id"}, "td": {"align"}, "th": {"align"}}
+
+Node = dict[str, Any]
+
+
+def _ids(tree: Any) -> set[str]:
+    """Every heading id in the document."""
+    found: set[str] = set()
+    if isinstance(tree, dict):
+        if tree.get("t") == "Header":
+            found.add(tree["c"][1][0])
+        for value in tree.values():
+            found |= _ids(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            found |= _ids(value)
+    return found
+
+
+def _plain_attr(attr: list[Any]) -> list[Any]:
+    """[id, classes, key-values] -> [id if plain, [], []]."""
+    ident = attr[0] if _ID.match(attr[0] or "") else ""
+    return [ident, [], []]
+
+
+class _Cleaner:
+    def __init__(self, path: Path | str, ids: set[str]) -> None:
+        self.path, self.ids = path, ids
+
+    def __call__(self, node: Any) -> Any:
+        if isinstance(node, list):
+            return [c for c in (self(n) for n in node) if c is not None]
+        if not isinstance(node, dict) or "t" not in node:
+            return node
+        kind = node["t"]
+        handler: Callable[[Node], Any] | None = getattr(self, f"_{kind.lower()}", None)
+        if kind in ("RawBlock", "RawInline"):
+            return None
+        if handler:
+            return handler(node)
+        return {"t": kind, "c": self(node["c"])} if "c" in node else node
+
+    def _header(self, node: Node) -> Node:
+        level, attr, inlines = node["c"]
+        return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
+
+    def _div(self, node: Node) -> Node:
+        return {"t": "Div", "c": [_plain_attr(node["c"][0]), self(node["c"][1])]}
+
+    def _span(self, node: Node) -> Node:
+        return {"t": "Span", "c": [_plain_attr(node["c"][0]), self(node["c"][1])]}
+
+    def _code(self, node: Node) -> Node:
+        return {"t": "Code", "c": [_plain_attr(node["c"][0]), node["c"][1]]}
+
+    def _codeblock(self, node: Node) -> Node:
+        return {"t": "CodeBlock", "c": [_plain_attr(node["c"][0]), node["c"][1]]}
+
+    def _image(self, node: Node) -> Node:
+        raise InputError(
+            self.path,
+            f"image {node['c'][2][0]!r}",
+            "images are not allowed in the narrative",
+            'place a chart with {{ chart("NAME") }}',
+        )
+
+    def _link(self, node: Node) -> Node:
+        _, inlines, (url, _title) = node["c"]
+        text = self(inlines)
+        if url.startswith("#"):
+            if url[1:] not in self.ids:
+                raise InputError(
+                    self.path,
+                    f"link {url!r}",
+                    "links to a heading that does not exist",
+                    "link to a heading of this section by its id ({#id} after the heading)",
+                )
+            return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
+        if url.lower().startswith(SCHEMES):
+            return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
+        return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
+
+
+def clean_tree(markdown: str, path: Path | str) -> str:
+    """The cleaned pandoc document (JSON) of untrusted Markdown."""
+    doc = json.loads(pypandoc.convert_text(markdown, "json", format=MARKDOWN))
+    doc["blocks"] = _Cleaner(path, _ids(doc["blocks"]))(doc["blocks"])
+    doc["meta"] = {}
+    return json.dumps(doc)
+
+
+def to_typst(markdown: str, path: Path | str) -> str:
+    """Untrusted Markdown -> typst markup (headings one level down, text literal)."""
+    return str(
+        pypandoc.convert_text(
+            clean_tree(markdown, path),
+            "typst",
+            format="json",
+            extra_args=["--shift-heading-level-by=1", "--wrap=preserve"],
+        )
+    )
+
+
+def to_html(markdown: str, path: Path | str) -> str:
+    """Untrusted Markdown -> an HTML fragment with only allow-listed tags and attributes."""
+    fragment = str(
+        pypandoc.convert_text(
+            clean_tree(markdown, path),
+            "html",
+            format="json",
+            extra_args=["--shift-heading-level-by=2", "--wrap=none"],
+        )
+    )
+    return str(
+        nh3.clean(
+            fragment,
+            tags=TAGS,
+            attributes=ATTRIBUTES,
+            url_schemes={"http", "https", "mailto"},
+            link_rel="noopener noreferrer",
+        )
+    )
