@@ -50,6 +50,7 @@ fio-fixtures: $(STAMP)
 	command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
 	tests/data/fio/generate.sh
 	tests/data/fio-log/generate.sh
+	tests/data/fio-truth/ingest_truth.sh
 	$(BIN)/python -m tests.regenerate_expected
 
 # Performance figures (docs/performance.md); installs fio-plot in its own venv for the

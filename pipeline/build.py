@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -25,7 +25,7 @@ from pipeline.config import LANGS, REPORT_FILE, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import spc1
-from pipeline.ingest.base import ReadOptions, Reject, interval_frame
+from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
@@ -49,8 +49,10 @@ class BuildResult:
     ctx: ReportContext
 
 
-def ingest_report(folder: Path, report: Report) -> Dataset:
-    """Read every raw file of the report; a file that cannot be read fails the build."""
+def ingest_report(folder: Path, report: Report, keep_going: bool = False) -> Dataset:
+    """Read every raw file of the report. A file that cannot be read, holds no job or
+    gives no accepted record fails the build; with ``keep_going`` it is listed among the
+    rejects and the build goes on with the others."""
     jobs = [
         (
             inside(folder, src.path, folder / REPORT_FILE, f"sources[{i}].path"),
@@ -59,41 +61,60 @@ def ingest_report(folder: Path, report: Report) -> Dataset:
                 setup=src.setup,
                 label=src.path,
                 mapping=src.mapping or ReadOptions().mapping,
-                params={k: str(v) for k, v in src.params.items()} if src.params else None,
+                params=src.params.options() if src.params else None,
                 root=folder,
+                units=report.units,
             ),
             src.format,
         )
         for i, src in enumerate(report.sources)
     ]
-    results, errors = split_outcomes(ingest.read_many(jobs))
+    results, errors, failed = split_outcomes(jobs, ingest.read_many(jobs), keep_going)
     if errors:
         raise InputErrors(errors)
-    return combine(results)
+    return named_hosts(combine(results, failed), report)
+
+
+def named_hosts(dataset: Dataset, report: Report) -> Dataset:
+    """Hosts under the names of ``[[hosts]]``: each raw name a tool gave (``raw``) becomes
+    the report's name for it."""
+    mapping = {raw: h.name for h in report.hosts for raw in h.raw}
+    if not mapping:
+        return dataset
+    host = pl.col("host").replace(mapping)
+    intervals = dataset.intervals.with_columns(host)
+    return replace(dataset, intervals=intervals, points=to_points(intervals))
 
 
 def split_outcomes(
-    outcomes: list[ingest.Outcome],
-) -> tuple[list[ingest.ReadResult], list[InputError]]:
-    results, errors = [], []
-    for outcome in outcomes:
+    jobs: list[ingest.Job], outcomes: list[ingest.Outcome], keep_going: bool
+) -> tuple[list[ingest.ReadResult], list[InputError], list[InputError]]:
+    """(results, errors that stop the command, files that failed as a whole). A file that
+    cannot be read or holds no job, or none of whose records is accepted, is an error;
+    with ``keep_going`` it is listed instead (its rejects, or itself as one reject)."""
+    results, errors, failed = [], [], []
+    for (path, _, _), outcome in zip(jobs, outcomes, strict=True):
         if isinstance(outcome, ingest.ReadResult):
             results.append(outcome)
-        elif isinstance(outcome, InputErrors):
-            errors += outcome.errors
+            found = problems(outcome, path)
+            errors += [] if keep_going else found
+            failed += found if keep_going and not outcome.records_read else []
         else:
-            errors.append(outcome)
-    return results, errors
+            found = outcome.errors if isinstance(outcome, InputErrors) else [outcome]
+            (failed if keep_going else errors).extend(found)
+    return results, errors, failed
 
 
-def combine(results: list[ingest.ReadResult]) -> Dataset:
-    """All files' interval rows, checked once more against the schema's declared checks."""
+def combine(results: list[ingest.ReadResult], failed: Sequence[InputError] = ()) -> Dataset:
+    """All files' interval rows, checked once more against the schema's declared checks;
+    files that ``failed`` as a whole count as one rejected record each (--keep-going)."""
     intervals = _in_file_order(results)
     intervals, schema_rejects = _schema_rejects(intervals)
     intervals, twice = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
+    rejects += [Reject(str(e.path), e.where or "file", e.message) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
-    read = sum(r.records_read for r in results)
+    read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars)
 
@@ -154,10 +175,10 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
     return keep, rejects
 
 
-def prepare(folder: Path) -> ReportContext:
+def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     report = load_report(folder)
     texts = narrative.load(folder)
-    dataset = ingest_report(folder, report)
+    dataset = ingest_report(folder, report, keep_going)
     if dataset.points.is_empty():
         raise InputError(
             folder,
@@ -308,13 +329,19 @@ def refuse(ctx: ReportContext, strict: bool) -> None:
         )
 
 
-def build(folder: Path, out: Path, step: Step | None = None, strict: bool = False) -> BuildResult:
+def build(
+    folder: Path,
+    out: Path,
+    step: Step | None = None,
+    strict: bool = False,
+    keep_going: bool = False,
+) -> BuildResult:
     """Build one report into ``out`` (refused unless it is missing, empty or an earlier
     output); a failure leaves the earlier output as it was."""
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
-    ctx = prepare(folder)
+    ctx = prepare(folder, keep_going)
     refuse(ctx, strict)
     with staging(out) as work:
         for name, stage in STAGES:

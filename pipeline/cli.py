@@ -25,6 +25,12 @@ app = typer.Typer(
 )
 
 
+KEEP_GOING = typer.Option(
+    "--keep-going",
+    help="Files that fail or give no accepted record are listed as rejects; use the rest",
+)
+
+
 class Lang(StrEnum):
     de = "de"
     en = "en"
@@ -50,11 +56,12 @@ def build(
     force: Annotated[
         bool, typer.Option("--force", help="Build even when inputs and output are unchanged")
     ] = False,
+    keep_going: Annotated[bool, KEEP_GOING] = False,
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
     target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
-    print_ = fingerprint(report_dir, f"strict={strict}")
+    print_ = fingerprint(report_dir, f"strict={strict} keep_going={keep_going}")
     if not force and up_to_date(target, print_):
         from pipeline.render.locale import Strings
 
@@ -62,7 +69,7 @@ def build(
         return
     from pipeline import commands
 
-    commands.build_report(report_dir, target, strict)
+    commands.build_report(report_dir, target, strict, keep_going)
     stamp(target, print_)
 
 
@@ -109,11 +116,13 @@ def ingest_command(
     system: Annotated[str, typer.Option(help="System name for the rows")] = "unnamed",
     setup: Annotated[str, typer.Option(help="Setup name for the rows")] = "default",
     mapping: Annotated[Path | None, typer.Option(help="TOML column mapping")] = None,
+    keep_going: Annotated[bool, KEEP_GOING] = False,
 ) -> None:
-    """Normalise raw files into a dataset; print what was read, accepted and rejected."""
+    """Normalise raw files into a dataset; print what was read, accepted and rejected.
+    Nothing is written when a file fails (exit 1), unless --keep-going."""
     from pipeline import commands
 
-    if not commands.ingest_files(paths, output, fmt, system, setup, mapping):
+    if not commands.ingest_files(paths, output, fmt, (system, setup), mapping, keep_going):
         raise typer.Exit(1)
 
 

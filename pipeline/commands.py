@@ -54,10 +54,10 @@ def _progress(stages: list[str]) -> tuple[Progress, Callable[[str], None]]:
     return progress, step
 
 
-def build_report(report_dir: Path, target: Path, strict: bool) -> None:
+def build_report(report_dir: Path, target: Path, strict: bool, keep_going: bool = False) -> None:
     progress, step = _progress(["ingest", *(name for name, _ in STAGES)])
     with progress:
-        result = build(report_dir, target, step, strict)
+        result = build(report_dir, target, step, strict, keep_going)
     print_accounting(result.dataset)
     for note in cache.NOTES:
         err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
@@ -85,28 +85,43 @@ def datasheet(report_dir: Path, target: Path) -> None:
 
 
 def ingest_files(
-    paths: list[Path], output: Path, fmt: str | None, system: str, setup: str, mapping: Path | None
+    paths: list[Path],
+    output: Path,
+    fmt: str | None,
+    names: tuple[str, str],
+    mapping: Path | None,
+    keep_going: bool = False,
 ) -> bool:
-    """Ingest, write the dataset, print the accounting; True when every file was read."""
+    """Ingest and write the dataset, print the accounting; True when the dataset was
+    written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
     column_mapping = ColumnMapping.model_validate(read_toml(mapping)) if mapping else None
-    results, failures = _read_all(paths, fmt, system, setup, column_mapping)
-    dataset = combine(results)
+    results, errors, failed = _read_all(paths, fmt, names, column_mapping, keep_going)
+    for failure in errors:
+        print_error(failure)
+    dataset = combine(results, failed)
+    if errors or not dataset.accepted:
+        print_accounting(dataset)
+        if not dataset.accepted:
+            print_error(InputError(output, "", "no record was accepted: nothing written", ""))
+        return False
     _write_atomically(dataset, output)
     print_accounting(dataset)
-    for failure in failures:
-        print_error(failure)
-    return not failures
+    return True
 
 
 def _read_all(
-    paths: list[Path], fmt: str | None, system: str, setup: str, mapping: ColumnMapping | None
-) -> tuple[list[ReadResult], list[InputError]]:
+    paths: list[Path],
+    fmt: str | None,
+    names: tuple[str, str],
+    mapping: ColumnMapping | None,
+    keep_going: bool,
+) -> tuple[list[ReadResult], list[InputError], list[InputError]]:
     jobs = [
         (
             path,
             ReadOptions(
-                system=system,
-                setup=setup,
+                system=names[0],
+                setup=names[1],
                 label=str(path),
                 mapping=mapping or ColumnMapping(),
                 root=Path.cwd() if is_inside(Path.cwd(), path) else None,
@@ -115,7 +130,7 @@ def _read_all(
         )
         for path in paths
     ]
-    return split_outcomes(ingest.read_many(jobs))
+    return split_outcomes(jobs, ingest.read_many(jobs), keep_going)
 
 
 def _write_atomically(dataset: Dataset, output: Path) -> None:

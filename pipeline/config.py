@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -22,7 +23,7 @@ from pydantic import (
 
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
-from pipeline.units import RATE_UNITS, parse_block_size
+from pipeline.units import Convention, parse_block_size, rate_factor
 
 LANGS: tuple[str, ...] = ("de", "en")
 REPORT_FILE = "report.toml"
@@ -49,7 +50,45 @@ Text = Annotated[
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys and wrong types are refused; an unknown key is named with the
+    nearest valid one."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    synonyms: ClassVar[dict[str, str]] = {}  # common wrong names -> the right field
+
+
+def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model class that validates the object at ``loc`` below ``model``."""
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        inner = [a for a in _flatten(field.annotation) if isinstance(a, type)]
+        found = next((a for a in inner if issubclass(a, BaseModel)), None)
+        if found is None:
+            return None
+        model = found
+    return model
+
+
+def _flatten(annotation: Any) -> list[Any]:
+    args = getattr(annotation, "__args__", None)
+    return [a for arg in args for a in _flatten(arg)] if args else [annotation]
+
+
+def nearest(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    """For an unknown key at ``loc``: the valid key it most likely meant, as a hint."""
+    owner, key = _model_at(model, loc[:-1]), str(loc[-1])
+    if owner is None:
+        return ""
+    known = sorted(owner.model_fields)
+    synonyms: dict[str, str] = getattr(owner, "synonyms", {})
+    guess = synonyms.get(key.lower()) or next(
+        iter(difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)), None
+    )
+    return f"did you mean {guess!r}? " if guess else f"known here: {', '.join(known)}; "
 
 
 class ColumnMapping(Strict):
@@ -77,17 +116,59 @@ class ColumnMapping(Strict):
         return self
 
 
+class FioParams(Strict):
+    """fio job options for logs without a JSON or job file beside them (fio's names)."""
+
+    synonyms: ClassVar[dict[str, str]] = {
+        "block_size": "bs",
+        "blocksize": "bs",
+        "readwrite": "rw",
+        "queue_depth": "iodepth",
+        "threads": "numjobs",
+        "jobs": "numjobs",
+    }
+    rw: Literal["read", "write", "rw", "readwrite", "randread", "randwrite", "randrw"] = "read"
+    bs: str = "4k"
+    numjobs: int = Field(default=1, ge=1, le=1_000_000)
+    iodepth: int = Field(default=1, ge=1, le=1_000_000)
+    rwmixread: float | None = Field(default=None, ge=0, le=100)
+    rwmixwrite: float | None = Field(default=None, ge=0, le=100)
+    log_avg_msec: int = Field(default=0, ge=0)
+    rate_iops: str | None = None
+    rate: str | None = None
+    latency_unit: Literal["ns", "us"] = "ns"
+
+    @field_validator("bs", "rate_iops", "rate", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("bs")
+    @classmethod
+    def _block(cls, v: str) -> str:
+        parse_block_size(v)
+        return v
+
+    def options(self) -> dict[str, str]:
+        """The options as fio writes them (strings), without those left unset."""
+        return {k: str(v) for k, v in self.model_dump(exclude_none=True).items()}
+
+
 class Source(Strict):
     path: str
     format: str | None = None
     setup: str = "default"
     mapping: ColumnMapping | None = None
-    params: dict[str, str | int] | None = None  # fio job options for logs without JSON
+    params: FioParams | None = None  # fio job options for logs without JSON
 
 
 class Host(Strict):
+    """A host as the report names it; ``raw`` lists the names the tools gave it (fio's
+    ``host:port`` in client/server runs), which the report then shows as ``name``."""
+
     name: str
     description: Text = Field(default_factory=lambda: _both_languages(""))
+    raw: list[str] = []
 
 
 class Setup(Strict):
@@ -114,10 +195,10 @@ class VendorFigure(Strict):
     )
     note: Text | None = None
 
-    def base_value(self) -> float:
-        """The value in base units (bytes/s, IOPS, µs)."""
+    def base_value(self, units: Convention) -> float:
+        """The value in base units (bytes/s, IOPS, µs); MB/s by the report's convention."""
         if self.metric == "bytes_per_s":
-            return self.value * RATE_UNITS[self.unit or "B/s"]
+            return self.value * rate_factor(self.unit or "B/s", units)
         return self.value
 
     @field_validator("block_size", mode="before")
@@ -244,6 +325,7 @@ class Report(Strict):
     sizing: Sizing | None = None
     speedup: list[SpeedupCase] = []
     latency_limits: LatencyLimits = LatencyLimits()
+    units: Convention = "binary"  # what KB, MB, GB mean in input and output
     datasheet: DatasheetConfig = DatasheetConfig()
     tables: list[TableName] | None = None
     charts: list[ChartSpec] | None = None
@@ -254,14 +336,21 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return "".join(parts).lstrip(".") or "(top level)"
 
 
-def from_validation(path: Path, err: ValidationError, doc: str = "docs/report.md") -> InputErrors:
-    """pydantic's errors as InputErrors naming the file, the field and a fix."""
-    return InputErrors(
-        [
-            InputError(path, _where(e["loc"]), e["msg"], _hint(e["type"], path.name, doc))
-            for e in err.errors()
-        ]
-    )
+def from_validation(
+    path: Path,
+    err: ValidationError,
+    doc: str = "docs/report.md",
+    model: type[BaseModel] | None = None,
+) -> InputErrors:
+    """pydantic's errors as InputErrors naming the file, the field and a fix (for an
+    unknown field, the valid one it most likely meant)."""
+    errors = []
+    for e in err.errors():
+        hint = _hint(e["type"], path.name, doc)
+        if e["type"] == "extra_forbidden" and model is not None:
+            hint = nearest(model, e["loc"]) + hint
+        errors.append(InputError(path, _where(e["loc"]), e["msg"], hint))
+    return InputErrors(errors)
 
 
 def _hint(kind: str, name: str, doc: str) -> str:
@@ -326,7 +415,7 @@ def load_report(folder: Path) -> Report:
     try:
         report = Report.model_validate(read_toml(path))
     except ValidationError as err:
-        raise from_validation(path, err) from None
+        raise from_validation(path, err, model=Report) from None
     _check_sources(folder, path, report)
     return report
 
@@ -377,7 +466,29 @@ def _setup_problems(path: Path, report: Report) -> list[InputError]:
     ]
 
 
+def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
+    """The same raw file listed twice (e.g. under two setups) would count its load twice."""
+    seen: dict[Path, int] = {}
+    problems = []
+    for i, src in enumerate(report.sources):
+        target = (folder / src.path).resolve()
+        if target in seen:
+            j = seen[target]
+            problems.append(
+                InputError(
+                    path,
+                    f"sources[{i}].path",
+                    f"{src.path!r} is the same file as sources[{j}].path "
+                    f"({report.sources[j].path!r}, setup {report.sources[j].setup!r})",
+                    "list each raw file once, under the setup it was measured with",
+                )
+            )
+        seen.setdefault(target, i)
+    return problems
+
+
 def _check_sources(folder: Path, path: Path, report: Report) -> None:
     problems = _path_problems(folder, path, report) + _setup_problems(path, report)
+    problems += _twice_problems(folder, path, report)
     if problems:
         raise InputErrors(problems)

@@ -56,6 +56,14 @@ def encoding_of(raw: bytes) -> tuple[str, int]:
     return "utf-8", 0
 
 
+def utf8_head(raw: bytes) -> bytes:
+    """The first bytes of a file as UTF-8 (for format sniffing), whatever its BOM says."""
+    name, skip = encoding_of(raw)
+    if name == "utf-8":
+        return raw
+    return raw[skip:].decode(name, errors="ignore").encode("utf-8")
+
+
 def decode(raw: bytes, path: Path | str) -> str:
     """Text of a file's bytes; bad bytes and NUL are errors naming the line."""
     name, skip = encoding_of(raw)

@@ -1,12 +1,14 @@
 """Unit parsing. Everything is converted to base units: bytes, µs, IOPS, bytes/s.
 
 Convention (as in the seed whitepapers): K/KB/KiB = 1024 bytes in block sizes.
-For rates, the unit must say which it means: ``MiB/s`` (1024²) or ``MB/s`` (10⁶).
+For rates, ``MiB/s`` is always 1024² B/s; ``MB/s`` follows the report's declared
+convention (``units = "binary"``, the default, or ``"decimal"``), for input and output alike.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 BLOCK_MULTIPLIERS = {
     "": 1,
@@ -22,15 +24,28 @@ BLOCK_MULTIPLIERS = {
     "GIB": 1024**3,
 }
 
-RATE_UNITS = {
-    "B/s": 1.0,
-    "KiB/s": 1024.0,
-    "MiB/s": 1024.0**2,
-    "GiB/s": 1024.0**3,
-    "KB/s": 1e3,
-    "MB/s": 1e6,
-    "GB/s": 1e9,
-}
+Convention = Literal["binary", "decimal"]
+# KiB/MiB/GiB are always powers of 1024; KB/MB/GB follow the report's declared convention:
+# "binary" (the seeds': KB = 1024 B, MB = 1024² B) or "decimal" (MB = 10⁶ B).
+IEC_RATES = {"B/s": 1.0, "KiB/s": 1024.0, "MiB/s": 1024.0**2, "GiB/s": 1024.0**3}
+PREFIX_POWER = {"KB/s": 1, "MB/s": 2, "GB/s": 3}
+
+
+def kilo(convention: Convention) -> float:
+    return 1024.0 if convention == "binary" else 1000.0
+
+
+def mega(convention: Convention) -> float:
+    """Bytes in the MB of the convention: what "MB/s" means in input and output."""
+    return kilo(convention) ** 2
+
+
+def rate_factor(unit: str, convention: Convention) -> float:
+    """Bytes/s in one ``unit`` (B/s, KiB/s … or KB/s, MB/s, GB/s by the convention)."""
+    if unit in IEC_RATES:
+        return IEC_RATES[unit]
+    return kilo(convention) ** PREFIX_POWER[unit]
+
 
 TIME_UNITS_US = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
 

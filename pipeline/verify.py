@@ -20,10 +20,10 @@ import polars as pl
 
 from pipeline.errors import InputError
 from pipeline.render.context import ReportContext
-from pipeline.units import parse_block_size
+from pipeline.units import Convention, parse_block_size, rate_factor
 
-MIB = 1024.0**2
-# printed unit -> (dimension, factor to the dimension's base unit)
+# printed unit -> (dimension, factor to the dimension's base unit); MB/s and GB/s follow
+# the report's unit convention (unit_table)
 UNITS: dict[str, tuple[str, float]] = {
     "µs": ("time", 1.0),
     "us": ("time", 1.0),
@@ -31,8 +31,6 @@ UNITS: dict[str, tuple[str, float]] = {
     "s": ("time", 1e6),
     "IOPS": ("rate", 1.0),
     "IOs": ("rate", 1.0),
-    "MB/s": ("bandwidth", MIB),
-    "GB/s": ("bandwidth", MIB * 1024),
     "W": ("power", 1.0),
     "kW": ("power", 1000.0),
     "TB": ("capacity", 1.0),
@@ -107,8 +105,20 @@ def parse(text: str) -> list[Printed]:
     return parts
 
 
-def agrees(printed: Printed, expected: Expected, default_unit: str, tolerance: float) -> bool:
-    dimension, factor = UNITS.get(printed.unit or default_unit, UNITS[default_unit])
+def unit_table(convention: Convention) -> dict[str, tuple[str, float]]:
+    rates = {u: ("bandwidth", rate_factor(u, convention)) for u in ("MB/s", "GB/s", "MiB/s")}
+    return {**UNITS, **rates}
+
+
+def agrees(
+    printed: Printed,
+    expected: Expected,
+    default_unit: str,
+    tolerance: float,
+    table: dict[str, tuple[str, float]] | None = None,
+) -> bool:
+    table = table or unit_table("binary")
+    dimension, factor = table.get(printed.unit or default_unit, table[default_unit])
     if dimension != expected.dimension:
         return False
     factor *= 1e6 if printed.million else 1.0
@@ -224,10 +234,10 @@ DEFAULT_UNITS = {
 }
 
 
-def _exact(expected: list[Expected], units: list[str]) -> str:
+def _exact(expected: list[Expected], units: list[str], table: dict[str, tuple[str, float]]) -> str:
     texts = []
     for figure, unit in zip(expected, units, strict=False):
-        factor = UNITS[unit][1]
+        factor = table[unit][1]
         value = figure.value / factor
         places = 0 if abs(value) >= 100 else max(0, 3 - int(math.log10(abs(value) or 1)))
         if figure.dimension == "money" and not float(value).is_integer():
@@ -255,6 +265,7 @@ def verify(
     """(figures checked, differences). A transcription line naming nothing is an input
     error with its line."""
     resolver, found, checked = Resolver(ctx), [], 0
+    table = unit_table(ctx.report.units)
     for line, row in read_published(published):
         try:
             expected, units = resolver.expected(row["table"], row["row"], row["column"])
@@ -269,7 +280,7 @@ def verify(
         checked += len(printed)
         pairs = zip(printed, expected, units, strict=False)
         if len(printed) != len(expected) or not all(
-            agrees(p, e, u, tolerance) for p, e, u in pairs
+            agrees(p, e, u, tolerance, table) for p, e, u in pairs
         ):
             found.append(
                 Discrepancy(
@@ -278,7 +289,7 @@ def verify(
                     row["row"],
                     row["column"],
                     row["printed"],
-                    _exact(expected, units),
+                    _exact(expected, units, table),
                 )
             )
     return checked, found

@@ -30,7 +30,7 @@ def _edit(folder: Path, old: str, new: str) -> Path:
 def test_example_is_valid() -> None:
     report = load_report(FS840)
     assert report.id == "fs840"
-    assert report.vendor_figures[2].base_value() == 8000 * 1024**2
+    assert report.vendor_figures[2].base_value("binary") == 8000 * 1024**2
 
 
 def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
@@ -42,8 +42,47 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         f"{path}: author: Field required\n"
         "  hint: add this field to report.toml (see docs/report.md)\n"
         f"{path}: writer: Extra inputs are not permitted\n"
-        "  hint: remove or rename this field (see docs/report.md for the known fields)"
+        "  hint: known here: author, charts, classification, cost, cost_note, datasheet, date, "
+        "footprint, hosts, id, latency_limits, organisation, rack_units, reconstructed, "
+        "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, title, "
+        "units, vendor_figures, version; remove or rename this field (see docs/report.md for "
+        "the known fields)"
     )
+
+
+@pytest.mark.parametrize(
+    ("typo", "message", "hint"),
+    [
+        ("num_jobs = 4", "num_jobs: Extra inputs", "did you mean 'numjobs'?"),
+        ("io_depth = 8", "io_depth: Extra inputs", "did you mean 'iodepth'?"),
+        ('block_size = "64k"', "block_size: Extra inputs", "did you mean 'bs'?"),
+        ('numjobs = "two"', "numjobs: Input should be a valid integer", "correct the value"),
+        ('bs = "64q"', "bs: Value error, unknown block size unit", "correct the value"),
+    ],
+)
+def test_source_params_refuse_unknown_keys_and_wrong_types(
+    report: Path, typo: str, message: str, hint: str
+) -> None:
+    _edit(
+        report,
+        'path = "raw/fs840.iogen.csv"',
+        f'path = "raw/fs840.iogen.csv"\nparams = {{ rw = "randread", {typo} }}',
+    )
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    text = str(caught.value)
+    assert f"sources[0].params.{message}" in text and f"hint: {hint}" in text
+
+
+def test_the_same_raw_file_twice_is_refused_naming_both_places(report: Path) -> None:
+    text = (report / "report.toml").read_text(encoding="utf-8")
+    start = text.index("[[sources]]")
+    end = text.index("\n\n", start)
+    path = report / "report.toml"
+    path.write_text(text + "\n" + text[start:end] + "\n", encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert "is the same file as sources[0].path" in str(caught.value)
 
 
 def test_text_missing_a_language(report: Path) -> None:

@@ -62,7 +62,8 @@ def test_corpus_file_matches_fio_own_values(name: str) -> None:
 def test_client_server_hosts_and_cross_check() -> None:
     name = "fio-pbench/fio-0-fio3.7-clientserver/fio-result.txt"
     result = ingest.read(CORPUS / name, ReadOptions(label=name))
-    assert sorted(set(result.intervals["host"].to_list())) == ["perf36", "perf84"]
+    # host:port, as fio names each server (several may share an address)
+    assert sorted(set(result.intervals["host"].to_list())) == ["perf36:8765", "perf84:8765"]
     assert any("'All clients' record" in n and "agrees" in n for n in result.notes)
 
 

@@ -14,7 +14,7 @@ import polars as pl
 
 from pipeline.charts.standard import mix_colour, mix_label
 from pipeline.charts.theme import standard_definition, theme
-from pipeline.render.fmt import MIB, Formatter
+from pipeline.render.fmt import Formatter
 from pipeline.schema import PERCENTILES
 
 SETUP_COLOURS = ["#1f5fbf", "#d62728", "#e0a800", "#2e9e3e", "#9467bd", "#8c564b"]
@@ -44,7 +44,7 @@ def _sequential(points: pl.DataFrame) -> bool:
 def _throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
     """IOPS, or MB/s for sequential access: what the seeds plot on the left axis."""
     if _sequential(points):
-        return pl.col("bytes_per_s") / MIB, fmt.t("chart.mb_s")
+        return pl.col("bytes_per_s") / fmt.mega, fmt.t("chart.mb_s")
     return pl.col("iops"), fmt.t("chart.iops")
 
 

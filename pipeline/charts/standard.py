@@ -6,13 +6,13 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.theme import standard_definition, theme
-from pipeline.render.fmt import MIB, Formatter
+from pipeline.render.fmt import Formatter
 
 
 def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     """Points of one block size as plotted: throughput, latency in ms, localised mix label."""
     sequential = points["access"][0] == "sequential"
-    value = pl.col("bytes_per_s") / MIB if sequential else pl.col("iops")
+    value = pl.col("bytes_per_s") / fmt.mega if sequential else pl.col("iops")
     return points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism",
         value.alias("throughput"),

@@ -17,6 +17,7 @@ from pipeline import procs
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, fio_log, iogen, vdbench
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.inputs import utf8_head
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
 # fio_log last: its sniffer only sees rows of numbers.
@@ -41,7 +42,7 @@ def detect(path: Path) -> ModuleType:
     """The first format whose sniffer recognises the file's first bytes."""
     try:
         with path.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
+            head = utf8_head(fh.read(SNIFF_BYTES * 4))[:SNIFF_BYTES]
     except OSError as exc:
         raise InputError(path, "", f"cannot open: {exc.strerror}", "check the path") from None
     if not head.strip():
@@ -64,6 +65,8 @@ def detect(path: Path) -> ModuleType:
 
 def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult:
     """Read one raw file; an explicit format always wins over sniffing."""
+    if not fmt and _empty_log(path):
+        fmt = fio_log.NAME  # fio writes empty logs (e.g. slat with some engines): skipped
     module = get_format(fmt) if fmt else detect(path)
     result: ReadResult = module.read(path, options)
     return result
@@ -75,6 +78,13 @@ PARALLEL_FROM = 64  # files
 PARALLEL_BYTES = 128_000_000  # raw input
 Job = tuple[Path, ReadOptions, str | None]
 Outcome = ReadResult | InputError | InputErrors
+
+
+def _empty_log(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0 and bool(fio_log.LOG_NAME.match(path.name))
+    except OSError:
+        return False
 
 
 def _read_one(job: Job) -> tuple[str, Any]:

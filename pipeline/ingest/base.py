@@ -8,8 +8,10 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.config import ColumnMapping
+from pipeline.errors import InputError
 from pipeline.inputs import is_inside
 from pipeline.schema import INTERVAL_FIELDS
+from pipeline.units import Convention
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class ReadOptions:
     label: str = ""
     mapping: ColumnMapping = field(default_factory=ColumnMapping)
     root: Path | None = None  # sidecar files must lie inside (default: the file's folder)
+    units: Convention = "binary"  # what KB/s, MB/s mean in the file
 
     def source_label(self, path: Path) -> str:
         return self.label or path.name
@@ -71,6 +74,7 @@ class ReadResult:
     source: str = ""
     rows: list[dict[str, object]] | None = None
     sidecars: list[Path] = field(default_factory=list)  # other files read for this one
+    skipped: bool = False  # nothing to read by design (an empty log, a clone read with another)
 
     @property
     def intervals(self) -> pl.DataFrame:
@@ -93,3 +97,25 @@ def interval_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     """Interval rows as a frame in schema order and types, in one step (absent optional
     columns are empty)."""
     return pl.DataFrame([{**NULL_ROW, **row} for row in rows], schema=INTERVAL_SCHEMA)
+
+
+def problems(result: ReadResult, path: Path) -> list[InputError]:
+    """A file that gave nothing although it should have: no job at all, or every record
+    rejected. (A file ``skipped`` by design, e.g. an empty slat log, is fine.)"""
+    if result.skipped or result.accepted:
+        return []
+    if not result.records_read:
+        return [
+            InputError(
+                path, "", "holds no job record", "give a file with at least one finished job"
+            )
+        ]
+    first = result.rejects[0]
+    return [
+        InputError(
+            path,
+            first.where,
+            f"none of its {result.records_read} records was accepted; the first: {first.reason}",
+            "fix the file, leave it out, or pass --keep-going to build from the other files",
+        )
+    ]

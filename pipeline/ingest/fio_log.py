@@ -350,11 +350,16 @@ def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
         return pl.col("lat").filter((pl.col("ddir") == ddir) & (pl.col("iops") > 0)).first()
 
     weight = pl.col("iops").fill_null(0)
+    bytes_ = pl.col("bytes_per_s").fill_null(0)
     return (
         df.group_by("interval")
         .agg(
             weight.sum().alias("iops"),
-            pl.col("bytes_per_s").fill_null(0).sum(),
+            bytes_.sum(),
+            weight.filter(pl.col("ddir") == 0).sum().alias("read_iops"),
+            weight.filter(pl.col("ddir") == 1).sum().alias("write_iops"),
+            bytes_.filter(pl.col("ddir") == 0).sum().alias("read_bytes_per_s"),
+            bytes_.filter(pl.col("ddir") == 1).sum().alias("write_bytes_per_s"),
             _weighted_lat(weight).alias("lat_mean_us"),
             by(0).alias("read_lat_mean_us"),
             by(1).alias("write_lat_mean_us"),
@@ -371,19 +376,20 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     files = _siblings(path, options)
     label = options.source_label(path)
     if path not in files.values():
-        return ReadResult(_empty(), [], 0, ["empty log: nothing to read"], label)
+        return ReadResult(_empty(), [], 0, ["empty log: nothing to read"], label, skipped=True)
     primary = (
         next(files[m] for m in PRIMARY_ORDER if m in files)
         if any(m in files for m in PRIMARY_ORDER)
         else path
     )
     if primary != path:
-        return ReadResult(_empty(), [], 0, [f"read together with {primary.name}"], label)
+        note = f"read together with {primary.name}"
+        return ReadResult(_empty(), [], 0, [note], label, skipped=True)
     job = _job(path, options)
     lead = _lead(path, job)
     if lead != path:
         note = f"clone of the job of {lead.name}: read with it"
-        return ReadResult(_empty(), [], 0, [note], label)
+        return ReadResult(_empty(), [], 0, [note], label, skipped=True)
     clones = {c: _siblings(_clone_path(path, c), options) for c in job.clones or (0,)}
     clones = {c: f for c, f in clones.items() if f} or {0: files}
     block = job.profile["block_size"]

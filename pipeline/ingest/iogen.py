@@ -15,7 +15,7 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.schema import INTERVAL_FIELDS, conform
-from pipeline.units import RATE_UNITS, TIME_UNITS_US, parse_block_size
+from pipeline.units import TIME_UNITS_US, parse_block_size, rate_factor
 
 NAME = "iogen"
 DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
@@ -171,7 +171,7 @@ class _RowParser:
         self.label = label
         self.names = {**DEFAULT_COLUMNS, **options.mapping.columns}
         self.lat_factor = TIME_UNITS_US[options.mapping.latency_unit]
-        self.rate_factor = RATE_UNITS[options.mapping.bandwidth_unit]
+        self.rate_factor = rate_factor(options.mapping.bandwidth_unit, options.units)
 
     def cell(self, cells: list[str], key: str) -> str | None:
         pos = self.index.get(key)

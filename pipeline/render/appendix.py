@@ -121,7 +121,10 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [
         T.heading(fmt.t("appendix.title")),
         T.heading(fmt.t("appendix.definitions"), 2),
-        T.bullets(fmt.t(f"appendix.def_{k}") for k in DEFINITIONS),
+        T.bullets(
+            fmt.t(f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}")
+            for k in DEFINITIONS
+        ),
         T.heading(fmt.t("appendix.quality"), 2),
         T.paragraph(accounting),
         T.table(deviation_view(ctx.dataset.points, fmt)),

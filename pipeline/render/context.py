@@ -41,7 +41,7 @@ class ReportContext:
 
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}
-        return Formatter(Strings(lang), setups)
+        return Formatter(Strings(lang), setups, self.report.units)
 
     def views(self, fmt: Formatter) -> dict[str, TableView]:
         """Every table of the report as a formatted view, in the order of the report (made

@@ -15,9 +15,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
 
 from pipeline.render.locale import Strings
-from pipeline.units import block_label
-
-MIB = 1024.0**2
+from pipeline.units import Convention, block_label, kilo, mega
 
 
 def _half_up(value: float, places: int) -> Decimal:
@@ -39,10 +37,17 @@ def significant_places(value: float, digits: int = 2) -> int:
 
 
 class Formatter:
-    def __init__(self, strings: Strings, setups: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        strings: Strings,
+        setups: dict[str, str] | None = None,
+        units: Convention = "binary",
+    ) -> None:
         self.t = strings
         self.locale = strings("format.locale")
         self.setups = setups or {}  # setup name -> its description in this language
+        self.units = units
+        self.mega = mega(units)  # bytes in the MB the report prints
 
     def setup(self, name: str) -> str:
         return self.setups.get(name) or name
@@ -74,11 +79,11 @@ class Formatter:
         return f"{self.integer(us)} {self.t('unit.us')}"
 
     def mb_s(self, bytes_per_s: float) -> str:
-        return self.integer(bytes_per_s / MIB)
+        return self.integer(bytes_per_s / self.mega)
 
     def gb_s(self, bytes_per_s: float) -> str:
-        """GB = 1024³ bytes, one decimal (seed 004: 11.5 GB/s)."""
-        return self.number(bytes_per_s / MIB / 1024, 1)
+        """GB by the convention (seed 004: 11.5 GB/s, GB = 1024³ B), one decimal."""
+        return self.number(bytes_per_s / self.mega / kilo(self.units), 1)
 
     def block(self, size: int) -> str:
         return block_label(size)

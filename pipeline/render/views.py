@@ -85,7 +85,7 @@ def _vendor_spans(
     for fig in figures:
         if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
             continue
-        value = fig.base_value()
+        value = fig.base_value(fmt.units)
         text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_us": fmt.lat_us}[metric](value)
         note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
         spans.append(Span(f"{text}{note} {fmt.t('table.vendor', vendor=vendor)}", "vendor"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.config import Host
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.context import ReportContext
@@ -77,10 +78,16 @@ def _setup(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts.append(T.bullets(d[lang] for d in report.system.description))
     if report.hosts:
         parts.append(T.heading(fmt.t("section.hosts"), 2))
-        parts.append(
-            T.bullets(f"{h.name}: {h.description[lang]}".rstrip(": ") for h in report.hosts)
-        )
+        parts.append(T.bullets(_host_line(h, lang, fmt) for h in report.hosts))
     return parts
+
+
+def _host_line(host: Host, lang: str, fmt: Formatter) -> str:
+    """ "name: description", and the names the tools gave the host where it had others."""
+    line = f"{host.name}: {host.description[lang]}".rstrip(": ")
+    if host.raw:
+        line += " " + fmt.t("setup.raw_hosts", names=", ".join(host.raw))
+    return line
 
 
 def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
@@ -97,7 +104,7 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
         levels=", ".join(fmt.integer(p) for p in levels),
     )
     hosts = fmt.t("method.hosts", hosts=fmt.integer(points.select(pl.col("hosts").max()).item()))
-    return [profiles, hosts, fmt.t("method.chart"), fmt.t("method.units")]
+    return [profiles, hosts, fmt.t("method.chart"), fmt.t(f"method.units_{fmt.units}")]
 
 
 def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:

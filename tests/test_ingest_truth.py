@@ -1,0 +1,211 @@
+"""Ingest truth on real fio output (tests/data/fio-truth, made by Debian's fio): rate
+sweeps, per-clone logs, several servers on one address, UTF-16/32 JSON, files that give
+nothing. Every run a user can give counts once, correctly; a refusal writes nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline import ingest
+from pipeline.errors import InputError
+from pipeline.ingest.base import ReadOptions, problems
+from pipeline.normalise import to_points
+from tests.conftest import ROOT
+
+TRUTH = Path(__file__).resolve().parent / "data" / "fio-truth"
+
+
+def _read(path: Path) -> ingest.ReadResult:
+    return ingest.read(path, ReadOptions(root=TRUTH))
+
+
+def _iopress(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_two_rate_limited_jobs_are_two_points_with_target_and_achieved_rate() -> None:
+    result = _read(TRUTH / "rate" / "rate.json")
+    points = to_points(result.intervals).sort("target_iops")
+    assert points["target_iops"].to_list() == [500.0, 2000.0]
+    assert points["intervals"].to_list() == [1, 1]  # a group is a run, not an interval
+    doc = json.loads((TRUTH / "rate" / "rate.json").read_text(encoding="utf-8"))
+    achieved = sorted(j["read"]["iops"] for j in doc["jobs"])
+    assert points["iops"].to_list() == pytest.approx(achieved)
+
+
+def test_rate_in_bytes_becomes_a_target_io_rate() -> None:
+    points = to_points(_read(TRUTH / "rate" / "rate_bytes.json").intervals)
+    # rate=4m at 4k: 1024 IOPS; rate=2m,1m: 512 read + 256 write
+    assert sorted(points["target_iops"].to_list()) == [768.0, 1024.0]
+
+
+def test_per_clone_logs_add_up_to_the_runs_json() -> None:
+    doc = json.loads((TRUTH / "clones" / "cl.json").read_text(encoding="utf-8"))
+    for direction, column in (("read", "read_iops"), ("write", "write_iops")):
+        theirs = sum(j[direction]["iops"] for j in doc["jobs"])
+        ours = _read(TRUTH / "clones" / "cl_iops.1.log").intervals[column].mean()
+        assert isinstance(ours, float)
+        assert abs(ours - theirs) / theirs < 0.15, (direction, ours, theirs)
+    second = _read(TRUTH / "clones" / "cl_iops.2.log")
+    assert second.skipped and second.notes == ["clone of the job of cl_iops.1.log: read with it"]
+
+
+def test_empty_slat_logs_are_skipped_with_a_note() -> None:
+    for clone in (1, 2):
+        result = _read(TRUTH / "clones" / f"cl_slat.{clone}.log")
+        assert result.skipped and result.accepted == 0
+        assert result.notes == ["empty log: nothing to read"]
+
+
+def test_two_servers_on_one_address_are_two_hosts() -> None:
+    result = _read(TRUTH / "cs" / "cs.json")
+    assert sorted(set(result.intervals["host"])) == ["127.0.0.1:8765", "127.0.0.1:8766"]
+    assert to_points(result.intervals)["hosts"].to_list() == [2]
+
+
+@pytest.mark.parametrize("name", ["randread.utf16le.json", "randread.ps51.json"])
+def test_utf16_with_bom_reads_like_utf8(name: str) -> None:
+    plain = _read(TRUTH / "utf16" / "randread.json").intervals
+    other = _read(TRUTH / "utf16" / name).intervals
+    assert other.drop("source", "line").equals(plain.drop("source", "line"))
+
+
+def test_utf32_with_bom_reads_like_utf8() -> None:
+    plain = _read(TRUTH / "utf16" / "randread.json").intervals
+    other = _read(TRUTH / "utf16" / "randread.utf32le.json").intervals
+    assert other["iops"].to_list() == plain["iops"].to_list()
+
+
+def test_a_file_with_no_job_is_a_problem() -> None:
+    path = TRUTH / "empty" / "no_jobs.json"
+    (found,) = problems(_read(path), path)
+    assert found.message == "holds no job record"
+
+
+def test_a_file_whose_every_record_is_rejected_is_a_problem() -> None:
+    path = TRUTH / "empty" / "error.json"
+    (found,) = problems(_read(path), path)
+    assert found.message.startswith("none of its 1 records was accepted; the first: ")
+
+
+@pytest.mark.parametrize("name", ["no_jobs.json", "error.json", "cs_dropped.json"])
+def test_ingest_of_a_file_that_gives_nothing_exits_1_and_writes_nothing(
+    tmp_path: Path, name: str
+) -> None:
+    run = _iopress("ingest", str(TRUTH / "empty" / name), "-o", str(tmp_path / "d.parquet"))
+    assert run.returncode == 1, run.stdout
+    assert f"error: {TRUTH / 'empty' / name}" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_messages_are_never_folded(tmp_path: Path) -> None:
+    deep = tmp_path / ("a-rather-long-folder-name-" * 4) / ("another-long-one-" * 3)
+    deep.mkdir(parents=True)
+    shutil.copy(TRUTH / "empty" / "no_jobs.json", deep / "no_jobs.json")
+    run = _iopress("ingest", str(deep / "no_jobs.json"), "-o", str(tmp_path / "d.parquet"))
+    assert f"error: {deep / 'no_jobs.json'}: holds no job record" in run.stderr.splitlines()
+
+
+def test_rate_sweep_points_keep_their_parameters() -> None:
+    rows = _read(TRUTH / "rate" / "rate.json").intervals
+    assert set(rows["queue_depth"]) == {1} and set(rows["block_size"]) == {4096}
+    assert rows.filter(pl.col("target_iops") == 500).height == 1
+
+
+def test_repeated_profile_in_a_later_group_is_rejected_not_summed(tmp_path: Path) -> None:
+    doc = json.loads((TRUTH / "rate" / "rate.json").read_text(encoding="utf-8"))
+    doc["jobs"][1]["job options"] = dict(doc["jobs"][0]["job options"])
+    path = tmp_path / "again.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = ingest.read(path, ReadOptions())
+    assert result.accepted == 1 and len(result.rejects) == 1
+    assert "group 1 repeats the profile of group 0" in result.rejects[0].reason
+
+
+def test_unknown_read_of_a_sidecar_outside_the_root_is_not_done(tmp_path: Path) -> None:
+    """A log whose job JSON lies only above the root is not described by it."""
+    logs = tmp_path / "report" / "raw"
+    logs.mkdir(parents=True)
+    for log in (TRUTH / "clones").glob("cl_*.1.log"):
+        shutil.copy(log, logs / log.name)
+    shutil.copy(TRUTH / "clones" / "cl.json", tmp_path / "cl.json")
+    with pytest.raises(InputError, match="no fio JSON or job file describes"):
+        ingest.read(logs / "cl_iops.1.log", ReadOptions(root=tmp_path / "report"))
+
+
+MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
+
+
+def _report(tmp_path: Path, sources: str, extra: str = "", top: str = "") -> Path:
+    """The mixed test report with other sources (and more report.toml: ``top`` for keys
+    of the top level, ``extra`` for tables)."""
+    folder = tmp_path / "report"
+    shutil.copytree(MIXED, folder)
+    text = (folder / "report.toml").read_text(encoding="utf-8")
+    head = text[: text.index("[[sources]]")]
+    (folder / "report.toml").write_text(top + head + extra + sources, encoding="utf-8")
+    return folder
+
+
+def test_two_servers_on_one_address_under_their_report_names(tmp_path: Path) -> None:
+    from pipeline.build import prepare
+
+    folder = _report(
+        tmp_path,
+        '[[sources]]\npath = "raw/cs.json"\n',
+        '[[hosts]]\nname = "left"\nraw = ["127.0.0.1:8765"]\n'
+        '[[hosts]]\nname = "right"\nraw = ["127.0.0.1:8766"]\n',
+    )
+    shutil.copy(TRUTH / "cs" / "cs.json", folder / "raw" / "cs.json")
+    ctx = prepare(folder)
+    assert sorted(set(ctx.dataset.intervals["host"])) == ["left", "right"]
+    assert ctx.dataset.points["hosts"].to_list() == [2]
+    assert not [p for p in ctx.problems if p.rule == "littles_law"]
+
+
+@pytest.mark.parametrize(("units", "mega"), [("binary", 1024**2), ("decimal", 1e6)])
+def test_vendor_figure_round_trip_is_exact(tmp_path: Path, units: str, mega: float) -> None:
+    from pipeline.build import prepare
+
+    figure = (
+        '[[vendor_figures]]\naccess = "sequential"\nblock_size = "64K"\nread_pct = 100\n'
+        'metric = "bytes_per_s"\nvalue = 8000\nunit = "MB/s"\n'
+    )
+    folder = _report(tmp_path, '[[sources]]\npath = "raw/fio.json"\n', top=f'units = "{units}"\n')
+    with (folder / "report.toml").open("a", encoding="utf-8") as fh:
+        fh.write(figure)
+    ctx = prepare(folder)
+    assert ctx.report.vendor_figures[0].base_value(ctx.report.units) == 8000 * mega
+    assert ctx.formatter("en").mb_s(8000 * mega) == "8,000"
+    assert ctx.formatter("de").mb_s(8000 * mega) == "8’000"
+
+
+def test_a_build_with_a_file_that_gives_nothing_exits_1_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    folder = _report(
+        tmp_path, '[[sources]]\npath = "raw/fio.json"\n[[sources]]\npath = "raw/none.json"\n'
+    )
+    shutil.copy(TRUTH / "empty" / "no_jobs.json", folder / "raw" / "none.json")
+    out = tmp_path / "out"
+    run = _iopress("build", str(folder), "-o", str(out))
+    assert run.returncode == 1 and "raw/none.json: holds no job record" in run.stderr
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+    kept = _iopress("build", str(folder), "-o", str(out), "--keep-going")
+    assert kept.returncode == 0, kept.stderr
+    assert "raw/none.json: file: holds no job record" in kept.stderr
