@@ -35,7 +35,8 @@ def _content(path: Path, root: Path) -> bytes:
         return b"dir-link:" + os.readlink(path).encode()
     if not path.is_file():
         return b"not a regular file"  # a FIFO or device is never read
-    return hashlib.sha256(path.read_bytes()).digest()
+    with path.open("rb") as fh:  # streamed: a huge file costs time, not memory
+        return hashlib.file_digest(fh, "sha256").digest()
 
 
 def fingerprint(report: Path, options: str = "") -> str | None:

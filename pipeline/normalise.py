@@ -64,7 +64,8 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     """The points level: one row per system × setup × tool × profile × parallelism."""
     if intervals.is_empty():
         return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}), POINT_FIELDS)
-    summed = per_interval(conform(intervals, INTERVAL_FIELDS))
+    # sorted: the sums below then add in the same order every run (same bits every build)
+    summed = per_interval(conform(intervals, INTERVAL_FIELDS)).sort([*POINT_KEY, "interval"])
     seconds = pl.col("interval_s")
     mean = (pl.col("iops") * seconds).sum() / seconds.sum()
     dev = pl.max_horizontal(pl.col("iops").max() - mean, mean - pl.col("iops").min())

@@ -125,10 +125,26 @@ def test_site_loads_nothing_from_outside(fs840_build: BuildResult) -> None:
         assert "fonts.googleapis" not in sheet.read_text(encoding="utf-8")
 
 
-def test_build_is_byte_identical(fs840_build: BuildResult, tmp_path: Path) -> None:
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_two_cold_builds_into_different_caches_are_byte_identical(
+    fs840_build: BuildResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session build drew into the session's cache; this one into a new, empty cache:
+    every output file (chart PDFs, datasets, site) has the same bytes."""
+    monkeypatch.setenv("IOPRESS_CACHE", str(tmp_path / "other-cache"))
     again = build(FS840, tmp_path / "again")
-    for name in ("fs840.de.pdf", "fs840.en.pdf", "tables/performance.csv"):
-        assert (again.out / name).read_bytes() == (fs840_build.out / name).read_bytes(), name
+    assert (tmp_path / "other-cache").is_dir()  # it really drew anew
+    first, second = _tree(fs840_build.out), _tree(again.out)
+    assert sorted(first) == sorted(second)
+    differ = [name for name in first if first[name] != second[name]]
+    assert differ == []
 
 
 def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ from pipeline.render.fmt import Formatter
 from pipeline.vlrender import render
 
 KINDS = ("svg", "pdf", "vl.json")
-VL_CONVERT = metadata.version("vl-convert-python")
+# what a drawing depends on besides its spec: the renderers (typst makes the PDFs)
+RENDERERS = f"vl-convert {metadata.version('vl-convert-python')}, typst {metadata.version('typst')}"
 PARALLEL_FROM = 4  # charts; fewer are drawn here (a process costs ~0.4 s to warm up)
 
 
@@ -30,7 +31,7 @@ class Drawing:
 
     @cached_property
     def key(self) -> str:  # hashes the whole spec: made once per drawing
-        return cache.key("chart", VL_CONVERT, self.spec, self.locale, self.kind)
+        return cache.key("chart", RENDERERS, self.spec, self.locale, self.kind)
 
 
 def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:

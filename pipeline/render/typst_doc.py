@@ -129,6 +129,12 @@ def _inputs(source: Path, root: Path) -> list[Path]:
     return [source, *sorted(root.glob("*.typ")), *charts, *fonts]
 
 
+def _name(path: Path, root: Path) -> str:
+    if path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    return f"fonts/{path.relative_to(FONTS).as_posix()}"
+
+
 def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
     """PDF/A-2b and PDF/UA-1, fonts from the project's font folder embedded, with a fixed
     timestamp (the report date) so the same inputs give the same bytes."""
@@ -138,7 +144,7 @@ def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
         "typst",
         metadata.version("typst"),
         str(stamp),
-        *(f"{p.parent.name}/{p.name}" for p in inputs),
+        *(_name(p, root) for p in inputs),  # content names only: no staging folder
         *(p.read_bytes() for p in inputs),
     )
     pdf = cache.cached(
