@@ -20,7 +20,7 @@ def generated() -> dict[str, str]:
 
 
 def test_golden_set_is_complete(generated: dict[str, str]) -> None:
-    assert ON_DISK == sorted(generated)
+    assert sorted(generated) == ON_DISK
 
 
 @pytest.mark.parametrize("name", ON_DISK)
