@@ -9,6 +9,7 @@ import pytest
 from pipeline import ingest
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
+from pipeline.normalise import to_points
 from tests.conftest import DATA
 
 SAMPLES = DATA / "fio"
@@ -43,12 +44,22 @@ def test_mixed_job_weights_directions_by_ios_and_has_no_percentiles() -> None:
     assert row["lat_p99_us"] is None
 
 
-def test_status_interval_uses_the_final_document() -> None:
+def test_status_interval_snapshots_become_intervals() -> None:
+    """Each --status-interval snapshot is cumulative: intervals are their differences, and
+    the point (time-weighted over the intervals) equals fio's final cumulative figure."""
     text = (SAMPLES / "status_interval.json").read_text(encoding="utf-8")
     last = json.loads(text[text.rindex("\n{") + 1 :])
     result = ingest.read(SAMPLES / "status_interval.json", ReadOptions())
-    assert result.intervals["iops"][0] == pytest.approx(last["jobs"][0]["write"]["iops"])
-    assert any("final one" in n for n in result.notes)
+    rows = result.intervals
+    assert rows["interval"].to_list() == [1, 2, 3]
+    final = last["jobs"][0]["write"]
+    assert rows["interval_s"].sum() == pytest.approx(final["runtime"] / 1000)
+    ios = (rows["iops"] * rows["interval_s"]).sum()
+    assert ios == pytest.approx(final["total_ios"], rel=1e-9)
+    point = to_points(rows)
+    assert point["iops"][0] == pytest.approx(final["iops"], rel=1e-6)
+    assert point["lat_mean_us"][0] == pytest.approx(final["lat_ns"]["mean"] / 1000, rel=1e-6)
+    assert any("differences between consecutive snapshots" in n for n in result.notes)
 
 
 def test_trim_is_rejected_with_reason() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ import orjson
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.ingest import fio_params
+from pipeline.ingest import fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.schema import PERCENTILES, POINT_KEY
@@ -43,6 +43,7 @@ class _Document:
     data: dict[str, Any]
     start: int
     notes: list[str]
+    snapshots: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
 def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
@@ -88,12 +89,12 @@ def final_document(path: Path, text: str) -> _Document:
     notes = []
     if len(found) > 1:
         notes.append(
-            f"{len(found)} JSON documents (--status-interval output?): the final one, "
-            f"at line {_line(text, start)}, is used"
+            f"{len(found)} JSON documents (--status-interval output): the intervals are "
+            "the differences between consecutive snapshots"
         )
     if text[: found[0][0]].strip():
         notes.append(f"text before the JSON (lines 1-{_line(text, found[0][0]) - 1}) skipped")
-    return _Document(data, start, notes)
+    return _Document(data, start, notes, found)
 
 
 def _line(text: str, offset: int) -> int:
@@ -119,23 +120,37 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             path, key, "is not a list of job records", "give fio's unmodified JSON output"
         )
     params = fio_params.Resolver(path, doc.data, options.root)
-    lines = _record_lines(text, doc.start, len(records))
     label = options.source_label(path)
     rows, rejects, notes, groups = [], [], list(doc.notes), []
-    for i, record in enumerate(records):
-        if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
-            continue
-        try:
-            rows.append(_row(record, params, options, label, lines[i], doc.data))
-            groups.append(record.get("groupid", 0))
-        except fio_params.JobError as err:
-            rejects.append(Reject(label, f"{key}[{i}] (line {lines[i]})", str(err)))
+    for interval, (start, batch) in enumerate(_batches(doc, key, records), start=1):
+        lines = _record_lines(text, start, len(batch))
+        for i, record in enumerate(batch):
+            if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
+                continue
+            try:
+                row = _row(record, params, options, label, lines[i], doc.data)
+                rows.append({**row, "interval": interval})
+                groups.append(record.get("groupid", 0))
+            except fio_params.JobError as err:
+                rejects.append(Reject(label, f"{key}[{i}] (line {lines[i]})", str(err)))
     rows, repeated = _one_run_per_profile(rows, groups, label)
     rejects += repeated
     notes += params.notes + _cross_check(records, rows)
     return ReadResult(
         None, rejects, len(rows) + len(rejects), notes, label, rows, sidecars=params.used
     )
+
+
+def _batches(doc: _Document, key: str, records: list[Any]) -> list[tuple[int, list[Any]]]:
+    """(offset, records) per interval: one for a plain result, one per snapshot for
+    --status-interval output (differences of consecutive snapshots)."""
+    snaps = [(start, d.get(key)) for start, d in doc.snapshots]
+    if len(snaps) < 2 or not all(isinstance(s, list) and s for _, s in snaps):
+        return [(doc.start, records)]
+    deltas = fio_status.intervals([s for _, s in snaps if isinstance(s, list)])
+    if deltas is None:
+        return [(doc.start, records)]
+    return [(start, batch) for (start, _), batch in zip(snaps, deltas, strict=True)]
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -323,7 +338,7 @@ def _one_run_per_profile(
     first: dict[tuple[Any, ...], object] = {}
     kept, rejects = [], []
     for row, group in zip(rows, groups, strict=True):
-        key = (*(row[k] for k in POINT_KEY), row["host"])
+        key = (*(row[k] for k in POINT_KEY), row["host"], row["interval"])
         if first.setdefault(key, group) == group:
             kept.append(row)
         else:
