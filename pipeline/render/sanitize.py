@@ -1,7 +1,7 @@
 """One rule for untrusted narrative Markdown, for the PDF (typst) and the site (HTML).
 
-The Markdown is parsed by pandoc with raw HTML, raw attributes, raw TeX and citations
-switched off; the document tree is then cleaned: attributes other than a plain id are
+The Markdown is parsed by pandoc with raw HTML, raw attributes and raw TeX switched off;
+the document tree is then cleaned: citations are refused, attributes other than a plain id are
 dropped, links keep only http(s), mailto and anchors of headings that exist, images are
 refused (charts come from ``chart()``). The cleaned tree is written as typst or as HTML;
 the HTML passes an allow-list sanitiser (nh3) once more before it reaches a page.
@@ -21,7 +21,7 @@ import pypandoc
 from pipeline.errors import InputError
 
 MARKDOWN = (
-    "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex-citations"
+    "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex"
     "-native_divs-native_spans-link_attributes-inline_code_attributes"
 )
 SCHEMES = ("http://", "https://", "mailto:")
@@ -88,6 +88,17 @@ class _Cleaner:
 
     def _codeblock(self, node: Node) -> Node:
         return {"t": "CodeBlock", "c": [_plain_attr(node["c"][0]), node["c"][1]]}
+
+    def _cite(self, node: Node) -> Node:
+        """A citation (``@label``) refers to nothing iopress knows: refused, not printed
+        as a reference that typst would fail on."""
+        ids = ", ".join(f"@{c['citationId']}" for c in node["c"][0])
+        raise InputError(
+            self.path,
+            f"citation {ids}",
+            "citations are not supported",
+            "write \\@ for a literal @; place tables and charts with table() and chart()",
+        )
 
     def _image(self, node: Node) -> Node:
         raise InputError(

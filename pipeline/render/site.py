@@ -11,6 +11,7 @@ vega-embed bundle; where that cannot run, the SVG stays.
 from __future__ import annotations
 
 import html
+import json
 import logging
 import shutil
 from collections.abc import Sequence
@@ -194,12 +195,24 @@ def pages(built: Sequence[Built]) -> dict[str, str]:
     profiles = comparison_profiles(built)
     for lang in LANGS:
         fmt = built[0].ctx.formatter(lang)
-        out[f"index{suffix(lang)}.md"] = landing_page(built, fmt, bool(profiles))
+        out[f"index{suffix(lang)}.md"] = titled(
+            fmt.t("site.reports"), landing_page(built, fmt, bool(profiles))
+        )
         for b in built:
-            out[f"{b.rid}{suffix(lang)}.md"] = report_page(b.ctx, b.ctx.formatter(lang))
+            page = report_page(b.ctx, b.ctx.formatter(lang))
+            out[f"{b.rid}{suffix(lang)}.md"] = titled(b.ctx.report.title[lang], page)
         if profiles:
-            out[f"compare{suffix(lang)}.md"] = compare_page(profiles, fmt)
+            out[f"compare{suffix(lang)}.md"] = titled(
+                fmt.t("site.compare"), compare_page(profiles, fmt)
+            )
     return out
+
+
+def titled(title: str, page: str) -> str:
+    """The page with its title in front matter, HTML-escaped: the theme prints the title
+    unescaped into <title>, the header and the navigation (and ``striptags`` would undo an
+    escape in the heading), so the escaped title is the only safe one."""
+    return f"---\ntitle: {json.dumps(html.escape(title), ensure_ascii=False)}\n---\n\n{page}"
 
 
 # --- comparison across systems ---------------------------------------------------------
