@@ -263,6 +263,15 @@ def _check_nodes(tree: nodes.Template) -> None:
             )
 
 
+def _syntax(section: Section, exc: jinja2.TemplateSyntaxError) -> InputError:
+    return InputError(
+        section.path,
+        f"line {exc.lineno}",
+        f"placeholder syntax: {exc.message}",
+        'write placeholders as {{ maximum("4K", "random", 100).iops }}',
+    )
+
+
 def compile_section(section: Section) -> jinja2.Template:
     """The section as a checked template, or an error naming file and line."""
     try:
@@ -270,12 +279,7 @@ def compile_section(section: Section) -> jinja2.Template:
         _check_nodes(tree)
         return _ENV.from_string(tree)
     except jinja2.TemplateSyntaxError as exc:
-        raise InputError(
-            section.path,
-            f"line {exc.lineno}",
-            f"placeholder syntax: {exc.message}",
-            'write placeholders as {{ maximum("4K", "random", 100).iops }}',
-        ) from None
+        raise _syntax(section, exc) from None
 
 
 def fill(section: Section, context: dict[str, object]) -> str:
@@ -284,12 +288,7 @@ def fill(section: Section, context: dict[str, object]) -> str:
     try:
         return template.render(context)
     except jinja2.TemplateSyntaxError as exc:
-        raise InputError(
-            section.path,
-            f"line {exc.lineno}",
-            f"placeholder syntax: {exc.message}",
-            'write placeholders as {{ maximum("4K", "random", 100).iops }}',
-        ) from None
+        raise _syntax(section, exc) from None
     except (jinja2.UndefinedError, SecurityError, KeyError, ValueError, TypeError) as exc:
         raise InputError(
             section.path,
