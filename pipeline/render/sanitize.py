@@ -77,17 +77,12 @@ class _Cleaner:
         level, attr, inlines = node["c"]
         return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
 
-    def _div(self, node: Node) -> Node:
-        return {"t": "Div", "c": [_plain_attr(node["c"][0]), self(node["c"][1])]}
+    def _attributed(self, node: Node) -> Node:
+        """Div, Span, Code, CodeBlock: [attr, content]; the attributes cleaned."""
+        attr, inner = node["c"]
+        return {"t": node["t"], "c": [_plain_attr(attr), self(inner)]}
 
-    def _span(self, node: Node) -> Node:
-        return {"t": "Span", "c": [_plain_attr(node["c"][0]), self(node["c"][1])]}
-
-    def _code(self, node: Node) -> Node:
-        return {"t": "Code", "c": [_plain_attr(node["c"][0]), node["c"][1]]}
-
-    def _codeblock(self, node: Node) -> Node:
-        return {"t": "CodeBlock", "c": [_plain_attr(node["c"][0]), node["c"][1]]}
+    _div = _span = _code = _codeblock = _attributed
 
     def _cite(self, node: Node) -> Node:
         """A citation (``@label``) refers to nothing iopress knows: refused, not printed
