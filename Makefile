@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
+# Everything a target makes stays in the clone, the cache included (the vega-embed bundle
+# `make setup` makes, charts and documents of `make demo` and the tests).
+export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
 
 .PHONY: demo test lint golden setup clean fio-fixtures browser bench
 

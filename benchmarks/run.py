@@ -192,8 +192,8 @@ from pipeline.build import combine
 from pipeline.charts import CHARTS
 from pipeline.charts.export import save
 from pipeline.ingest.base import ReadOptions
-from pipeline.render.fmt import Formatter
-from pipeline.render.locale import Strings
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
 out = Path(sys.argv[2]); out.mkdir(parents=True, exist_ok=True)
 listing = json.loads(Path(sys.argv[1]).read_text())
 points = combine([ingest.read(Path(p), ReadOptions(), "fio") for p in listing]).points

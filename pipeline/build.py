@@ -18,24 +18,25 @@ import polars as pl
 from pipeline import ingest, manifest
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
-from pipeline.charts.export import KINDS, save_many
-from pipeline.compute import TABLES, economics
-from pipeline.compute.tables import iops_at_latency
+from pipeline.charts.export import KINDS, save, save_many
+from pipeline.charts.family import compare_chart
+from pipeline.compute import registry
 from pipeline.config import LANGS, REPORT_FILE, Report, load_report
 from pipeline.dataset import Dataset, write
 from pipeline.errors import InputError, InputErrors
-from pipeline.ingest import spc1
+from pipeline.ingest import fio, spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
-from pipeline.render import datasheet, narrative, site, whitepaper
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
-from pipeline.render.locale import Strings
-from pipeline.render.plan import chart_plan
+from pipeline.render import datasheet, site, whitepaper
 from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+from pipeline.report import narrative
+from pipeline.report.context import ReportContext
+from pipeline.report.plan import COST_CHART, ChartRef, chart_plan
 from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, violations
 from pipeline.validate import as_frame, message, validate, where
 
@@ -177,6 +178,7 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
 
 def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     report = load_report(folder)
+    registry.check_names(report, folder / REPORT_FILE)
     texts = narrative.load(folder)
     dataset = ingest_report(folder, report, keep_going)
     if dataset.points.is_empty():
@@ -186,20 +188,34 @@ def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
             "no record was accepted from the raw files",
             "see the rejected records listed above",
         )
-    tables = {name: fn(dataset.points) for name, fn in TABLES.items()}
-    limits = report.latency_limits
-    tables["iops_at_latency"] = iops_at_latency(
-        dataset.points, (limits.small_us, limits.large_us), limits.small_block
-    )
-    records = spc1.load_all(report.spc1, folder, folder / "report.toml")
-    tables.update(economics.tables(report, records))
+    records = spc1.load_all(report.spc1, folder, folder / REPORT_FILE)
+    inputs = registry.Inputs(dataset.points, report, records)
+    tables = registry.compute_all(inputs)
     plan = chart_plan(report, dataset.points)
     ctx = ReportContext(
-        folder, report, dataset, tables, texts, plan, records, validate(dataset, report)
+        folder,
+        report,
+        dataset,
+        tables,
+        registry.shown(inputs, tables),
+        texts,
+        plan,
+        records,
+        validate(dataset, report),
+        histograms=histograms(folder, plan),
     )
     ctx.read = files_read(folder, report, texts)
-    check_narrative(ctx)
+    ctx.fill_narrative()
     return ctx
+
+
+def histograms(folder: Path, plan: list[ChartRef]) -> dict[str, pl.DataFrame]:
+    """The latency bins of every histogram chart, read now with the other inputs."""
+    return {
+        ref.stem: fio.latency_bins(folder / (ref.source or ""), ref.job)
+        for ref in plan
+        if ref.kind == "histogram"
+    }
 
 
 def files_read(
@@ -214,19 +230,6 @@ def files_read(
     ]
     found += [(folder / c.source, "chart") for c in report.charts or [] if c.source]
     return found
-
-
-def check_narrative(ctx: ReportContext) -> None:
-    """Resolve every placeholder and directive of every language now, before anything is
-    written."""
-    problems = []
-    for lang in ctx.narrative:
-        try:
-            whitepaper.placed(ctx, ctx.formatter(lang))
-        except InputError as err:
-            problems.append(err)
-    if problems:
-        raise InputErrors(problems)
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
@@ -262,11 +265,11 @@ def write_charts(ctx: ReportContext, work: Path) -> None:
     for lang in LANGS:
         fmt = ctx.formatter(lang)
         for ref in ctx.charts:
-            chart = draw(ref, ctx.dataset.points, ctx.folder, fmt)
+            chart = draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt)
             jobs.append((chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS))
         if "cost" in ctx.tables:
-            chart = CHARTS["cost"](whitepaper.cost_for(ctx, lang), fmt)
-            jobs.append((chart, work / "charts" / f"{whitepaper.COST_CHART}.{lang}", fmt, KINDS))
+            chart = CHARTS["cost"](ctx.cost_frame(lang), fmt)
+            jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
     save_many(jobs)
 
 
@@ -297,9 +300,15 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
     return final
 
 
+def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -> None:
+    """One comparison chart of the site: SVG, and the Vega-Lite spec the page draws."""
+    written = save(compare_chart(points, fmt, title), stem, fmt, kinds=("svg", "vl.json"))
+    written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
+
+
 def write_site(ctx: ReportContext, work: Path) -> None:
     with scratch(work / "site") as tmp:
-        site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site")
+        site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site", draw_compare)
 
 
 STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
@@ -363,5 +372,6 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
     results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
     with staging(out / "site") as work, scratch(out / "site") as tmp:
         # mkdocs empties its site folder first, but keeps dot files such as the mark
-        site.build_site([site.Built(r.ctx, r.out) for r in results], tmp / "docs", work)
+        built = [site.Built(r.ctx, r.out) for r in results]
+        site.build_site(built, tmp / "docs", work, draw_compare)
     return results

@@ -63,7 +63,7 @@ def build(
     target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
     print_ = fingerprint(report_dir, f"strict={strict} keep_going={keep_going}")
     if not force and up_to_date(target, print_):
-        from pipeline.render.locale import Strings
+        from pipeline.language.strings import Strings
 
         typer.echo(f"{Strings('en')('cli.up_to_date')}: {target}")
         return

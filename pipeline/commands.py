@@ -16,15 +16,17 @@ from rich.table import Table
 from pipeline import cache, ingest
 from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
 from pipeline.build import write_datasheets as datasheets
-from pipeline.compute import TABLES
+from pipeline.compute.registry import BY_NAME
+from pipeline.compute.tables import min_latency, performance
 from pipeline.config import ColumnMapping, read_toml
 from pipeline.dataset import Dataset, intervals_path, read_points, write
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
-from pipeline.render.fmt import Formatter
-from pipeline.render.locale import Strings
-from pipeline.render.views import Cell, TableView, min_latency_view, performance_view
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
+from pipeline.report.views import Cell, TableView, min_latency_view, performance_view
+from pipeline.schema import conform
 from pipeline.verify import verify as verify_figures
 
 # soft_wrap: one line per message, never folded at 80 columns, so grep finds file names
@@ -166,10 +168,10 @@ def _views(path: Path, fmt: Formatter) -> list[TableView]:
     if path.is_dir():
         return list(prepare(path).views(fmt).values())
     points = read_points(path)
-    computed = {name: fn(points) for name, fn in TABLES.items()}
+    perf, latency = BY_NAME["performance"], BY_NAME["min_latency"]
     return [
-        performance_view(computed["performance"], [], fmt, ""),
-        min_latency_view(computed["min_latency"], [], fmt, ""),
+        performance_view(conform(performance(points), perf.columns), [], fmt, ""),
+        min_latency_view(conform(min_latency(points), latency.columns), [], fmt, ""),
     ]
 
 

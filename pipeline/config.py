@@ -188,7 +188,7 @@ class VendorFigure(Strict):
     access: Literal["random", "sequential"]
     block_size: int
     read_pct: float = Field(ge=0, le=100)
-    metric: Literal["iops", "bytes_per_s", "lat_us"]
+    metric: Literal["iops", "bytes_per_s", "lat_mean_us"]
     value: float = Field(gt=0)
     unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s", "IOPS", "us"] | None = (
         None
@@ -278,7 +278,6 @@ class LatencyLimits(Strict):
         return parse_block_size(str(v))
 
 
-TableName = Literal["performance", "key_figures", "min_latency", "iops_at_latency"]
 ChartKind = Literal[
     "standard", "dual_axis", "setups", "response", "stability", "percentiles", "histogram"
 ]
@@ -327,7 +326,7 @@ class Report(Strict):
     latency_limits: LatencyLimits = LatencyLimits()
     units: Convention = "binary"  # what KB, MB, GB mean in input and output
     datasheet: DatasheetConfig = DatasheetConfig()
-    tables: list[TableName] | None = None
+    tables: list[str] | None = None  # names checked by compute/registry.py
     charts: list[ChartSpec] | None = None
 
 
@@ -420,27 +419,25 @@ def load_report(folder: Path) -> Report:
     return report
 
 
-def _files_named(report: Report) -> list[tuple[str, str, bool]]:
-    """(place in report.toml, path, must exist) of every file the report names."""
-    named = [(f"sources[{i}].path", s.path, True) for i, s in enumerate(report.sources)]
+def _files_named(report: Report) -> list[tuple[str, str]]:
+    """(place in report.toml, path) of every file the report names; each must exist."""
+    named = [(f"sources[{i}].path", s.path) for i, s in enumerate(report.sources)]
     named += [
-        (f"charts[{i}].source", c.source, True)
-        for i, c in enumerate(report.charts or [])
-        if c.source
+        (f"charts[{i}].source", c.source) for i, c in enumerate(report.charts or []) if c.source
     ]
-    named += [(f"spc1[{i}]", n, True) for i, n in enumerate(report.spc1) if n.endswith(".toml")]
+    named += [(f"spc1[{i}]", n) for i, n in enumerate(report.spc1) if n.endswith(".toml")]
     return named
 
 
 def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
     problems = []
-    for where, name, must_exist in _files_named(report):
+    for where, name in _files_named(report):
         target = folder / name
         if not is_inside(folder, target):
             problems.append(
                 InputError(path, where, f"{name!r} points outside the report folder", OUTSIDE_HINT)
             )
-        elif must_exist and not target.is_file():
+        elif not target.is_file():
             problems.append(
                 InputError(
                     path,

@@ -43,3 +43,9 @@ class UsageError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+class NotFound(ValueError):
+    """A reference in the user's input (a placeholder, a transcribed figure, a chart
+    profile) names no value; its message says what exists. The caller knows the file and
+    the place and raises the ``InputError``."""

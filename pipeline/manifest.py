@@ -12,126 +12,81 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.compute.registry import BY_NAME, Table
+from pipeline.language import Strings
 from pipeline.provenance import inputs, versions
-from pipeline.render.context import ReportContext
+from pipeline.report.context import ReportContext
+from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, Field
 
-MEASUREMENT_KEY = ("setup", "queue_depth", "access", "block_size", "read_pct")
-UNITS = {
-    "iops": "IOPS",
-    "bytes_per_s": "B/s",
-    "lat_us": "µs",
-    "parallelism": "workers/host",
-    "limit_us": "µs",
-    "capacity_tb": "TB",
-    "power_w": "W",
-    "w_per_tb": "W/TB",
-    "w_per_kiops": "W/1000 IOPS",
-    "tb_per_rack": "TB",
-    "iops_per_rack": "IOPS",
-    "rack_units": "U",
-    "lat_ms": "ms",
-    "load_pct": "%",
-    "target_iops": "IOPS",
-    "capacity_iops": "IOPS",
-    "units": "systems",
-    "io_share": "1",
-    "old_ms": "ms",
-    "new_ms": "ms",
-    "io_speedup": "×",
-    "app_gain_pct": "%",
-    "compression_ratio": "1",
-    "max_load_pct": "%",
-}
-ROW_COLUMNS = {
-    "performance": ("kind",),
-    "spc1": ("system", "load_pct"),
-    "spc1_sizing": ("system", "target_iops"),
-    "cost": ("system", "year"),
-    "footprint": ("system",),
-    "speedup": ("case",),
-}
+POINT = ("setup", "queue_depth", "access", "block_size", "read_pct", "parallelism")
 
 
 def _lines_by_point(intervals: pl.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
-    key = [*MEASUREMENT_KEY, "parallelism"]
-    grouped = intervals.group_by([*key, "source"], maintain_order=True).agg(pl.col("line"))
+    grouped = intervals.group_by([*POINT, "source"], maintain_order=True).agg(pl.col("line"))
     found: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in grouped.iter_rows(named=True):
-        point = tuple(row[k] for k in key)
+        point = tuple(row[k] for k in POINT)
         found.setdefault(point, []).append({"source": row["source"], "lines": row["line"]})
     return found
 
 
-def _unit(column: str, row: dict[str, Any]) -> str:
-    if column in ("price", "price_per_tb", "price_per_tb_effective", "price_per_kiops"):
-        return str(row.get("currency", ""))
-    return UNITS.get(column, "")
+def _origin(ctx: ReportContext, table: Table, row: dict[str, Any], lines: Any) -> list[Any]:
+    """The raw rows (file and lines) or input records a row of the table derives from."""
+    if table.origin == "points":
+        return list(lines.get(tuple(row.get(k) for k in POINT), []))
+    if table.origin == "report":
+        return [{"source": "report.toml", "field": table.name}]
+    return [{"source": f"data/spc1/{r.submission}.toml"} for r in ctx.spc1]
 
 
-def _measurement_rows(
-    ctx: ReportContext,
-    name: str,
-    table: pl.DataFrame,
-    lines: dict[tuple[Any, ...], list[dict[str, Any]]],
-) -> list[dict[str, Any]]:
+def _unit(f: Field, row: dict[str, Any]) -> str:
+    return str(row.get("currency", "")) if f.unit == "currency" else f.unit
+
+
+def _rows(ctx: ReportContext, table: Table, frame: pl.DataFrame, lines: Any) -> list[Any]:
+    """One figure per numeric cell that is not part of the row's key, with its unit."""
+    numbers = [f for f in table.columns if f.name not in table.key and f.dtype.is_numeric()]
     figures = []
-    for row in table.iter_rows(named=True):
-        profile = {k: row.get(k, _single(ctx, k)) for k in MEASUREMENT_KEY}
-        point = (*profile.values(), row.get("parallelism"))
-        key = {**profile, **{k: row[k] for k in ROW_COLUMNS.get(name, ())}}
-        for column in ("parallelism", "iops", "bytes_per_s", "lat_us", "limit_us"):
-            if column in row and row[column] is not None:
-                figures.append(
-                    {
-                        "table": name,
-                        "row": key,
-                        "column": column,
-                        "value": row[column],
-                        "unit": _unit(column, row),
-                        "derived_from": lines.get(point, []),
-                    }
-                )
-    return figures
-
-
-def _single(ctx: ReportContext, column: str) -> Any:
-    """The value of a key column a table left out because it never varies."""
-    return ctx.dataset.points[column][0]
-
-
-def _economics_rows(ctx: ReportContext, name: str, table: pl.DataFrame) -> list[dict[str, Any]]:
-    origin = (
-        [{"source": "report.toml", "field": name}]
-        if name in ("cost", "footprint", "speedup")
-        else [{"source": f"data/spc1/{r.submission}.toml"} for r in ctx.spc1]
-    )
-    figures = []
-    for row in table.iter_rows(named=True):
-        key = {k: row[k] for k in ROW_COLUMNS[name]}
-        for column, value in row.items():
-            if isinstance(value, int | float) and column not in key and value is not None:
-                figures.append(
-                    {
-                        "table": name,
-                        "row": key,
-                        "column": column,
-                        "value": value,
-                        "unit": _unit(column, row),
-                        "derived_from": origin,
-                    }
-                )
+    for row in frame.iter_rows(named=True):
+        key = {k: row[k] for k in table.key}
+        origin = _origin(ctx, table, row, lines)
+        figures += [
+            {
+                "table": table.name,
+                "row": key,
+                "column": f.name,
+                "value": row[f.name],
+                "unit": _unit(f, row),
+                "derived_from": origin,
+            }
+            for f in numbers
+            if row[f.name] is not None
+        ]
     return figures
 
 
 def figures(ctx: ReportContext) -> list[dict[str, Any]]:
+    """Every figure of every computed table, in the registry's order."""
     lines = _lines_by_point(ctx.dataset.intervals)
-    found = []
-    for name, table in ctx.tables.items():
-        if name in ROW_COLUMNS and name != "performance":
-            found += _economics_rows(ctx, name, table)
-        else:
-            found += _measurement_rows(ctx, name, table, lines)
-    return found
+    return [
+        figure
+        for name, frame in ctx.tables.items()
+        for figure in _rows(ctx, BY_NAME[name], frame, lines)
+    ]
+
+
+def _described(fields: tuple[Field, ...]) -> list[dict[str, str]]:
+    en, de = Strings("en"), Strings("de")
+    return [
+        {"name": f.name, "unit": f.unit, "label_en": en(f.label), "label_de": de(f.label)}
+        for f in fields
+    ]
+
+
+def columns(ctx: ReportContext) -> dict[str, list[dict[str, str]]]:
+    """What every column of the dataset and the tables holds: unit and label."""
+    described = {"intervals": _described(INTERVAL_FIELDS), "points": _described(POINT_FIELDS)}
+    return described | {name: _described(BY_NAME[name].columns) for name in ctx.tables}
 
 
 def manifest(ctx: ReportContext) -> dict[str, Any]:
@@ -145,6 +100,7 @@ def manifest(ctx: ReportContext) -> dict[str, Any]:
         "spc1_records": [r.submission for r in ctx.spc1],
         "accounting": ctx.dataset.accounting(),
         "versions": versions(),
+        "columns": columns(ctx),
         "figures": figures(ctx),
     }
 

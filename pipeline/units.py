@@ -72,3 +72,25 @@ def block_label(size: int) -> str:
     if size % 1024 == 0:
         return f"{size // 1024}K"
     return f"{size}B"
+
+
+# The base unit of every number in the dataset and the tables (schema ``Field.unit``) and
+# the dimension it measures; ``currency`` stands for the row's own currency column.
+DIMENSIONS: dict[str, str] = {
+    "IOPS": "rate",
+    "B/s": "bandwidth",
+    "µs": "time",
+    "W": "power",
+    "W/TB": "power",
+    "W/kIOPS": "power",
+    "TB": "capacity",
+    "U": "space",
+    "%": "percent",
+    "currency": "money",
+    "×": "factor",
+    "1": "count",
+    "B": "size",
+    "s": "duration",
+    "workers/host": "count",
+    "I/Os/worker": "count",
+}

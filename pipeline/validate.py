@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
 from pipeline.config import Report
 from pipeline.dataset import Dataset
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -22,6 +22,7 @@ STEADY_DATA_EXCURSION = 0.20
 STEADY_SLOPE_EXCURSION = 0.10
 
 
+Severity = Literal["error", "warning"]
 POINT = ("setup", "access", "block_size", "read_pct", "parallelism", "queue_depth")
 
 
@@ -31,35 +32,21 @@ class Problem:
     message (``validation.<message>`` in the locales) is made of."""
 
     rule: str
-    severity: str  # "error" or "warning"
+    severity: Severity
     point: dict[str, Any] | None
     source: str | None
     message: str
     values: dict[str, Any]
 
 
-def _problem(rule: str, severity: str, row: dict[str, Any], message: str, **values: Any) -> Problem:
+def _problem(
+    rule: str, severity: Severity, row: dict[str, Any], message: str, **values: Any
+) -> Problem:
     return Problem(rule, severity, {k: row[k] for k in POINT}, None, message, values)
 
 
 def _each(points: pl.DataFrame, bad: pl.Expr) -> Iterable[dict[str, Any]]:
     yield from points.filter(bad).iter_rows(named=True)
-
-
-def ranges(data: Dataset, report: Report) -> list[Problem]:
-    """IOPS ≥ 0, latency > 0, read % in 0…100, block size > 0, intervals > 0."""
-    rules = {
-        "iops": pl.col("iops") < 0,
-        "latency": pl.col("lat_mean_us") <= 0,
-        "read_pct": (pl.col("read_pct") < 0) | (pl.col("read_pct") > 100),
-        "block_size": pl.col("block_size") <= 0,
-        "intervals": pl.col("intervals") <= 0,
-    }
-    return [
-        _problem("range", "error", row, f"range_{what}")
-        for what, bad in rules.items()
-        for row in _each(data.points, bad.fill_null(False))
-    ]
 
 
 def bandwidth(data: Dataset, report: Report) -> list[Problem]:
@@ -200,7 +187,6 @@ def units(data: Dataset, report: Report) -> list[Problem]:
 
 
 RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
-    ranges,
     bandwidth,
     littles_law,
     stability,

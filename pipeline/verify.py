@@ -18,9 +18,10 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.errors import InputError
-from pipeline.render.context import ReportContext
-from pipeline.units import Convention, parse_block_size, rate_factor
+from pipeline.compute.registry import BY_NAME, Figure, Table
+from pipeline.errors import InputError, NotFound
+from pipeline.report.context import ReportContext
+from pipeline.units import DIMENSIONS, Convention, parse_block_size, rate_factor
 
 # printed unit -> (dimension, factor to the dimension's base unit); MB/s and GB/s follow
 # the report's unit convention (unit_table)
@@ -36,6 +37,9 @@ UNITS: dict[str, tuple[str, float]] = {
     "TB": ("capacity", 1.0),
     "U": ("space", 1.0),
     "%": ("percent", 1.0),
+    "×": ("factor", 1.0),
+    "x": ("factor", 1.0),
+    "1": ("count", 1.0),
     "CHF": ("money", 1.0),
     "USD": ("money", 1.0),
     "EUR": ("money", 1.0),
@@ -130,108 +134,97 @@ def agrees(
 
 
 class Resolver:
-    """Finds the exact figures behind a transcribed (table, row, column)."""
+    """Finds the exact figures behind a transcribed (table, row, column), as the table
+    registry declares its cells (``Table.cells``)."""
 
     def __init__(self, ctx: ReportContext) -> None:
-        self.tables = ctx.tables
+        self.ctx = ctx
 
-    def _profile(self, table: str, row: str) -> pl.DataFrame:
-        """Rows like "random 4K 100" (access, block size, read %), optionally "setup=…"."""
-        words = row.split()
-        frame = self.tables[table].filter(
-            (pl.col("access") == words[0])
-            & (pl.col("block_size") == parse_block_size(words[1]))
-            & (pl.col("read_pct") == float(words[2]))
-        )
-        for word in words[3:]:
+    def _rows(self, table: Table, row: str) -> pl.DataFrame:
+        """The rows a row text names: the declared row columns (block sizes as "4K"; a
+        system name may have spaces, years and loads follow it), then ``key=value``
+        words narrow them."""
+        frame = self.ctx.frame(table.name)
+        words = [w for w in row.split() if "=" not in w]
+        for column, value in _split(words, table.cells.row).items():
+            frame = frame.filter(pl.col(column).cast(pl.String) == _value(column, value))
+        for word in (w for w in row.split() if "=" in w):
             key, _, value = word.partition("=")
-            frame = frame.filter(pl.col(key).cast(pl.String) == value)
+            if key not in frame.columns:
+                raise NotFound(f"no column {key!r} in {table.name}")
+            frame = frame.filter(pl.col(key).cast(pl.String) == _value(key, value))
         return frame
 
-    def expected(self, table: str, row: str, column: str) -> tuple[list[Expected], list[str]]:
+    def expected(self, name: str, row: str, column: str) -> tuple[list[Expected], list[str]]:
         """The exact figures and the unit each is printed in when the paper gives none."""
-        if table == "performance":
-            hit = self._one(self._profile(table, row).filter(pl.col("kind") == column))
-            if hit["access"] == "sequential":
-                return (
-                    [Expected(hit["bytes_per_s"], "bandwidth"), Expected(hit["lat_us"], "time")],
-                    ["MB/s", "ms"],
-                )
-            return [Expected(hit["iops"], "rate"), Expected(hit["lat_us"], "time")], ["IOPS", "ms"]
-        if table == "min_latency":
-            hit = self._one(self._profile(table, row))
-            return [Expected(hit["lat_us"], "time")], ["µs"]
-        if table == "iops_at_latency":
-            hit = self._one(self._profile(table, row))
-            return [Expected(hit["iops"], "rate")], ["IOPS"]
-        return self._economics(table, row, column)
-
-    def _economics(self, table: str, row: str, column: str) -> tuple[list[Expected], list[str]]:
-        frame = self.tables[table]
-        key = "case" if "case" in frame.columns else "system"
-        words = row.rsplit(" ", 1)
-        if table in ("cost", "spc1_sizing") and len(words) == 2 and words[1].isdigit():
-            other = "year" if table == "cost" else "target_iops"
-            frame = frame.filter(pl.col(other).cast(pl.Float64) == float(words[1]))
-            row = words[0]
-        frame = frame.filter(pl.col(key) == row)
-        if table == "spc1" and column.replace(".", "").isdigit():
-            hit = self._one(frame.filter(pl.col("load_pct") == float(column)))
-            return (
-                [Expected(hit["iops"], "rate"), Expected(hit["lat_ms"] * 1000, "time")],
-                ["IOPS", "ms"],
-            )
-        if table == "spc1":  # price and capacity repeat on every ramp row
-            frame = frame.head(1)
-        hit = self._one(frame)
-        if column not in hit:
-            raise KeyError(f"no column {column!r} (one of {sorted(hit)})")
-        value = float(hit[column]) * (1000.0 if column.endswith("_ms") else 1.0)
-        return [Expected(value, DIMENSIONS.get(column, "money"))], [
-            DEFAULT_UNITS.get(column, "CHF")
-        ]
+        table = BY_NAME.get(name)
+        if table is None or (table.frame or name) not in self.ctx.tables:
+            raise NotFound(f"no table {name!r}: one of {sorted(self.ctx.shown)}")
+        frame = self._rows(table, row)
+        select = table.cells.select
+        if select and _is_value(frame, select, column):
+            frame = frame.filter(pl.col(select).cast(pl.String) == _value(select, column))
+        elif column not in table.key and column in frame.columns:
+            frame = frame.head(1)  # a column that repeats on every row of the key (SPC-1)
+        hit = _one(frame)
+        shown = table.cells.printed(hit, column)
+        return [self._figure(table, hit, f) for f in shown], [_unit(f, table, hit) for f in shown]
 
     @staticmethod
-    def _one(frame: pl.DataFrame) -> dict[str, Any]:
-        if frame.height != 1:
-            raise KeyError(f"{frame.height} rows match")
-        return frame.row(0, named=True)
+    def _figure(table: Table, hit: dict[str, Any], figure: Figure) -> Expected:
+        if figure.column not in hit or not isinstance(hit[figure.column], int | float):
+            numbers = [k for k, v in hit.items() if isinstance(v, int | float)]
+            raise NotFound(f"no figure {figure.column!r}: one of {numbers}")
+        unit = table.column(figure.column).unit
+        return Expected(float(hit[figure.column]), DIMENSIONS[unit])
 
 
-DIMENSIONS = {
-    "capacity_tb": "capacity",
-    "iops": "rate",
-    "rack_units": "space",
-    "power_w": "power",
-    "w_per_tb": "power",
-    "w_per_kiops": "power",
-    "tb_per_rack": "capacity",
-    "iops_per_rack": "rate",
-    "capacity_iops": "rate",
-    "target_iops": "rate",
-    "lat_ms": "time",
-    "units": "rate",
-    "app_gain_pct": "percent",
-    "io_speedup": "rate",
-    "load_pct": "percent",
-}
-DEFAULT_UNITS = {
-    "capacity_tb": "TB",
-    "iops": "IOPS",
-    "rack_units": "U",
-    "power_w": "W",
-    "w_per_tb": "W",
-    "w_per_kiops": "W",
-    "tb_per_rack": "TB",
-    "iops_per_rack": "IOPS",
-    "capacity_iops": "IOPS",
-    "target_iops": "IOPS",
-    "lat_ms": "ms",
-    "units": "IOPS",
-    "app_gain_pct": "%",
-    "io_speedup": "IOPS",
-    "load_pct": "%",
-}
+def _split(words: list[str], named: tuple[str, ...]) -> dict[str, str]:
+    """Row words -> {column: word}. A profile is three words; a name (system, case) takes
+    every word but the trailing numbers of the columns after it, which may be left out."""
+    if named[0] not in ("system", "case"):
+        if len(words) != len(named):
+            raise NotFound(f"the row names {', '.join(named)}, e.g. 'random 4K 100'")
+        return dict(zip(named, words, strict=True))
+    rest = list(named[1:])
+    tail = 0
+    while tail < len(rest) and len(words) - tail > 1 and _number(words[-1 - tail]):
+        tail += 1
+    found = {named[0]: " ".join(words[: len(words) - tail])}
+    return found | dict(zip(rest, words[len(words) - tail :], strict=False))
+
+
+def _one(frame: pl.DataFrame) -> dict[str, Any]:
+    if frame.height != 1:
+        raise NotFound(f"{frame.height} rows match")
+    return frame.row(0, named=True)
+
+
+def _value(column: str, word: str) -> str:
+    """A row word as the column's value prints when cast to text ("4K" -> "4096")."""
+    if column == "block_size":
+        return str(parse_block_size(word))
+    if column in ("read_pct", "load_pct", "target_iops") and _number(word):
+        return str(float(word))
+    return word
+
+
+def _number(word: str) -> bool:
+    return word.replace(".", "", 1).isdigit()
+
+
+def _is_value(frame: pl.DataFrame, column: str, word: str) -> bool:
+    values = frame[column].cast(pl.String).to_list()
+    return _value(column, word) in values
+
+
+def _unit(figure: Figure, table: Table, row: dict[str, Any]) -> str:
+    """The unit a figure is printed in when the transcription gives none."""
+    if figure.unit:
+        return figure.unit
+    unit = table.column(figure.column).unit
+    defaults = {"µs": "ms", "W/TB": "W", "W/kIOPS": "W", "×": "×", "1": "1"}
+    return str(row.get("currency", "CHF")) if unit == "currency" else defaults.get(unit, unit)
 
 
 def _exact(expected: list[Expected], units: list[str], table: dict[str, tuple[str, float]]) -> str:
@@ -269,7 +262,7 @@ def verify(
     for line, row in read_published(published):
         try:
             expected, units = resolver.expected(row["table"], row["row"], row["column"])
-        except (KeyError, ValueError, IndexError, pl.exceptions.PolarsError) as exc:
+        except (ValueError, pl.exceptions.PolarsError) as exc:
             raise InputError(
                 published,
                 f"line {line}",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import BuildResult, build, prepare
-from pipeline.render.context import ReportContext
+from pipeline.report.context import ReportContext
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -10,8 +10,9 @@ import pytest
 from pipeline.build import prepare
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
-from pipeline.render.context import ReportContext
-from pipeline.render.plan import ChartRef, chart_plan, default_specs
+from pipeline.ingest.fio import latency_bins
+from pipeline.report.context import ReportContext
+from pipeline.report.plan import ChartRef, chart_plan, default_specs
 from tests.conftest import DATA, ROOT
 
 A800 = ROOT / "data" / "examples" / "a800"
@@ -23,7 +24,7 @@ def a800() -> ReportContext:
 
 
 def _spec(ctx: ReportContext, ref: ChartRef, lang: str) -> dict[str, Any]:
-    spec: dict[str, Any] = draw(ref, ctx.dataset.points, ctx.folder, ctx.formatter(lang)).to_dict()
+    spec: dict[str, Any] = draw(ref, ctx.dataset.points, None, ctx.formatter(lang)).to_dict()
     return spec
 
 
@@ -88,8 +89,8 @@ def test_percentiles_from_fio() -> None:
     from pipeline import ingest
     from pipeline.build import combine
     from pipeline.ingest.base import ReadOptions
-    from pipeline.render.fmt import Formatter
-    from pipeline.render.locale import Strings
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
 
     result = ingest.read(DATA / "fio" / "jsonplus.json", ReadOptions())
     points = combine([result]).points
@@ -101,7 +102,8 @@ def test_percentiles_from_fio() -> None:
 
 def test_histogram_from_jsonplus_bins(a800: ReportContext) -> None:
     ref = ChartRef("histogram", "h", "", 0, source=str(DATA / "fio" / "jsonplus.json"))
-    spec = draw(ref, a800.dataset.points, ROOT, a800.formatter("de")).to_dict()
+    bins = latency_bins(DATA / "fio" / "jsonplus.json", 0)
+    spec = draw(ref, a800.dataset.points, bins, a800.formatter("de")).to_dict()
     assert spec["title"] == "Latenzverteilung"
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["x"]["scale"]["type"] == "log"

@@ -10,9 +10,9 @@ import pytest
 
 from pipeline.charts import CHARTS
 from pipeline.charts.export import save
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
-from pipeline.render.locale import Strings
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
+from pipeline.report.context import ReportContext
 
 
 def _spec(ctx: ReportContext, lang: str, block: int) -> dict[str, Any]:

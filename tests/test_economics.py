@@ -33,7 +33,6 @@ def test_cost_table_5(fs840_build: BuildResult) -> None:
     cost = _csv(fs840_build, "cost")
     assert cost.columns == [
         "system",
-        "label",
         "year",
         "capacity_tb",
         "iops",
@@ -93,7 +92,7 @@ def test_spc1_table_7(fs840_build: BuildResult) -> None:
         "submission",
         "load_pct",
         "iops",
-        "lat_ms",
+        "lat_mean_us",
         "price",
         "currency",
         "capacity_tb",
@@ -101,7 +100,7 @@ def test_spc1_table_7(fs840_build: BuildResult) -> None:
     assert _row(table, submission="AE00008", load_pct=100.0)["iops"] == 440_011
     huawei50 = _row(table, submission="A00163", load_pct=50.0)
     assert huawei50["iops"] == 1_505_068  # seed prints "1'505.068"
-    assert huawei50["lat_ms"] == 0.55
+    assert huawei50["lat_mean_us"] == 550
 
 
 @pytest.mark.parametrize(
@@ -136,7 +135,14 @@ def test_sizing_latency_is_interpolated_on_the_ramp() -> None:
 
 def test_speedup_examples(fs840_build: BuildResult) -> None:
     table = _csv(fs840_build, "speedup")
-    assert table.columns == ["case", "io_share", "old_ms", "new_ms", "io_speedup", "app_gain_pct"]
+    assert table.columns == [
+        "case",
+        "io_share_pct",
+        "old_lat_mean_us",
+        "new_lat_mean_us",
+        "io_speedup",
+        "app_gain_pct",
+    ]
     assert _row(table, case="example-1")["io_speedup"] == 20
     assert _row(table, case="example-1")["app_gain_pct"] == pytest.approx(38)
     assert _row(table, case="example-2")["app_gain_pct"] == pytest.approx(40)
@@ -193,19 +199,11 @@ def test_unknown_spc1_submission(tmp_path: Path) -> None:
 
 
 def test_ratio_sentences_from_tables_in_both_languages(fs840_context: object) -> None:
-    from pipeline.render.context import ReportContext
-    from pipeline.render.narrative import Values, fill
+    from pipeline.report.context import ReportContext
 
     assert isinstance(fs840_context, ReportContext)
-    ctx = fs840_context
-    de = fill(
-        ctx.narrative["de"]["economics"],
-        Values(ctx.tables, ctx.formatter("de")).context(ctx.report),
-    )
-    en = fill(
-        ctx.narrative["en"]["economics"],
-        Values(ctx.tables, ctx.formatter("en")).context(ctx.report),
-    )
+    de = fs840_context.filled["de"]["economics"].text
+    en = fs840_context.filled["en"]["economics"].text
     # placeholders print escaped Markdown ("3\.5"); read them as the reader sees them
     de, en = de.replace("\\", ""), en.replace("\\", "")
     # seed 000: "6 Mal höhere Kapazität", "140 Mal höhere IOPS Leistung", "Faktor 3.5";
@@ -217,19 +215,19 @@ def test_ratio_sentences_from_tables_in_both_languages(fs840_context: object) ->
 
 
 def test_ambiguous_value_placeholder_asks_for_a_filter(fs840_context: object) -> None:
-    from pipeline.render.context import ReportContext
-    from pipeline.render.narrative import Values
+    from pipeline.report.context import ReportContext
+    from pipeline.report.narrative import Values
 
     assert isinstance(fs840_context, ReportContext)
-    values = Values(fs840_context.tables, fs840_context.formatter("en"))
+    ctx = fs840_context
+    values = Values(ctx.tables, ctx.formatter("en"), {"table": [], "chart": []}, ctx.report)
     with pytest.raises(ValueError, match=r"2 rows for 'Tiered Midrange'.*year=2016"):
         values.value("cost", "Tiered Midrange", "price_per_tb")
 
 
 def test_cost_chart_spec(fs840_context: object) -> None:
     from pipeline.charts import CHARTS
-    from pipeline.render import whitepaper
-    from pipeline.render.context import ReportContext
+    from pipeline.report.context import ReportContext
 
     assert isinstance(fs840_context, ReportContext)
     for lang, title, axis in (
@@ -237,7 +235,7 @@ def test_cost_chart_spec(fs840_context: object) -> None:
         ("en", "Cost development", "Cost per TB [CHF]"),
     ):
         fmt = fs840_context.formatter(lang)
-        spec = CHARTS["cost"](whitepaper.cost_for(fs840_context, lang), fmt).to_dict()
+        spec = CHARTS["cost"](fs840_context.cost_frame(lang), fmt).to_dict()
         assert spec["title"] == title
         left, right = spec["hconcat"]
         assert left["mark"]["type"] == right["mark"]["type"] == "bar"

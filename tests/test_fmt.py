@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.render.fmt import Formatter, significant_places
-from pipeline.render.locale import Strings
+from pipeline.language.fmt import Formatter, significant_places
+from pipeline.language.strings import Strings
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from pipeline.build import BuildResult
+from pipeline.compute.registry import BY_NAME
 from pipeline.units import parse_block_size
 from tests.conftest import DATA, FS840, SHARED
 
@@ -33,12 +34,12 @@ def _cell(table: pl.DataFrame, row: dict[str, str]) -> pl.DataFrame:
 
 def test_min_latency_csv_equals_tabelle_4(fs840_build: BuildResult) -> None:
     table = pl.read_csv(fs840_build.out / "tables" / "min_latency.csv")
-    assert table.columns == ["access", "block_size", "read_pct", "lat_us", "parallelism"]
+    assert table.columns == [f.name for f in BY_NAME["min_latency"].columns]
     expected = _rows("tabelle4.csv")
     assert table.height == len(expected) == 18
     for row in expected:
         hit = _cell(table, row)
-        assert round(hit["lat_us"][0]) == int(row["lat_us"]), row
+        assert round(hit["lat_mean_us"][0]) == int(row["lat_us"]), row
 
 
 def _printed_places(text: str) -> int:
@@ -48,6 +49,8 @@ def _printed_places(text: str) -> int:
 def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> None:
     table = pl.read_csv(fs840_build.out / "tables" / "performance.csv")
     assert table.columns == [
+        "setup",
+        "queue_depth",
         "access",
         "block_size",
         "read_pct",
@@ -55,7 +58,7 @@ def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> 
         "parallelism",
         "iops",
         "bytes_per_s",
-        "lat_us",
+        "lat_mean_us",
     ]
     maxima = table.filter(pl.col("kind") == "maximum")
     for row in _rows("tabelle3_max.csv"):
@@ -65,7 +68,7 @@ def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> 
         else:
             assert round(hit["iops"]) == int(row["printed_value"].replace("'", ""))
         places = _printed_places(row["printed_lat_ms"])
-        assert round(hit["lat_us"] / 1000, places) == float(row["printed_lat_ms"]), row
+        assert round(hit["lat_mean_us"] / 1000, places) == float(row["printed_lat_ms"]), row
 
 
 def test_every_profile_has_speed_optimum_and_maximum(fs840_build: BuildResult) -> None:

@@ -7,15 +7,19 @@ import re
 import pytest
 
 from pipeline.config import LANGS
-from pipeline.render.locale import MissingString, Strings, load
+from pipeline.language.strings import MissingString, Strings, load
 from tests.conftest import ROOT
 
 KEY_USE = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[a-z_.0-9]+)["']""")
 PREFIX_USE = re.compile(r"""["']((?:mix|access|kind|field)\.)""")
 
 
+ENGLISH_ONLY = "cli."  # the command line speaks English (docs/architecture.md)
+
+
 def test_both_languages_have_the_same_keys() -> None:
-    de, en = set(load("de")), set(load("en"))
+    de = set(load("de"))
+    en = {k for k in load("en") if not k.startswith(ENGLISH_ONLY)}
     assert sorted(de - en) == []
     assert sorted(en - de) == []
 
@@ -31,16 +35,55 @@ def test_every_key_used_in_code_exists() -> None:
     used = _used_keys()
     assert len(used) > 30, "the key scanner found too few keys: is the pattern still right?"
     for lang in LANGS:
-        missing = sorted(k for k in used if not k.endswith(".") and k not in load(lang))
+        missing = sorted(
+            k
+            for k in used
+            if not k.endswith(".") and k not in load(lang) and not k.startswith(ENGLISH_ONLY)
+        )
         assert missing == [], f"{lang}: {missing}"
 
 
-def test_every_schema_label_exists() -> None:
+def _code() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "pipeline").rglob("*.py"))
+
+
+def _is_used(key: str, code: str, literals: set[str], prefixes: set[str]) -> bool:
+    """Named in full, as a plural family (``key.one``), or built from a prefix the code
+    writes (``f"chart.alt_{kind}"``, ``"mix.short_" + key``) and a rest it names."""
+    if key in literals or key.rsplit(".", 1)[0] in literals:
+        return True
+    for prefix in prefixes:
+        rest = key[len(prefix) :] if key.startswith(prefix) else ""
+        if rest and (rest in literals or any(p in literals for p in rest.split("_"))):
+            return True
+    return False
+
+
+def test_every_key_is_used() -> None:
+    """No dead strings: every key of the locale files is used by the code."""
+    code = _code()
+    literals = set(re.findall(r"[\"']([A-Za-z0-9_.]+)[\"']", code))
+    prefixes = set(re.findall(r"f?[\"']([a-z_]+\.[a-z_]*)[{\"']", code)) - {"."}
+    unused = sorted(k for k in load("en") if not _is_used(k, code, literals, prefixes))
+    assert unused == []
+
+
+def test_the_dead_key_check_sees_a_dead_key() -> None:
+    code = 'fmt.t("doc.figure") + fmt.t(f"chart.alt_{kind}") where kind = "dual"'
+    literals = {"doc.figure", "dual"}
+    prefixes = {"chart.alt_"}
+    assert _is_used("chart.alt_dual", code, literals, prefixes)
+    assert not _is_used("doc.nowhere", code, literals, prefixes)
+
+
+def test_every_schema_and_table_column_label_exists() -> None:
+    from pipeline.compute.registry import TABLES
     from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS
 
+    columns = [f for t in TABLES for f in t.columns]
     for lang in LANGS:
         strings = Strings(lang)
-        for f in (*INTERVAL_FIELDS, *POINT_FIELDS):
+        for f in (*INTERVAL_FIELDS, *POINT_FIELDS, *columns):
             assert strings(f.label)
 
 

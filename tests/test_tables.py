@@ -5,7 +5,9 @@ from __future__ import annotations
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from pipeline.compute import min_latency, performance
+from pipeline.compute.tables import iops_at_latency, min_latency, performance
+
+LIMITS = ((1000.0, 3000.0), 32 * 1024)  # seed 001, the default [latency_limits]
 
 
 def _points(
@@ -24,7 +26,7 @@ def _points(
             "bytes_per_s": [i * 8192 for _, i, _ in levels],
             "lat_mean_us": [lat for _, _, lat in levels],
         }
-    ).with_columns(pl.col("block_size").cast(pl.Int64))
+    ).with_columns(pl.col("block_size", "queue_depth").cast(pl.Int64))
 
 
 CURVE = [
@@ -41,10 +43,12 @@ def test_min_latency_picks_lowest_latency_and_its_parallelism() -> None:
     table = min_latency(_points([(1, 100.0, 250.0), (2, 180.0, 240.0), (4, 300.0, 260.0)]))
     expected = pl.DataFrame(
         {
+            "setup": ["default"],
+            "queue_depth": pl.Series([1], dtype=pl.Int64),
             "access": ["random"],
             "block_size": pl.Series([8192], dtype=pl.Int64),
             "read_pct": [100.0],
-            "lat_us": [240.0],
+            "lat_mean_us": [240.0],
             "parallelism": [2],
         }
     )
@@ -58,7 +62,7 @@ def test_speed_optimum_maximum() -> None:
     # 4->8 (+20 %, +65 %) does not, so the optimum is 4 even though later steps still gain.
     assert table["parallelism"].to_list() == [1, 4, 16]
     assert table["iops"].to_list() == [10_000.0, 30_000.0, 40_000.0]
-    assert table["lat_us"].to_list() == [200.0, 260.0, 800.0]
+    assert table["lat_mean_us"].to_list() == [200.0, 260.0, 800.0]
 
 
 def test_optimum_is_first_level_when_first_step_does_not_pay() -> None:
@@ -71,29 +75,28 @@ def test_equal_gains_still_pay() -> None:
     assert table.filter(pl.col("kind") == "optimum")["parallelism"].to_list() == [2]
 
 
-def test_mixes_are_ordered_read_first_and_setup_column_only_when_several() -> None:
+def test_mixes_are_ordered_read_first_and_the_columns_never_change() -> None:
     both = pl.concat([_points(CURVE, 0.0), _points(CURVE, 100.0)])
     table = performance(both)
-    assert "setup" not in table.columns
     assert table["read_pct"].unique(maintain_order=True).to_list() == [100.0, 0.0]
     two_setups = pl.concat([_points(CURVE, setup="a"), _points(CURVE, setup="b")])
-    assert "setup" in min_latency(two_setups).columns
+    assert min_latency(two_setups).columns == min_latency(both).columns
+    assert min_latency(two_setups)["setup"].to_list() == ["a", "b"]
 
 
 def test_iops_at_latency_interpolates_at_the_first_crossing() -> None:
-    from pipeline.compute.tables import iops_at_latency
-
-    table = iops_at_latency(_points(CURVE))  # 8K blocks: limit 1 ms
+    table = iops_at_latency(_points(CURVE), *LIMITS)  # 8K blocks: limit 1 ms
     row = table.row(0, named=True)
     # crosses between 16 (40'000 @ 800 µs) and 32 (39'000 @ 1'600 µs): a quarter of the way
     assert row["limit_us"] == 1000
     assert row["iops"] == 40_000 + 0.25 * (39_000 - 40_000)
     assert row["parallelism"] == 16
     assert table.columns == [
+        "setup",
+        "queue_depth",
         "access",
         "block_size",
         "read_pct",
-        "setup",
         "limit_us",
         "iops",
         "bytes_per_s",
@@ -102,11 +105,11 @@ def test_iops_at_latency_interpolates_at_the_first_crossing() -> None:
 
 
 def test_iops_at_latency_when_never_or_always_above() -> None:
-    from pipeline.compute.tables import iops_at_latency
-
-    fast = iops_at_latency(_points([(1, 100.0, 200.0), (2, 150.0, 300.0)]))
+    fast = iops_at_latency(_points([(1, 100.0, 200.0), (2, 150.0, 300.0)]), *LIMITS)
     assert fast.row(0, named=True)["iops"] == 150  # never crosses: the best point
-    slow = iops_at_latency(_points([(1, 100.0, 2000.0), (2, 150.0, 3000.0)]))
+    slow = iops_at_latency(_points([(1, 100.0, 2000.0), (2, 150.0, 3000.0)]), *LIMITS)
     assert slow.row(0, named=True)["iops"] is None  # above the limit from the start
-    custom = iops_at_latency(_points([(1, 100.0, 2000.0), (2, 150.0, 4000.0)]), (3000.0, 5000.0))
+    custom = iops_at_latency(
+        _points([(1, 100.0, 2000.0), (2, 150.0, 4000.0)]), (3000.0, 5000.0), LIMITS[1]
+    )
     assert custom.row(0, named=True)["iops"] == 125

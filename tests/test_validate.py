@@ -13,8 +13,8 @@ from pipeline.config import load_report
 from pipeline.dataset import Dataset
 from pipeline.errors import InputErrors
 from pipeline.ingest.base import ReadResult
-from pipeline.render.fmt import Formatter
-from pipeline.render.locale import Strings
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.validate import (
     bandwidth,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import InputError
-from pipeline.render.context import ReportContext
+from pipeline.report.context import ReportContext
 from pipeline.verify import Expected, agrees, candidates, parse, verify
 from tests.conftest import FS840
 
@@ -26,10 +26,10 @@ REAL = [
     "exact 1'505'068 IOPS",
     "line 104: spc1_sizing / OS 18'800 V3 400000 / capacity_iops: printed \"400'000 IOPS\", "
     "exact 1'505'068 IOPS",
-    "line 105: spc1_sizing / OS 18'800 V3 400000 / lat_ms: printed '0.45 ms', exact 0.403 ms",
+    "line 105: spc1_sizing / OS 18'800 V3 400000 / lat_mean_us: printed '0.45 ms', exact 0.403 ms",
     "line 108: spc1_sizing / OS 18'800 V3 800000 / capacity_iops: printed \"800'000 IOPS\", "
     "exact 1'505'068 IOPS",
-    "line 109: spc1_sizing / OS 18'800 V3 800000 / lat_ms: printed '0.50 ms', exact 0.456 ms",
+    "line 109: spc1_sizing / OS 18'800 V3 800000 / lat_mean_us: printed '0.50 ms', exact 0.456 ms",
 ]
 
 

@@ -21,7 +21,7 @@ from pipeline.charts.family import (
     stability_chart,
 )
 from pipeline.charts.standard import standard_chart
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 
 ChartFn = Callable[[pl.DataFrame, Formatter], alt.TopLevelMixin]
 

@@ -8,7 +8,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.theme import theme
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 
 
 def _bars(

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import altair as alt
 import polars as pl
 
 from pipeline.charts import CHARTS
 from pipeline.charts.family import histogram_chart, response_chart
-from pipeline.ingest import fio
-from pipeline.render.fmt import Formatter
-from pipeline.render.plan import ChartRef
+from pipeline.language.fmt import Formatter
+from pipeline.report.plan import ChartRef
 
 
 def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
@@ -23,9 +20,14 @@ def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
     return points.filter(cond)
 
 
-def draw(ref: ChartRef, points: pl.DataFrame, folder: Path, fmt: Formatter) -> alt.TopLevelMixin:
+def draw(
+    ref: ChartRef, points: pl.DataFrame, bins: pl.DataFrame | None, fmt: Formatter
+) -> alt.TopLevelMixin:
+    """The chart ``ref`` of the plan; a histogram draws the ``bins`` read at prepare."""
     if ref.kind == "histogram":
-        return histogram_chart(fio.latency_bins(folder / (ref.source or ""), ref.job), fmt)
+        if bins is None:
+            raise ValueError(f"{ref.stem}: histogram bins are read at prepare")
+        return histogram_chart(bins, fmt)
     data = points_for(points, ref)
     if ref.kind == "response":
         return response_chart(data, fmt, ref.limit_us or 1000.0)

@@ -14,7 +14,7 @@ from pathlib import Path
 import altair as alt
 
 from pipeline import cache, procs
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 from pipeline.vlrender import render
 
 KINDS = ("svg", "pdf", "vl.json")

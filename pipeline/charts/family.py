@@ -14,7 +14,7 @@ import polars as pl
 
 from pipeline.charts.standard import mix_colour, mix_label
 from pipeline.charts.theme import standard_definition, theme
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 from pipeline.schema import PERCENTILES
 
 SETUP_COLOURS = ["#1f5fbf", "#d62728", "#e0a800", "#2e9e3e", "#9467bd", "#8c564b"]

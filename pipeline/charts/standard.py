@@ -6,7 +6,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.theme import standard_definition, theme
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 
 
 def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:

@@ -47,7 +47,6 @@ class Theme(BaseModel):
 class StandardChart(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    panels: list[str]
     width: int
     height: int
     levels: list[int]

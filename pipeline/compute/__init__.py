@@ -1,5 +1,6 @@
-"""Compute: every table is a polars frame in base units. Formatting happens at render."""
+"""Compute: every table is a polars frame in base units, declared in ``registry``.
+Formatting happens at render."""
 
-from pipeline.compute.tables import TABLES, min_latency, performance
+from pipeline.compute.registry import BY_NAME, TABLES, Inputs, Table, compute_all
 
-__all__ = ["TABLES", "min_latency", "performance"]
+__all__ = ["BY_NAME", "TABLES", "Inputs", "Table", "compute_all"]

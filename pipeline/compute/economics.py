@@ -1,8 +1,8 @@
 """Cost, footprint, SPC-1 comparison, sizing and speed-up tables (seed 000 Tabellen 5–8).
 
 Every number is computed from the report's inputs and the SPC-1 records, never typed;
-each function returns a polars frame in base units (TB, IOPS, W, currency units, ms as the
-SPC-1 reports state it).
+each function returns a polars frame in base units (TB, IOPS, W, µs, currency units); the
+registry (``compute/registry.py``) casts it to the declared columns.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipeline.config import CostRecord, FootprintRecord, Report, SpeedupCase
+from pipeline.config import CostRecord, FootprintRecord, SpeedupCase
 from pipeline.ingest.spc1 import Spc1Record
 
 
@@ -22,7 +22,6 @@ def cost(records: Sequence[CostRecord]) -> pl.DataFrame:
     rows = [
         {
             "system": r.system,
-            "label": r.label["en"],
             "year": r.year,
             "capacity_tb": r.capacity_tb,
             "iops": r.iops,
@@ -37,22 +36,7 @@ def cost(records: Sequence[CostRecord]) -> pl.DataFrame:
         }
         for r in records
     ]
-    return pl.DataFrame(rows, schema=_COST_SCHEMA)
-
-
-_COST_SCHEMA = {
-    "system": pl.String,
-    "label": pl.String,
-    "year": pl.Int64,
-    "capacity_tb": pl.Float64,
-    "iops": pl.Float64,
-    "price": pl.Float64,
-    "currency": pl.String,
-    "price_per_tb": pl.Float64,
-    "compression_ratio": pl.Float64,
-    "price_per_tb_effective": pl.Float64,
-    "price_per_kiops": pl.Float64,
-}
+    return pl.DataFrame(rows)
 
 
 def footprint(records: Sequence[FootprintRecord], rack_units: int = 42) -> pl.DataFrame:
@@ -73,20 +57,7 @@ def footprint(records: Sequence[FootprintRecord], rack_units: int = 42) -> pl.Da
                 "iops_per_rack": per_rack * r.iops if per_rack else r.iops,
             }
         )
-    return pl.DataFrame(rows, schema=_FOOTPRINT_SCHEMA)
-
-
-_FOOTPRINT_SCHEMA = {
-    "system": pl.String,
-    "capacity_tb": pl.Float64,
-    "iops": pl.Float64,
-    "rack_units": pl.Int64,
-    "power_w": pl.Float64,
-    "w_per_tb": pl.Float64,
-    "w_per_kiops": pl.Float64,
-    "tb_per_rack": pl.Float64,
-    "iops_per_rack": pl.Float64,
-}
+    return pl.DataFrame(rows)
 
 
 def spc1(records: Sequence[Spc1Record]) -> pl.DataFrame:
@@ -97,7 +68,7 @@ def spc1(records: Sequence[Spc1Record]) -> pl.DataFrame:
             "submission": r.submission,
             "load_pct": p.load_pct,
             "iops": p.iops,
-            "lat_ms": p.lat_ms,
+            "lat_mean_us": p.lat_ms * 1000,
             "price": r.price,
             "currency": r.currency,
             "capacity_tb": r.capacity_tb,
@@ -105,19 +76,7 @@ def spc1(records: Sequence[Spc1Record]) -> pl.DataFrame:
         for r in records
         for p in sorted(r.ramp, key=lambda p: -p.load_pct)
     ]
-    return pl.DataFrame(rows, schema=_SPC1_SCHEMA)
-
-
-_SPC1_SCHEMA = {
-    "system": pl.String,
-    "submission": pl.String,
-    "load_pct": pl.Float64,
-    "iops": pl.Float64,
-    "lat_ms": pl.Float64,
-    "price": pl.Float64,
-    "currency": pl.String,
-    "capacity_tb": pl.Float64,
-}
+    return pl.DataFrame(rows)
 
 
 def iops_at_load(record: Spc1Record, load_pct: float) -> float:
@@ -158,24 +117,12 @@ def sizing(
                     "max_load_pct": max_load_pct,
                     "units": units,
                     "capacity_iops": units * at_limit,
-                    "lat_ms": latency_at_iops(r, target / units),
+                    "lat_mean_us": latency_at_iops(r, target / units) * 1000,
                     "price": units * r.price,
                     "currency": r.currency,
                 }
             )
-    return pl.DataFrame(rows, schema=_SIZING_SCHEMA)
-
-
-_SIZING_SCHEMA = {
-    "system": pl.String,
-    "target_iops": pl.Float64,
-    "max_load_pct": pl.Float64,
-    "units": pl.Int64,
-    "capacity_iops": pl.Float64,
-    "lat_ms": pl.Float64,
-    "price": pl.Float64,
-    "currency": pl.String,
-}
+    return pl.DataFrame(rows)
 
 
 def speedup(cases: Sequence[SpeedupCase]) -> pl.DataFrame:
@@ -187,37 +134,11 @@ def speedup(cases: Sequence[SpeedupCase]) -> pl.DataFrame:
         rows.append(
             {
                 "case": c.case,
-                "io_share": c.io_share,
-                "old_ms": c.old_ms,
-                "new_ms": c.new_ms,
+                "io_share_pct": c.io_share * 100,
+                "old_lat_mean_us": c.old_ms * 1000,
+                "new_lat_mean_us": c.new_ms * 1000,
                 "io_speedup": io_speedup,
                 "app_gain_pct": (1 - remaining) * 100,
             }
         )
-    return pl.DataFrame(
-        rows,
-        schema={
-            "case": pl.String,
-            "io_share": pl.Float64,
-            "old_ms": pl.Float64,
-            "new_ms": pl.Float64,
-            "io_speedup": pl.Float64,
-            "app_gain_pct": pl.Float64,
-        },
-    )
-
-
-def tables(report: Report, records: Sequence[Spc1Record]) -> dict[str, pl.DataFrame]:
-    """The tables a report's inputs allow; a table without inputs is left out."""
-    found = {
-        "cost": cost(report.cost) if report.cost else None,
-        "footprint": footprint(report.footprint, report.rack_units) if report.footprint else None,
-        "spc1": spc1(records) if records else None,
-        "spc1_sizing": (
-            sizing(records, report.sizing.targets, report.sizing.max_load_pct)
-            if records and report.sizing
-            else None
-        ),
-        "speedup": speedup(report.speedup) if report.speedup else None,
-    }
-    return {name: frame for name, frame in found.items() if frame is not None}
+    return pl.DataFrame(rows)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_args
 
 import polars as pl
 
+from pipeline.errors import NotFound
+
 PROFILE = ["setup", "queue_depth", "access", "block_size", "read_pct"]
-KINDS = ("speed", "optimum", "maximum")
+Kind = Literal["speed", "optimum", "maximum"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 def _order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
@@ -16,11 +18,6 @@ def _order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
     by = [*PROFILE, *(extra or [])]
     desc = [False, False, False, False, True] + [False] * len(extra or [])
     return df.sort(by, descending=desc)
-
-
-def _drop_single_setup(df: pl.DataFrame) -> pl.DataFrame:
-    """Setup and queue depth appear only when the report has more than one of them."""
-    return df.drop([c for c in ("setup", "queue_depth") if df[c].n_unique() <= 1])
 
 
 def _with_latency(points: pl.DataFrame) -> pl.DataFrame:
@@ -36,8 +33,7 @@ def min_latency(points: pl.DataFrame) -> pl.DataFrame:
         .group_by(PROFILE, maintain_order=True)
         .first()
     )
-    table = best.select(*PROFILE, pl.col("lat_mean_us").alias("lat_us"), "parallelism")
-    return _drop_single_setup(_order(table))
+    return _order(best.select(*PROFILE, "lat_mean_us", "parallelism"))
 
 
 def _levels(points: pl.DataFrame) -> pl.DataFrame:
@@ -56,14 +52,9 @@ def _levels(points: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _pick(levels: pl.DataFrame, kind: str, chosen: pl.DataFrame) -> pl.DataFrame:
+def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
     return chosen.select(
-        *PROFILE,
-        pl.lit(kind).alias("kind"),
-        "parallelism",
-        "iops",
-        "bytes_per_s",
-        pl.col("lat_mean_us").alias("lat_us"),
+        *PROFILE, pl.lit(kind).alias("kind"), "parallelism", "iops", "bytes_per_s", "lat_mean_us"
     )
 
 
@@ -81,9 +72,9 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
         .group_by(PROFILE, maintain_order=True)
         .first()
     )
-    parts = [_pick(levels, k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
+    parts = [_pick(k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
     table = pl.concat(parts).with_columns(pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind"))
-    return _drop_single_setup(_order(table, ["_kind"]).drop("_kind"))
+    return _order(table, ["_kind"]).drop("_kind")
 
 
 def cell(
@@ -94,7 +85,7 @@ def cell(
     kind: str | None = None,
     setup: str | None = None,
 ) -> dict[str, object]:
-    """One row of a table as a dict; raises KeyError when the cell is absent or ambiguous."""
+    """One row of a table as a dict; ``NotFound`` when the cell is absent or ambiguous."""
     cond = (
         (pl.col("access") == access)
         & (pl.col("block_size") == block_size)
@@ -103,26 +94,23 @@ def cell(
     if kind is not None:
         cond = cond & (pl.col("kind") == kind)
     if setup is not None:
-        if "setup" not in table.columns:
-            raise KeyError(f"setup={setup!r} given, but the report has one setup only")
+        setups = table["setup"].unique().sort().to_list()
+        if setup not in setups:
+            raise NotFound(f"no setup {setup!r}: one of {setups}")
         cond = cond & (pl.col("setup") == setup)
     rows = table.filter(cond)
     if rows.is_empty():
-        raise KeyError(
+        raise NotFound(
             f"no {kind or 'value'} for {access} {block_size} B {read_pct:g} % read"
             + (f" in setup {setup!r}" if setup else "")
         )
     if rows.height > 1:
-        setups = sorted(set(rows["setup"].to_list())) if "setup" in rows.columns else []
-        raise KeyError(
+        setups = sorted(set(rows["setup"].to_list()))
+        raise NotFound(
             f"{rows.height} values for {access} {block_size} B {read_pct:g} % read: "
             f"name the setup (setup=…, one of {setups})"
         )
     return rows.row(0, named=True)
-
-
-SMALL_BLOCK = 32 * 1024
-LIMITS_US = (1000.0, 3000.0)  # seed 001: 1 ms up to 32 KiB blocks, 3 ms above
 
 
 def _rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
@@ -143,9 +131,10 @@ def _rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]
 
 
 def iops_at_latency(
-    points: pl.DataFrame, limits: tuple[float, float] = LIMITS_US, small_block: int = SMALL_BLOCK
+    points: pl.DataFrame, limits: tuple[float, float], small_block: int
 ) -> pl.DataFrame:
-    """Per profile the I/O rate at the latency limit (1 ms for blocks ≤ 32 KiB, 3 ms above)."""
+    """Per profile the I/O rate at the latency limit: ``limits[0]`` for blocks up to
+    ``small_block``, ``limits[1]`` above (the report's ``[latency_limits]``)."""
     rows = []
     ordered = _with_latency(points).sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
     for key, group in ordered.group_by(PROFILE, maintain_order=True):
@@ -163,22 +152,4 @@ def iops_at_latency(
             "parallelism": pl.Int64,
         },
     )
-    order = [
-        "access",
-        "block_size",
-        "read_pct",
-        "setup",
-        "limit_us",
-        "iops",
-        "bytes_per_s",
-        "parallelism",
-    ]
-    extra = ["queue_depth"] if table["queue_depth"].n_unique() > 1 else []
-    return _order(table).select(*extra, *order)
-
-
-TABLES: dict[str, Callable[[pl.DataFrame], pl.DataFrame]] = {
-    "min_latency": min_latency,
-    "performance": performance,
-    "iops_at_latency": iops_at_latency,
-}
+    return _order(table)

@@ -135,8 +135,8 @@ def _interval_length(run: _Run) -> float:
     return round(statistics.median(deltas), 1) if deltas else 1.0
 
 
-class _RowError(Exception):
-    pass
+class _BadRecord(Exception):
+    """A flatfile record that cannot become a row (the reader makes it a reject)."""
 
 
 def _num(row: dict[str, str], key: str, optional: bool = False) -> float | None:
@@ -144,18 +144,18 @@ def _num(row: dict[str, str], key: str, optional: bool = False) -> float | None:
     if text == "n/a":
         if optional:
             return None
-        raise _RowError(f"column {key!r} is n/a (vdbench had no or conflicting data)")
+        raise _BadRecord(f"column {key!r} is n/a (vdbench had no or conflicting data)")
     try:
         return float(text)
     except ValueError:
-        raise _RowError(f"column {key!r}: {text!r} is not a number") from None
+        raise _BadRecord(f"column {key!r}: {text!r} is not a number") from None
 
 
 def _maybe(row: dict[str, str], key: str) -> float | None:
     """A figure for a cross-check: None when absent or unreadable (never an error)."""
     try:
         return _num(row, key, True)
-    except _RowError:
+    except _BadRecord:
         return None
 
 
@@ -169,10 +169,10 @@ def _record(row: dict[str, str], mib: float, length: float) -> dict[str, Any]:
     seek = _need(row, "seekpct")
     rate = _need(row, "rate")
     if rate < 0 or _need(row, "resp") < 0:
-        raise _RowError("negative rate or response time")
+        raise _BadRecord("negative rate or response time")
     threads = _need(row, "threads")
     if threads < 1 or threads != int(threads):
-        raise _RowError(f"threads {threads:g} is not a whole number ≥ 1")
+        raise _BadRecord(f"threads {threads:g} is not a whole number ≥ 1")
     return {
         "access": "random" if seek > 0 else "sequential",
         "read_pct": _need(row, "rdpct"),
@@ -264,9 +264,9 @@ def _read_run(
         try:
             interval = int(row["interval"])
             if not first <= interval <= last:
-                raise _RowError(f"warm-up: outside the averaged intervals avg_{first}-{last}")
+                raise _BadRecord(f"warm-up: outside the averaged intervals avg_{first}-{last}")
             rec = _record(row, mib, length)
-        except (_RowError, ValueError) as err:
+        except (_BadRecord, ValueError) as err:
             rejects.append(Reject(label, where, str(err)))
             continue
         rows.append(

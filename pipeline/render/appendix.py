@@ -6,11 +6,11 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.language.fmt import Formatter
 from pipeline.provenance import inputs, versions
 from pipeline.render import typst_doc as T
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
-from pipeline.render.views import Span, TableView
+from pipeline.report.context import ReportContext
+from pipeline.report.views import Span, TableView
 from pipeline.validate import message, where
 
 MAX_REJECTS = 25

@@ -11,9 +11,9 @@ from typing import Any
 import polars as pl
 
 from pipeline.config import LANGS
+from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
+from pipeline.report.context import ReportContext
 
 TEMPLATE = "datasheet.typ"
 LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
@@ -31,7 +31,7 @@ def _setup(ctx: ReportContext) -> str:
 
 
 def _of_setup(table: pl.DataFrame, setup: str) -> pl.DataFrame:
-    return table.filter(pl.col("setup") == setup) if "setup" in table.columns else table
+    return table.filter(pl.col("setup") == setup)
 
 
 def _row(table: pl.DataFrame, block: int, read_pct: float) -> dict[str, Any] | None:
@@ -63,7 +63,7 @@ def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
             access=fmt.t.access("random"),
             mix=fmt.t.mix(read_pct, True),
         )
-        items.append(Item(label, fmt.lat_us(row["lat_us"]) if row else fmt.t("table.none")))
+        items.append(Item(label, fmt.lat_us(row["lat_mean_us"]) if row else fmt.t("table.none")))
     return items
 
 
@@ -72,9 +72,9 @@ def _best(perf: pl.DataFrame, access: str, column: str) -> dict[str, Any] | None
     return rows.sort(column, descending=True).row(0, named=True) if rows.height else None
 
 
-def _workers(row: dict[str, Any], fmt: Formatter) -> str:
+def _parallelism(row: dict[str, Any], fmt: Formatter) -> str:
     n = int(row["parallelism"])
-    return fmt.t("table.process_one" if n == 1 else "table.process_many", n=fmt.integer(n))
+    return fmt.t.count("table.parallelism", n, n=fmt.integer(n))
 
 
 def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
@@ -97,9 +97,11 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
 def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
     if row is None:
         return ""
-    latency = fmt.lat_ms(row["lat_us"])
+    latency = fmt.lat_ms(row["lat_mean_us"])
     return (
-        fmt.t("datasheet.profile_note", profile=_profile(row, fmt), workers=_workers(row, fmt))
+        fmt.t(
+            "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
+        )
         + f", {latency}"
     )
 

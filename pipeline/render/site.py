@@ -14,7 +14,7 @@ import html
 import json
 import logging
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -29,19 +29,13 @@ from mkdocs.exceptions import MkDocsException
 from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
+from pipeline.language.fmt import Formatter
 from pipeline.paths import MKDOCS_CONFIG
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill, marker, md_text
 from pipeline.render.sanitize import to_html
-from pipeline.render.views import Cell, TableView
-from pipeline.render.whitepaper import (
-    COST_CHART,
-    chart_alt,
-    chart_caption,
-    cost_alt,
-    placeable,
-)
+from pipeline.report.context import ReportContext
+from pipeline.report.narrative import marker, md_text
+from pipeline.report.plan import figures
+from pipeline.report.views import Cell, TableView
 
 
 def _md_cell(cell: Cell) -> str:
@@ -56,7 +50,8 @@ def md_table(view: TableView, number: int, fmt: Formatter) -> str:
     ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
     caption = f"{fmt.t('doc.table')} {number} – {view.caption}"
-    return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n"
+    note = f"\n{md_text(view.note)}\n" if view.note else ""
+    return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n{note}"
 
 
 SITE_DEFAULT_LANG = "en"  # must match the default language in mkdocs.yml
@@ -135,7 +130,7 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts.append(f"## {md_text(t('section.summary'))}\n\n" + _summary(ctx, fmt))
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
-    for n, (stem, caption, alt) in enumerate(_figures(ctx, fmt), start=1):
+    for n, (stem, (caption, alt)) in enumerate(_figures(ctx, fmt).items(), start=1):
         parts.append(
             chart_md(f"charts/{r.id}/{stem}-{lang}.svg", alt, f"{t('doc.figure')} {n} – {caption}")
         )
@@ -146,26 +141,22 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     return "\n".join(parts)
 
 
-def _figures(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, str, str]]:
-    """(file stem, caption, alt text) of every chart, in the order of the report."""
-    figures = [(ref.stem, chart_caption(ref, fmt), chart_alt(ref, fmt)) for ref in ctx.charts]
-    if "cost" in ctx.tables:
-        figures.append((COST_CHART, fmt.t("chart.cost_title"), cost_alt(fmt)))
-    return figures
+def _figures(ctx: ReportContext, fmt: Formatter) -> dict[str, tuple[str, str]]:
+    """Chart stem -> (caption, alt text) of every chart, in the order of the report."""
+    return figures(ctx.charts, "cost" in ctx.tables, fmt)
 
 
 def _summary(ctx: ReportContext, fmt: Formatter) -> str:
     """The summary narrative as sanitised HTML (see ``sanitize``), each directive replaced
     by the Markdown of the table or chart it places."""
-    section = ctx.narrative[fmt.t.lang]["summary"]
-    values = Values(ctx.tables, fmt, placeable(ctx, fmt))
-    text = to_html(fill(section, values.context(ctx.report)), section.path)
-    figures = {stem: (caption, alt) for stem, caption, alt in _figures(ctx, fmt)}
-    for index, (kind, name) in enumerate(values.placed):
+    filled = ctx.filled[fmt.t.lang]["summary"]
+    text = to_html(filled.text, filled.path)
+    found = _figures(ctx, fmt)
+    for index, (kind, name) in enumerate(filled.placed):
         if kind == "table":
             block = md_table(ctx.views(fmt)[name], 0, fmt).split("\n\n*")[0] + "\n"
         else:
-            caption, alt = figures[name]
+            caption, alt = found[name]
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
         text = text.replace(f"<p>{marker(index)}</p>", f"\n</div>\n\n{block}\n{TEXT_OPEN}\n")
     return f"{TEXT_OPEN}\n{text}\n</div>\n"
@@ -276,7 +267,7 @@ def _copy_report(b: Built, docs: Path) -> None:
     charts, downloads = docs / "charts" / b.rid, docs / "downloads" / b.rid
     charts.mkdir(parents=True)
     downloads.mkdir(parents=True)
-    for stem, _, _ in _figures(b.ctx, b.ctx.formatter(LANGS[0])):
+    for stem in b.ctx.chart_stems():
         for lang in LANGS:
             # "x-de-spec.json", not "x-de.vl.json": the i18n plugin reads ".vl" as a language
             for ext, target in (
@@ -295,10 +286,12 @@ def _copy_report(b: Built, docs: Path) -> None:
         shutil.copy(b.work / "tables" / f"{table}.{ext}", downloads / f"{table}.{ext}")
 
 
-def _write_comparisons(built: Sequence[Built], docs: Path) -> None:
-    from pipeline.charts.export import save
-    from pipeline.charts.family import compare_chart
+# Draws one comparison chart (points, formatter, title) as ``<stem>.svg`` and
+# ``<stem>-spec.json``; the build passes the charts layer's drawing in.
+DrawCompare = Callable[[pl.DataFrame, Formatter, str, Path], None]
 
+
+def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
     profiles = comparison_profiles(built)
     if not profiles:
         return
@@ -307,10 +300,7 @@ def _write_comparisons(built: Sequence[Built], docs: Path) -> None:
     for lang in LANGS:
         fmt = built[0].ctx.formatter(lang)
         for key, points in profiles.items():
-            chart = compare_chart(points, fmt, compare_caption(key, fmt))
-            stem = folder / f"{compare_stem(key)}-{lang}"
-            written = save(chart, stem, fmt, kinds=("svg", "vl.json"))
-            written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
+            draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")
 
 
 def vega_embed_bundle() -> bytes:
@@ -322,22 +312,22 @@ def vega_embed_bundle() -> bytes:
     )
 
 
-def write_sources(built: Sequence[Built], docs: Path) -> None:
+def write_sources(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
     """Pages, charts, downloads and scripts into the mkdocs docs folder."""
     docs.mkdir(parents=True)
     for name, text in pages(built).items():
         (docs / name).write_text(text, encoding="utf-8")
     for b in built:
         _copy_report(b, docs)
-    _write_comparisons(built, docs)
+    _write_comparisons(built, docs, draw)
     (docs / "assets").mkdir()
     bundle = vega_embed_bundle()
     (docs / ASSETS[0]).write_bytes(bundle)
     (docs / ASSETS[1]).write_text(EMBED_SCRIPT, encoding="utf-8")
 
 
-def build_site(built: Sequence[Built], docs: Path, site: Path) -> None:
-    write_sources(built, docs)
+def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare) -> None:
+    write_sources(built, docs, draw)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     name = built[0].ctx.report.title["en"] if len(built) == 1 else "iopress"
     config = load_config(

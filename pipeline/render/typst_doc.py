@@ -16,9 +16,9 @@ import typst
 
 from pipeline import cache
 from pipeline.config import Report
+from pipeline.language.fmt import Formatter
 from pipeline.paths import FONTS
-from pipeline.render.fmt import Formatter
-from pipeline.render.views import Cell, TableView
+from pipeline.report.views import Cell, TableView
 
 TEMPLATE_NAME = "whitepaper.typ"
 

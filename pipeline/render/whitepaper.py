@@ -4,57 +4,34 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.compute.registry import TABLES, Section
 from pipeline.config import Host
+from pipeline.language import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
-from pipeline.render.context import ReportContext
-from pipeline.render.fmt import Formatter
-from pipeline.render.narrative import Values, fill, marker
-from pipeline.render.plan import ChartRef
 from pipeline.render.sanitize import to_typst
+from pipeline.report.context import ReportContext
+from pipeline.report.narrative import marker
+from pipeline.report.plan import COST_CHART, figures
 
 
-def placeable(ctx: ReportContext, fmt: Formatter) -> dict[str, list[str]]:
-    charts = [r.stem for r in ctx.charts] + ([COST_CHART] if "cost" in ctx.tables else [])
-    return {"table": list(ctx.views(fmt)), "chart": charts}
-
-
-def placed(ctx: ReportContext, fmt: Formatter) -> set[str]:
-    """Every table and chart a directive of this language's narrative places."""
-    found: set[str] = set()
-    for section in ctx.narrative[fmt.t.lang].values():
-        values = Values(ctx.tables, fmt, placeable(ctx, fmt))
-        fill(section, values.context(ctx.report))
-        found |= {name for _, name in values.placed}
-    return found
+def _figure(ctx: ReportContext, fmt: Formatter, stem: str) -> str:
+    caption, alt = figures(ctx.charts, "cost" in ctx.tables, fmt)[stem]
+    return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem)
 
 
 def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
     if kind == "table":
         return T.table(ctx.views(fmt)[name])
-    if name == COST_CHART:
-        return T.figure(
-            f"charts/{COST_CHART}.{fmt.t.lang}.svg",
-            fmt.t("chart.cost_title"),
-            cost_alt(fmt),
-            COST_CHART,
-        )
-    ref = next(r for r in ctx.charts if r.stem == name)
-    return T.figure(
-        f"charts/{ref.stem}.{fmt.t.lang}.svg",
-        chart_caption(ref, fmt),
-        chart_alt(ref, fmt),
-        ref.stem,
-    )
+    return _figure(ctx, fmt, name)
 
 
 def _narrative(ctx: ReportContext, fmt: Formatter, name: str) -> str:
-    section = ctx.narrative[fmt.t.lang].get(name)
-    if section is None:
+    filled = ctx.filled[fmt.t.lang].get(name)
+    if filled is None:
         return ""
-    values = Values(ctx.tables, fmt, placeable(ctx, fmt))
-    text = to_typst(fill(section, values.context(ctx.report)), section.path)
-    for index, (kind, item) in enumerate(values.placed):
+    text = to_typst(filled.text, filled.path)
+    for index, (kind, item) in enumerate(filled.placed):
         text = text.replace(marker(index), "\n" + _block(ctx, fmt, kind, item))
     return text + "\n"
 
@@ -116,43 +93,6 @@ def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:
     return parts + [T.paragraph(s) for s in method_sentences(ctx, fmt)]
 
 
-def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
-    """The caption of a chart: the same words as its title, plus the setup where several."""
-    if ref.kind == "histogram":
-        return fmt.t("chart.histogram_title")
-    words = {"block": fmt.block(ref.block_size), "access": fmt.t.access(ref.access, True)}
-    if ref.read_pct is not None:
-        words["mix"] = fmt.t.mix(ref.read_pct, short=True)
-    if ref.limit_us is not None:
-        words["limit"] = fmt.lat_ms(ref.limit_us)
-    key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
-    caption = fmt.t(key, **words)
-    several = len(fmt.setups) > 1
-    return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
-
-
-TITLE_KEYS = {
-    "dual_axis": "dual",
-    "setups": "setups",
-    "response": "response",
-    "stability": "stability",
-    "percentiles": "percentiles",
-}
-
-
-def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
-    if ref.kind != "standard":
-        key = TITLE_KEYS.get(ref.kind, ref.kind)
-        return f"{chart_caption(ref, fmt)}. {fmt.t(f'chart.alt_{key}')}"
-    metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
-    return fmt.t(
-        "chart.alt",
-        block=fmt.block(ref.block_size),
-        access=fmt.t.access(ref.access, True),
-        metric=metric,
-    )
-
-
 def _results(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
     """One subsection per access and block size with its charts, in the plan's order."""
     parts = [T.heading(fmt.t("section.results")), _narrative(ctx, fmt, "results")]
@@ -163,94 +103,50 @@ def _results(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
             parts.append(
                 T.heading(f"{fmt.block(ref.block_size)} {fmt.t.access(ref.access, True)}", 2)
             )
-        parts.append(
-            T.figure(
-                f"charts/{ref.stem}.{fmt.t.lang}.svg",
-                chart_caption(ref, fmt),
-                chart_alt(ref, fmt),
-                ref.stem,
-            )
-        )
+        parts.append(_figure(ctx, fmt, ref.stem))
     return parts
 
 
-def _tables(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
-    """Performance (seed 000 Tabelle 3 and/or seed 004's key figures), then latency."""
-    views = {k: v for k, v in ctx.views(fmt).items() if k not in skip}
-    parts: list[str] = []
-    performance = [views[n] for n in ("performance", "key_figures") if n in views]
-    if performance:
-        parts += [
-            T.heading(fmt.t("section.performance")),
-            *map(T.table, performance),
-            T.paragraph(fmt.t("method.optimum")),
-        ]
-    latency = [views[n] for n in ("min_latency", "iops_at_latency") if n in views]
-    if latency:
-        parts += [T.heading(fmt.t("section.latency")), *map(T.table, latency)]
-    if "iops_at_latency" in views:
-        parts.append(T.paragraph(fmt.t("method.limits")))
+# Section of the registry -> (heading key, heading level, narrative section before the tables)
+SECTIONS: dict[Section, tuple[str, int, str | None]] = {
+    "performance": ("section.performance", 1, None),
+    "latency": ("section.latency", 1, None),
+    "cost": ("section.cost", 1, "economics"),
+    "footprint": ("section.footprint", 1, None),
+    "spc1": ("section.spc1", 1, None),
+    "sizing": ("section.sizing", 2, None),
+    "speedup": ("section.speedup", 1, None),
+}
+
+
+def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[str]) -> list[str]:
+    """One section of tables: heading, narrative, the tables and, once each, their notes."""
+    heading, level, text = SECTIONS[section]
+    views = [ctx.views(fmt)[n] for n in names]
+    parts = [T.heading(fmt.t(heading), level), *([_narrative(ctx, fmt, text)] if text else [])]
+    parts += [T.table(v) for v in views]
+    notes = dict.fromkeys(v.note for v in views if v.note)
+    parts += [T.paragraph(n) for n in notes]
+    if section == "cost" and ctx.report.cost_note:
+        parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
+    if section == "cost" and COST_CHART not in ctx.placed(fmt.t.lang):
+        parts.append(_figure(ctx, fmt, COST_CHART))
     return parts
 
 
-COST_CHART = "cost"
-
-
-def cost_for(ctx: ReportContext, lang: str) -> pl.DataFrame:
-    """The cost table with its labels in the report's language (for the chart)."""
-    labels = [c.label[lang] for c in ctx.report.cost]
-    return ctx.tables["cost"].with_columns(pl.Series("label", labels))
-
-
-def cost_alt(fmt: Formatter) -> str:
-    return fmt.t("chart.cost_alt", n=fmt.integer(1000))
-
-
-def _economics(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
-    """Cost, footprint, SPC-1 and speed-up sections, each where the report has its inputs."""
-    views = {k: v for k, v in ctx.views(fmt).items() if k not in skip}
-    parts: list[str] = []
-    if "cost" in views:
-        parts += [
-            T.heading(fmt.t("section.cost")),
-            _narrative(ctx, fmt, "economics"),
-            T.table(views["cost"]),
-        ]
-        if ctx.report.cost_note:
-            parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
-        parts.append(
-            ""
-            if COST_CHART in skip
-            else T.figure(
-                f"charts/{COST_CHART}.{fmt.t.lang}.svg",
-                fmt.t("chart.cost_title"),
-                cost_alt(fmt),
-                COST_CHART,
-            )
-        )
-    if "footprint" in views:
-        parts += [T.heading(fmt.t("section.footprint")), T.table(views["footprint"])]
-    if "spc1" in views:
-        parts += [T.heading(fmt.t("section.spc1")), T.table(views["spc1"])]
-    if "spc1_sizing" in views:
-        load = fmt.amount(ctx.tables["spc1_sizing"]["max_load_pct"][0])
-        parts += [
-            T.heading(fmt.t("section.sizing"), 2),
-            T.table(views["spc1_sizing"]),
-            T.paragraph(fmt.t("econ.sizing_method", load=load)),
-        ]
-    if "speedup" in views:
-        parts += [
-            T.heading(fmt.t("section.speedup")),
-            T.table(views["speedup"]),
-            T.paragraph(fmt.t("econ.speedup_method")),
-        ]
-    return parts
+def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """Every shown table not placed by the narrative, by section in the registry's order."""
+    skip = ctx.placed(fmt.t.lang)
+    by_section: dict[Section, list[str]] = {}
+    for table in TABLES:
+        if table.name in ctx.shown and table.name not in skip:
+            by_section.setdefault(table.section, []).append(table.name)
+    return [p for section, names in by_section.items() for p in _section(ctx, fmt, section, names)]
 
 
 def body(ctx: ReportContext, lang: str) -> str:
     fmt = ctx.formatter(lang)
-    skip = placed(ctx, fmt)
+    skip = ctx.placed(lang)
     parts = [
         *_preliminary(ctx, fmt),
         T.heading(fmt.t("section.summary")),
@@ -258,8 +154,7 @@ def body(ctx: ReportContext, lang: str) -> str:
         *_setup(ctx, fmt),
         *_method(ctx, fmt),
         *_results(ctx, fmt, skip),
-        *_tables(ctx, fmt, skip),
-        *_economics(ctx, fmt, skip),
+        *_tables(ctx, fmt),
         T.heading(fmt.t("section.conclusion")),
         _narrative(ctx, fmt, "conclusion"),
         *appendix(ctx, fmt),

@@ -10,11 +10,14 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.config import ChartSpec, Report
+from pipeline.config import ChartKind, ChartSpec, Report
+from pipeline.language import Formatter
 from pipeline.units import parse_block_size
 
+COST_CHART = "cost"  # the stem of the cost chart (drawn from the cost table)
+
 # kind -> the columns one chart of that kind is drawn for
-GRAIN: dict[str, tuple[str, ...]] = {
+GRAIN: dict[ChartKind, tuple[str, ...]] = {
     "standard": ("setup", "access", "block_size"),
     "dual_axis": ("access", "block_size", "read_pct"),
     "setups": ("access", "block_size"),
@@ -28,7 +31,7 @@ GRAIN: dict[str, tuple[str, ...]] = {
 class ChartRef:
     """One chart of the report: its kind, the points it shows and its file stem."""
 
-    kind: str
+    kind: ChartKind
     stem: str
     access: str
     block_size: int
@@ -66,7 +69,7 @@ def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
     return False
 
 
-def _keys(points: pl.DataFrame, kind: str) -> Iterator[dict[str, Any]]:
+def _keys(points: pl.DataFrame, kind: ChartKind) -> Iterator[dict[str, Any]]:
     grain = list(GRAIN[kind])
     data = points if kind != "percentiles" else points.filter(pl.col("lat_p99_us").is_not_null())
     order = [c for c in ("setup", "access", "block_size") if c in grain]
@@ -81,7 +84,7 @@ def _keys(points: pl.DataFrame, kind: str) -> Iterator[dict[str, Any]]:
     yield from keys.iter_rows(named=True)
 
 
-def _ref(kind: str, key: dict[str, Any], several_setups: bool, report: Report) -> ChartRef:
+def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Report) -> ChartRef:
     setup = key.get("setup")
     parts = [
         kind,
@@ -128,3 +131,51 @@ def chart_plan(report: Report, points: pl.DataFrame) -> list[ChartRef]:
         ]
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+TITLE_KEYS: dict[ChartKind, str] = {
+    "dual_axis": "dual",
+    "setups": "setups",
+    "response": "response",
+    "stability": "stability",
+    "percentiles": "percentiles",
+    "histogram": "histogram",
+}
+
+
+def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
+    """The caption of a chart: the same words as its title, plus the setup where several."""
+    if ref.kind == "histogram":
+        return fmt.t("chart.histogram_title")
+    words = {"block": fmt.block(ref.block_size), "access": fmt.t.access(ref.access, True)}
+    if ref.read_pct is not None:
+        words["mix"] = fmt.t.mix(ref.read_pct, short=True)
+    if ref.limit_us is not None:
+        words["limit"] = fmt.lat_ms(ref.limit_us)
+    key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
+    caption = fmt.t(key, **words)
+    several = len(fmt.setups) > 1
+    return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
+
+
+def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
+    if ref.kind != "standard":
+        return f"{chart_caption(ref, fmt)}. {fmt.t(f'chart.alt_{TITLE_KEYS[ref.kind]}')}"
+    metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
+    return fmt.t(
+        "chart.alt",
+        block=fmt.block(ref.block_size),
+        access=fmt.t.access(ref.access, True),
+        metric=metric,
+    )
+
+
+def figures(charts: list[ChartRef], with_cost: bool, fmt: Formatter) -> dict[str, tuple[str, str]]:
+    """Chart stem -> (caption, alt text) of every chart of the report, in its order."""
+    found = {ref.stem: (chart_caption(ref, fmt), chart_alt(ref, fmt)) for ref in charts}
+    if with_cost:
+        found[COST_CHART] = (
+            fmt.t("chart.cost_title"),
+            fmt.t("chart.cost_alt", n=fmt.integer(1000)),
+        )
+    return found

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from babel.dates import format_date
 from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
 
-from pipeline.render.locale import Strings
+from pipeline.language.strings import Strings
 from pipeline.units import Convention, block_label, kilo, mega
 
 

@@ -6,6 +6,8 @@ import tomllib
 from functools import cache
 from typing import Any
 
+from babel import Locale
+
 from pipeline.paths import LOCALES
 
 
@@ -43,6 +45,14 @@ class Strings:
         except KeyError:
             raise MissingString(f"locales/{self.lang}.toml has no string {key!r}") from None
         return text.format(**values) if values else text
+
+    def count(self, key: str, number: float, **values: object) -> str:
+        """The string for ``number`` things in the language's plural form (CLDR rules via
+        babel): ``key.one``, ``key.other`` and, where a language has them, ``key.few`` …;
+        the number itself goes in formatted by the caller (e.g. ``n=fmt.integer(3)``)."""
+        form = Locale.parse(self("format.locale").replace("-", "_")).plural_form(abs(number))
+        chosen = f"{key}.{form}" if f"{key}.{form}" in self.table else f"{key}.other"
+        return self(chosen, **values)
 
     def mix(self, read_pct: float, short: bool = False) -> str:
         prefix = "mix.short_" if short else "mix."

@@ -13,8 +13,8 @@ import polars as pl
 
 from pipeline.config import Report
 from pipeline.ingest.spc1 import Spc1Record
-from pipeline.render.fmt import Formatter
-from pipeline.render.views import Span, TableView
+from pipeline.language.fmt import Formatter
+from pipeline.report.views import Span, TableView
 
 Row = dict[str, Any]
 
@@ -133,7 +133,7 @@ def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
                             system=system,
                             price=fmt.money(r["price"], r["currency"]),
                             iops=fmt.integer(r["capacity_iops"]),
-                            lat=fmt.lat_ms(r["lat_ms"] * 1000),
+                            lat=fmt.lat_ms(r["lat_mean_us"]),
                         )
                     )
                 ]
@@ -145,6 +145,7 @@ def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
         fmt.t("econ.sizing_caption", load=load),
         [fmt.t("econ.system"), *systems],
         rows,
+        fmt.t("econ.sizing_method", load=load),
     )
 
 
@@ -156,12 +157,14 @@ def speedup_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableVi
     rows = [
         [
             [Span(labels[r["case"]])],
-            [Span(f"{fmt.amount(r['io_share'] * 100)}%")],
-            [Span(fmt.lat_ms(r["old_ms"] * 1000))],
-            [Span(fmt.lat_ms(r["new_ms"] * 1000))],
+            [Span(f"{fmt.amount(r['io_share_pct'])}%")],
+            [Span(fmt.lat_ms(r["old_lat_mean_us"]))],
+            [Span(fmt.lat_ms(r["new_lat_mean_us"]))],
             [Span(fmt.t("econ.factor", x=fmt.amount(r["io_speedup"])))],
             [Span(f"{fmt.amount(r['app_gain_pct'])}%")],
         ]
         for r in table.iter_rows(named=True)
     ]
-    return TableView("speedup", fmt.t("econ.speedup_caption"), header, rows)
+    return TableView(
+        "speedup", fmt.t("econ.speedup_caption"), header, rows, fmt.t("econ.speedup_method")
+    )

@@ -7,20 +7,22 @@ A cell is a list of spans; a span's style is ``plain``, ``optimum`` (italic) or
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import polars as pl
 
 from pipeline.compute.tables import KINDS
 from pipeline.config import VendorFigure
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
+
+Style = Literal["plain", "optimum", "vendor", "mono"]
 
 
 @dataclass(frozen=True)
 class Span:
     text: str
-    style: str = "plain"
+    style: Style = "plain"
 
 
 Cell = list[Span]
@@ -32,6 +34,7 @@ class TableView:
     caption: str
     header: list[str]
     rows: list[list[Cell]]
+    note: str = ""  # how to read the table, printed once after its section
 
 
 EXTRA_KEYS = ("setup", "queue_depth")  # present in a table only when they vary
@@ -86,7 +89,9 @@ def _vendor_spans(
         if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
             continue
         value = fig.base_value(fmt.units)
-        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_us": fmt.lat_us}[metric](value)
+        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_mean_us": fmt.lat_us}[metric](
+            value
+        )
         note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
         spans.append(Span(f"{text}{note} {fmt.t('table.vendor', vendor=vendor)}", "vendor"))
     return spans
@@ -98,7 +103,7 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
         if access == "sequential"
         else fmt.integer(float(row["iops"]))
     )
-    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_us']))}"
+    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_mean_us']))}"
 
 
 def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
@@ -151,7 +156,7 @@ class _Grid:
 
 def _lat_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     hit = table.filter(key.filter(mix))
-    return [Span(fmt.lat_us(hit["lat_us"][0]) if hit.height else fmt.t("table.none"))]
+    return [Span(fmt.lat_us(hit["lat_mean_us"][0]) if hit.height else fmt.t("table.none"))]
 
 
 def _sequential(access: str) -> bool:
@@ -164,14 +169,17 @@ PERFORMANCE = _Grid(
     lambda a: "bytes_per_s" if _sequential(a) else "iops",
     lambda a: "table.row_mb_s" if _sequential(a) else "table.row_iops",
 )
-MIN_LATENCY = _Grid("min_latency", _lat_cell, lambda a: "lat_us", lambda a: "table.row_latency")
+MIN_LATENCY = _Grid(
+    "min_latency", _lat_cell, lambda a: "lat_mean_us", lambda a: "table.row_latency"
+)
 
 
 def performance_view(
     perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
 ) -> TableView:
     """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
-    return PERFORMANCE.view(perf, figures, fmt, vendor)
+    view = PERFORMANCE.view(perf, figures, fmt, vendor)
+    return replace(view, note=fmt.t("method.optimum"))
 
 
 def min_latency_view(
@@ -204,18 +212,18 @@ def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
     view = IOPS_AT_LATENCY.view(table, [], fmt, "")
     limits = sorted(set(table["limit_us"].to_list()))
     caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
-    return TableView(view.name, caption, view.header, view.rows)
+    return replace(view, caption=caption, note=fmt.t("method.limits"))
 
 
 def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     n = int(row["parallelism"])
-    workers = fmt.t("table.process_one" if n == 1 else "table.process_many", n=fmt.integer(n))
+    parallelism = fmt.t.count("table.parallelism", n, n=fmt.integer(n))
     value = (
         f"{fmt.gb_s(row['bytes_per_s'])} {fmt.t('unit.gb_s')}"
         if access == "sequential"
         else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     )
-    return [Span(workers), Span(value), Span(fmt.lat_us(row["lat_us"]))]
+    return [Span(parallelism), Span(value), Span(fmt.lat_us(row["lat_mean_us"]))]
 
 
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
@@ -235,4 +243,6 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             ]
             rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
-    return TableView("key_figures", fmt.t("table.key_figures"), header, rows)
+    return TableView(
+        "key_figures", fmt.t("table.key_figures"), header, rows, fmt.t("method.optimum")
+    )

@@ -12,7 +12,7 @@ import re
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import jinja2
 import polars as pl
@@ -25,7 +25,7 @@ from pipeline.compute.tables import cell
 from pipeline.config import LANGS, Report
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import inside, read_text
-from pipeline.render.fmt import Formatter
+from pipeline.language.fmt import Formatter
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
@@ -37,6 +37,16 @@ OPTIONAL = ("results", "economics")
 class Section:
     path: Path
     text: str
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A section with its placeholders resolved: Markdown in which ``marker(i)`` stands
+    for the i-th table or chart a directive placed."""
+
+    path: Path
+    text: str
+    placed: list[tuple[str, str]]
 
 
 def load(folder: Path) -> dict[str, dict[str, Section]]:
@@ -82,21 +92,34 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
 
 
 class PointText:
-    """The formatted values of one table row, for placeholders; a value the row does not
-    have (e.g. ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
+    """The formatted values of one table row, for placeholders, named as in the dataset
+    (``.iops``, ``.bytes_per_s`` in MB/s, ``.lat_mean_us``, ``.lat_mean_ms``,
+    ``.parallelism``); a value the row does not have (e.g. ``.iops`` of a minimum-latency
+    row) is not there, so naming it fails."""
+
+    RENAMED: ClassVar[dict[str, str]] = {
+        "mb_s": "bytes_per_s",
+        "lat_ms": "lat_mean_ms",
+        "lat_us": "lat_mean_us",
+    }
 
     def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
         shown = {
             "iops": ("iops", fmt.integer),
-            "mb_s": ("bytes_per_s", fmt.mb_s),
-            "lat_ms": ("lat_us", fmt.lat_ms),
-            "lat_us": ("lat_us", fmt.lat_us),
+            "bytes_per_s": ("bytes_per_s", fmt.mb_s),
+            "lat_mean_ms": ("lat_mean_us", fmt.lat_ms),
+            "lat_mean_us": ("lat_mean_us", fmt.lat_us),
             "parallelism": ("parallelism", fmt.integer),
         }
         for name, (column, show) in shown.items():
             if column in num:
                 setattr(self, name, show(num[column]))
+
+    def __getattr__(self, name: str) -> str:
+        if name in self.RENAMED:
+            raise ValueError(f".{name} is now .{self.RENAMED[name]} (the dataset's name)")
+        raise AttributeError(name)
 
 
 def _arguments(block: object, access: object, read_pct: object) -> tuple[int, str, float]:
@@ -117,11 +140,13 @@ class Values:
         self,
         tables: dict[str, pl.DataFrame],
         fmt: Formatter,
-        placeable: dict[str, list[str]] | None = None,
+        placeable: dict[str, list[str]],
+        report: Report,
     ) -> None:
         self.tables = tables
         self.fmt = fmt
-        self.placeable = placeable or {"table": [], "chart": []}
+        self.placeable = placeable
+        self.report = report
         self.placed: list[tuple[str, str]] = []
 
     def place(self, kind: str, name: str) -> Markup:
@@ -183,7 +208,9 @@ class Values:
         y = self._number(table, b, column, filters)
         return self.fmt.number(x / y, places)
 
-    def context(self, report: Report) -> dict[str, object]:
+    def context(self) -> dict[str, object]:
+        report = self.report
+
         def kind(k: str | None, table: str = "performance") -> object:
             return lambda b, a, r, setup=None: self._row(table, b, a, r, k, setup)
 
@@ -222,7 +249,7 @@ def _finalize(value: object) -> str:
     if not isinstance(value, str):
         raise ValueError(
             f"placeholder gives {type(value).__name__}, not text: name a value such as "
-            ".iops, .mb_s, .lat_ms, .lat_us or .parallelism"
+            ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
         )
     return md_text(value)
 
@@ -282,14 +309,15 @@ def compile_section(section: Section) -> jinja2.Template:
         raise _syntax(section, exc) from None
 
 
-def fill(section: Section, context: dict[str, object]) -> str:
+def fill(section: Section, values: Values) -> Filled:
     """Resolve the placeholders of one section, or fail naming file and line."""
     template = compile_section(section)
+    values.placed = []
     try:
-        return template.render(context)
+        return Filled(section.path, template.render(values.context()), values.placed)
     except jinja2.TemplateSyntaxError as exc:
         raise _syntax(section, exc) from None
-    except (jinja2.UndefinedError, SecurityError, KeyError, ValueError, TypeError) as exc:
+    except (jinja2.UndefinedError, SecurityError, ValueError, TypeError) as exc:
         raise InputError(
             section.path,
             f"line {_template_line(exc)}",

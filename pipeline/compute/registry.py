@@ -1,0 +1,353 @@
+"""Every table of a report, declared once.
+
+A ``Table`` names its compute function, its columns (the schema's ``Field``: name, dtype,
+unit, label), the columns that key a row, the view that shows it, the section it goes
+in, and how ``iopress verify`` and the manifest find its cells. compute (here), the
+report context, the manifest, verify, the whitepaper, the site and the datasheet all
+read this list; adding a table is one entry plus its compute function
+(docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import polars as pl
+
+from pipeline.compute import economics
+from pipeline.compute.tables import iops_at_latency, min_latency, performance
+from pipeline.config import Report
+from pipeline.errors import InputError
+from pipeline.ingest.spc1 import Spc1Record
+from pipeline.schema import POINT_FIELDS, Field, conform, field
+
+Section = Literal["performance", "latency", "cost", "footprint", "spc1", "sizing", "speedup"]
+ViewKind = Literal[
+    "rate_grid",
+    "latency_grid",
+    "limit_grid",
+    "key_figures",
+    "cost",
+    "footprint",
+    "spc1",
+    "sizing",
+    "speedup",
+]
+Origin = Literal["points", "report", "spc1"]  # what a table's figures derive from
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What tables are computed from: the points, the report and its SPC-1 records."""
+
+    points: pl.DataFrame
+    report: Report
+    spc1: Sequence[Spc1Record] = ()
+
+    @property
+    def several_setups(self) -> bool:
+        return self.points["setup"].n_unique() > 1
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a printed cell: its column, and the unit the paper prints it in
+    (``currency``: the row's own currency)."""
+
+    column: str
+    unit: str
+
+
+PrintedFn = Callable[[Mapping[str, Any], str], tuple[Figure, ...]]
+
+
+@dataclass(frozen=True)
+class Cells:
+    """How a transcribed ``table,row,column`` finds its figures.
+
+    ``row``: the columns the row text names in order ("random 4K 100" is access, block
+    size, read %; "fs840 2016" is system and year); further ``key=value`` words narrow it.
+    ``select``: the column whose value the transcription's column may name ("maximum" is
+    a kind, "100" a load); otherwise the column names a column of the table.
+    ``printed``: the figures one printed cell holds, given the row and that column."""
+
+    row: tuple[str, ...]
+    select: str | None
+    printed: PrintedFn
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    compute: Callable[[Inputs], pl.DataFrame | None]  # None: the report lacks its inputs
+    columns: tuple[Field, ...]
+    key: tuple[str, ...]  # the columns that make a row unique
+    view: ViewKind
+    section: Section
+    origin: Origin
+    cells: Cells
+    shown: Callable[[Inputs], bool] = lambda _: True  # by default, when computed
+    frame: str | None = None  # shows the frame of another table instead of its own
+
+    def make(self, inputs: Inputs) -> pl.DataFrame | None:
+        frame = self.compute(inputs)
+        return None if frame is None else conform(frame, self.columns)
+
+    @property
+    def selectable(self) -> bool:
+        """Measurement tables can be chosen in report.toml ``tables = [...]``."""
+        return self.origin == "points"
+
+    def column(self, name: str) -> Field:
+        return field(name, self.columns)
+
+
+def _f(name: str) -> Field:
+    return field(name, POINT_FIELDS)
+
+
+def _new(name: str, dtype: type[pl.DataType], unit: str, nullable: bool = False) -> Field:
+    return Field(name, dtype, unit, f"field.{name}", None, nullable)
+
+
+PROFILE = tuple(_f(n) for n in ("setup", "queue_depth", "access", "block_size", "read_pct"))
+PROFILE_ROW = ("access", "block_size", "read_pct")
+PROFILE_KEY = tuple(f.name for f in PROFILE)
+KIND = _new("kind", pl.String, "")
+LIMIT = _new("limit_us", pl.Float64, "µs")
+SYSTEM = _new("system", pl.String, "")
+PRICE = _new("price", pl.Float64, "currency")
+CURRENCY = _new("currency", pl.String, "")
+CAPACITY = _new("capacity_tb", pl.Float64, "TB")
+LATENCY = _f("lat_mean_us")
+
+
+def _rate(row: Mapping[str, Any]) -> Figure:
+    """MB/s for sequential access, IOPS for random (as the tables print them)."""
+    sequential = row["access"] == "sequential"
+    return Figure("bytes_per_s", "MB/s") if sequential else Figure("iops", "IOPS")
+
+
+def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+    return (_rate(row), Figure("lat_mean_us", "ms"))
+
+
+def _key_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+    rate = _rate(row)
+    shown = Figure(rate.column, "GB/s") if rate.column == "bytes_per_s" else rate
+    return (Figure("parallelism", "1"), shown, Figure("lat_mean_us", "µs"))
+
+
+def _column(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+    return (Figure(column, ""),)
+
+
+def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+    if column.replace(".", "").isdigit():  # a load: the ramp point
+        return (Figure("iops", "IOPS"), Figure("lat_mean_us", "ms"))
+    return (Figure(column, ""),)
+
+
+def _limits(i: Inputs) -> pl.DataFrame:
+    limits = i.report.latency_limits
+    return iops_at_latency(i.points, (limits.small_us, limits.large_us), limits.small_block)
+
+
+def _when(present: object, make: Callable[[], pl.DataFrame]) -> pl.DataFrame | None:
+    return make() if present else None
+
+
+RATES = (_f("iops"), _f("bytes_per_s"))
+
+TABLES: tuple[Table, ...] = (
+    Table(
+        "performance",  # seed 000 Tabelle 3
+        lambda i: performance(i.points),
+        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY),
+        (*PROFILE_KEY, "kind"),
+        "rate_grid",
+        "performance",
+        "points",
+        Cells(PROFILE_ROW, "kind", _perf_cells),
+    ),
+    Table(
+        "key_figures",  # seed 004 Tabelle 2
+        lambda i: performance(i.points),
+        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY),
+        (*PROFILE_KEY, "kind"),
+        "key_figures",
+        "performance",
+        "points",
+        Cells(PROFILE_ROW, "kind", _key_cells),
+        shown=lambda i: i.several_setups,
+        frame="performance",
+    ),
+    Table(
+        "min_latency",  # seed 000 Tabelle 4
+        lambda i: min_latency(i.points),
+        (*PROFILE, LATENCY, _f("parallelism")),
+        PROFILE_KEY,
+        "latency_grid",
+        "latency",
+        "points",
+        Cells(PROFILE_ROW, None, lambda row, column: (Figure("lat_mean_us", "µs"),)),
+    ),
+    Table(
+        "iops_at_latency",  # seed 001
+        _limits,
+        (
+            *PROFILE,
+            LIMIT,
+            *(_new(f.name, pl.Float64, f.unit, True) for f in RATES),
+            _new("parallelism", pl.Int64, "workers/host", True),
+        ),
+        PROFILE_KEY,
+        "limit_grid",
+        "latency",
+        "points",
+        Cells(PROFILE_ROW, None, lambda row, column: (_rate(row),)),
+    ),
+    Table(
+        "cost",  # seed 000 Tabelle 5
+        lambda i: _when(i.report.cost, lambda: economics.cost(i.report.cost)),
+        (
+            SYSTEM,
+            _new("year", pl.Int64, ""),
+            CAPACITY,
+            _f("iops"),
+            PRICE,
+            CURRENCY,
+            _new("price_per_tb", pl.Float64, "currency"),
+            _new("compression_ratio", pl.Float64, "1", True),
+            _new("price_per_tb_effective", pl.Float64, "currency", True),
+            _new("price_per_kiops", pl.Float64, "currency"),
+        ),
+        ("system", "year"),
+        "cost",
+        "cost",
+        "report",
+        Cells(("system", "year"), None, _column),
+    ),
+    Table(
+        "footprint",  # seed 000 Tabelle 6
+        lambda i: _when(
+            i.report.footprint,
+            lambda: economics.footprint(i.report.footprint, i.report.rack_units),
+        ),
+        (
+            SYSTEM,
+            CAPACITY,
+            _f("iops"),
+            _new("rack_units", pl.Int64, "U"),
+            _new("power_w", pl.Float64, "W"),
+            _new("w_per_tb", pl.Float64, "W/TB"),
+            _new("w_per_kiops", pl.Float64, "W/kIOPS"),
+            _new("tb_per_rack", pl.Float64, "TB"),
+            _new("iops_per_rack", pl.Float64, "IOPS"),
+        ),
+        ("system",),
+        "footprint",
+        "footprint",
+        "report",
+        Cells(("system",), None, _column),
+    ),
+    Table(
+        "spc1",  # seed 000 Tabelle 7
+        lambda i: _when(i.spc1, lambda: economics.spc1(i.spc1)),
+        (
+            SYSTEM,
+            _new("submission", pl.String, ""),
+            _new("load_pct", pl.Float64, "%"),
+            _f("iops"),
+            LATENCY,
+            PRICE,
+            CURRENCY,
+            CAPACITY,
+        ),
+        ("system", "load_pct"),
+        "spc1",
+        "spc1",
+        "spc1",
+        Cells(("system",), "load_pct", _spc1_cells),
+    ),
+    Table(
+        "spc1_sizing",  # seed 000 Tabelle 8
+        lambda i: _when(
+            i.spc1 and i.report.sizing,
+            lambda: economics.sizing(
+                i.spc1,
+                i.report.sizing.targets if i.report.sizing else [],
+                i.report.sizing.max_load_pct if i.report.sizing else 50,
+            ),
+        ),
+        (
+            SYSTEM,
+            _new("target_iops", pl.Float64, "IOPS"),
+            _new("max_load_pct", pl.Float64, "%"),
+            _new("units", pl.Int64, "1"),
+            _new("capacity_iops", pl.Float64, "IOPS"),
+            LATENCY,
+            PRICE,
+            CURRENCY,
+        ),
+        ("system", "target_iops"),
+        "sizing",
+        "sizing",
+        "spc1",
+        Cells(("system", "target_iops"), None, _column),
+    ),
+    Table(
+        "speedup",
+        lambda i: _when(i.report.speedup, lambda: economics.speedup(i.report.speedup)),
+        (
+            _new("case", pl.String, ""),
+            _new("io_share_pct", pl.Float64, "%"),
+            _new("old_lat_mean_us", pl.Float64, "µs"),
+            _new("new_lat_mean_us", pl.Float64, "µs"),
+            _new("io_speedup", pl.Float64, "×"),
+            _new("app_gain_pct", pl.Float64, "%"),
+        ),
+        ("case",),
+        "speedup",
+        "speedup",
+        "report",
+        Cells(("case",), None, _column),
+    ),
+)
+BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
+SELECTABLE = tuple(t.name for t in TABLES if t.selectable)
+
+
+def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:
+    """Every table the report's inputs allow (tables that show another's frame excepted),
+    in the registry's order, each cast to its declared columns."""
+    found = {t.name: t.make(inputs) for t in TABLES if t.frame is None}
+    return {name: frame for name, frame in found.items() if frame is not None}
+
+
+def shown(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
+    """The tables the report shows, in order: the measurement tables declared in
+    report.toml (or each one's default), then every other table that was computed."""
+    declared = inputs.report.tables
+    return [
+        t.name
+        for t in TABLES
+        if (t.frame or t.name) in tables
+        and (t.name in declared if declared is not None and t.selectable else t.shown(inputs))
+    ]
+
+
+def check_names(report: Report, path: object) -> None:
+    """report.toml ``tables = [...]`` names only measurement tables of this registry."""
+    for index, name in enumerate(report.tables or []):
+        if name not in SELECTABLE:
+            guess = difflib.get_close_matches(name, SELECTABLE, n=1, cutoff=0.6)
+            raise InputError(
+                str(path),
+                f"tables[{index}]",
+                f"no table {name!r}" + (f": did you mean {guess[0]!r}?" if guess else ""),
+                f"choose from {', '.join(SELECTABLE)}",
+            )

@@ -1,0 +1,101 @@
+"""Everything the output stages need for one report, in one place: the dataset, the tables
+of the registry, which of them are shown and how, the chart plan, and the narrative filled
+once per language."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.compute.registry import BY_NAME, ViewKind
+from pipeline.config import Report
+from pipeline.dataset import Dataset
+from pipeline.errors import InputError, InputErrors
+from pipeline.ingest.spc1 import Spc1Record
+from pipeline.language import Formatter, Strings
+from pipeline.report import econ_views as E
+from pipeline.report import views as V
+from pipeline.report.narrative import Filled, Section, Values, fill
+from pipeline.report.plan import COST_CHART, ChartRef
+from pipeline.validate import Problem
+
+ViewFn = Callable[[pl.DataFrame, Report, list[Spc1Record], Formatter], V.TableView]
+
+# the view kinds of compute/registry.py: how each kind of table becomes rows of cells
+VIEWS: dict[ViewKind, ViewFn] = {
+    "rate_grid": lambda t, r, _, f: V.performance_view(t, r.vendor_figures, f, r.system.vendor),
+    "latency_grid": lambda t, r, _, f: V.min_latency_view(t, r.vendor_figures, f, r.system.vendor),
+    "limit_grid": lambda t, r, _, f: V.iops_at_latency_view(t, f),
+    "key_figures": lambda t, r, _, f: V.key_figures_view(t, f),
+    "cost": lambda t, r, _, f: E.cost_view(t, r, f),
+    "footprint": lambda t, r, _, f: E.footprint_view(t, r, f),
+    "spc1": lambda t, r, s, f: E.spc1_view(t, s, f),
+    "sizing": lambda t, r, _, f: E.sizing_view(t, f),
+    "speedup": lambda t, r, _, f: E.speedup_view(t, r, f),
+}
+
+
+@dataclass
+class ReportContext:
+    folder: Path
+    report: Report
+    dataset: Dataset
+    tables: dict[str, pl.DataFrame]
+    shown: list[str]  # the tables shown, in the registry's order
+    narrative: dict[str, dict[str, Section]]
+    charts: list[ChartRef] = field(default_factory=list)
+    spc1: list[Spc1Record] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    read: list[tuple[Path, str]] = field(default_factory=list)  # files besides the raw data
+    histograms: dict[str, pl.DataFrame] = field(default_factory=dict)  # chart stem -> bins
+    filled: dict[str, dict[str, Filled]] = field(default_factory=dict)
+    _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
+
+    def formatter(self, lang: str) -> Formatter:
+        setups = {s.name: s.description[lang] for s in self.report.setups}
+        return Formatter(Strings(lang), setups, self.report.units)
+
+    def frame(self, name: str) -> pl.DataFrame:
+        """The frame a shown table displays (its own, or the one it declares)."""
+        return self.tables[BY_NAME[name].frame or name]
+
+    def views(self, fmt: Formatter) -> dict[str, V.TableView]:
+        """Every shown table as a formatted view, in the order of the report (made once per
+        language: the tables do not change after prepare)."""
+        if fmt.t.lang not in self._views:
+            self._views[fmt.t.lang] = {
+                name: VIEWS[BY_NAME[name].view](self.frame(name), self.report, self.spc1, fmt)
+                for name in self.shown
+            }
+        return self._views[fmt.t.lang]
+
+    def chart_stems(self) -> list[str]:
+        return [r.stem for r in self.charts] + ([COST_CHART] if "cost" in self.tables else [])
+
+    def cost_frame(self, lang: str) -> pl.DataFrame:
+        """The cost table with each system's label in ``lang`` (for the cost chart)."""
+        labels = [c.label[lang] for c in self.report.cost]
+        return self.tables["cost"].with_columns(pl.Series("label", labels))
+
+    def fill_narrative(self) -> None:
+        """Resolve every placeholder and directive of every language once; an error names
+        its file and line."""
+        placeable = {"table": list(self.shown), "chart": self.chart_stems()}
+        problems = []
+        for lang, sections in self.narrative.items():
+            values = Values(self.tables, self.formatter(lang), placeable, self.report)
+            self.filled[lang] = {}
+            for name, section in sections.items():
+                try:
+                    self.filled[lang][name] = fill(section, values)
+                except InputError as err:
+                    problems.append(err)
+        if problems:
+            raise InputErrors(problems)
+
+    def placed(self, lang: str) -> set[str]:
+        """Every table and chart a directive of this language's narrative places."""
+        return {name for f in self.filled[lang].values() for _, name in f.placed}

@@ -1,0 +1,83 @@
+"""Layers point down: a module imports only its own layer and the layers below it.
+
+The map is the one in docs/architecture.md; every import counts, also one inside a
+function or under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
+
+# lowest first; a module belongs to the first entry its dotted name starts with
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "paths", "units", "inputs", "procs", "cache", "output", "vlrender", "schema"),
+    ("language", "config"),
+    ("ingest",),
+    ("dataset", "normalise", "provenance", "validate", "fingerprint"),
+    ("compute",),
+    ("report",),
+    ("charts", "render"),
+    ("manifest", "verify"),
+    ("build",),
+    ("commands", "cli"),
+)
+
+
+def layer_of(module: str) -> int:
+    head = module.removeprefix("pipeline.").split(".")[0]
+    if head.startswith("__") or module == "pipeline":
+        return -1
+    for index, names in enumerate(LAYERS):
+        if head in names:
+            return index
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every pipeline import in the file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipeline"):
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            found += [(node.lineno, n if n.count(".") > 1 else node.module) for n in names]
+            if node.module == "pipeline":
+                found += [(node.lineno, f"pipeline.{a.name}") for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("pipeline")]
+    return found
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path) -> None:
+    here = layer_of(module_name(path))
+    upward = [
+        f"line {line}: {target}"
+        for line, target in imported(path)
+        if target != "pipeline" and layer_of(target) > here
+    ]
+    assert not upward, f"{path.name} (layer {here}) imports a layer above it: {upward}"
+
+
+def test_every_module_has_a_layer() -> None:
+    for path in MODULES:
+        layer_of(module_name(path))
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from pipeline.build import build\n", encoding="utf-8")
+    assert [layer_of(m) for _, m in imported(source)] == [layer_of("pipeline.build")]
+    assert layer_of("pipeline.build") > layer_of("pipeline.charts.family")
