@@ -28,7 +28,7 @@ demo: $(STAMP)
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
 test: lint browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # The browser test drives Debian's chromium; install it when it is missing (needs root).
 browser:

@@ -1,5 +1,8 @@
 """The whole chain for one report folder: ingest, normalise, compute, charts, PDFs, site.
 
+The output stages import their modules (altair, typst, mkdocs …) when they run, so a
+build refused for its input answers before paying for them.
+
 Output is built in a temporary folder beside the target and moved into place only when
 everything succeeded, so a failed build never replaces a good earlier one.
 """
@@ -15,11 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import ingest, manifest
-from pipeline.charts import CHARTS
-from pipeline.charts.draw import draw
-from pipeline.charts.export import KINDS, save, save_many
-from pipeline.charts.family import compare_chart
+from pipeline import ingest
 from pipeline.compute import registry
 from pipeline.config import LANGS, REPORT_FILE, Report, load_report
 from pipeline.dataset import Dataset, write
@@ -32,8 +31,6 @@ from pipeline.language.strings import Strings
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
-from pipeline.render import datasheet, site, whitepaper
-from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
 from pipeline.report import narrative
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import COST_CHART, ChartRef, chart_plan
@@ -240,6 +237,8 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
     as_frame(ctx.problems, Formatter(Strings("en"))).write_csv(work / "validation.csv")
+    from pipeline import manifest
+
     manifest.write(ctx, work / "manifest.json")
 
 
@@ -260,6 +259,10 @@ def write_workbook(ctx: ReportContext, path: Path) -> None:
 
 def write_charts(ctx: ReportContext, work: Path) -> None:
     """Every chart of the plan (and the cost chart) in both languages, drawn in one batch."""
+    from pipeline.charts import CHARTS
+    from pipeline.charts.draw import draw
+    from pipeline.charts.export import KINDS, save_many
+
     (work / "charts").mkdir()
     jobs = []
     for lang in LANGS:
@@ -274,6 +277,9 @@ def write_charts(ctx: ReportContext, work: Path) -> None:
 
 
 def write_pdfs(ctx: ReportContext, work: Path) -> None:
+    from pipeline.render import whitepaper
+    from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+
     shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
     rid = ctx.report.id
     for lang in LANGS:
@@ -283,11 +289,15 @@ def write_pdfs(ctx: ReportContext, work: Path) -> None:
 
 
 def _datasheet_stage(ctx: ReportContext, work: Path) -> None:
+    from pipeline.render import datasheet
+
     datasheet.write(ctx, work, TEMPLATES / "typst")
 
 
 def write_datasheets(folder: Path, out: Path) -> list[Path]:
     """Only the datasheets, into ``out`` (made atomically: a failure leaves it untouched)."""
+    from pipeline.render import datasheet
+
     out = check_target(out, folder)
     ctx = prepare(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -302,11 +312,16 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 
 def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -> None:
     """One comparison chart of the site: SVG, and the Vega-Lite spec the page draws."""
+    from pipeline.charts.export import save
+    from pipeline.charts.family import compare_chart
+
     written = save(compare_chart(points, fmt, title), stem, fmt, kinds=("svg", "vl.json"))
     written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
 
 
 def write_site(ctx: ReportContext, work: Path) -> None:
+    from pipeline.render import site
+
     with scratch(work / "site") as tmp:
         site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site", draw_compare)
 
@@ -369,6 +384,8 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
     out.mkdir(parents=True, exist_ok=True)
     (out / MARK).write_text("iopress output\n", encoding="utf-8")
+    from pipeline.render import site
+
     results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
     with staging(out / "site") as work, scratch(out / "site") as tmp:
         # mkdocs empties its site folder first, but keeps dot files such as the mark

@@ -23,6 +23,7 @@ from pydantic import (
 
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
+from pipeline.schema import Access
 from pipeline.units import Convention, parse_block_size, rate_factor
 
 LANGS: tuple[str, ...] = ("de", "en")
@@ -185,7 +186,7 @@ class SystemUnderTest(Strict):
 class VendorFigure(Strict):
     """A figure published by the vendor, shown beside the measured one."""
 
-    access: Literal["random", "sequential"]
+    access: Access
     block_size: int
     read_pct: float = Field(ge=0, le=100)
     metric: Literal["iops", "bytes_per_s", "lat_mean_us"]

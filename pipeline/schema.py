@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import polars as pl
 
@@ -36,8 +37,11 @@ def _percent(e: pl.Expr) -> pl.Expr:
     return (e >= 0) & (e <= 100)
 
 
+Access = Literal["random", "sequential"]
+
+
 def _access(e: pl.Expr) -> pl.Expr:
-    return e.is_in(["random", "sequential"])
+    return e.is_in(list(get_args(Access)))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,20 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 FS840 = ROOT / "data" / "examples" / "fs840"
 SHARED = ROOT.parent / "shared"
-os.environ["IOPRESS_CACHE"] = tempfile.mkdtemp(prefix="iopress-test-cache-")
+
+
+def _session_cache() -> str:
+    """An empty cache per test run, shared by its parallel workers (pytest-xdist): a
+    worker finds the charts and documents another one already made."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        return tempfile.mkdtemp(prefix="iopress-test-cache-")
+    folder = Path(tempfile.gettempdir()) / f"iopress-test-cache-{run}"
+    folder.mkdir(exist_ok=True)
+    return str(folder)
+
+
+os.environ["IOPRESS_CACHE"] = _session_cache()
 
 
 @pytest.fixture(scope="session")

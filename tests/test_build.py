@@ -264,3 +264,16 @@ def test_manifest_traces_every_figure_to_raw_lines(fs840_build: BuildResult) -> 
         "spc1_sizing",
         "speedup",
     }
+
+
+def test_a_typst_error_is_an_input_error_naming_the_source(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from pipeline.errors import InputError
+    from pipeline.render.typst_doc import compile_pdf
+
+    source = tmp_path / "broken.typ"
+    source.write_text("#let x = \n#foo(", encoding="utf-8")
+    with pytest.raises(InputError, match=r"broken\.typ: typst: the document does not compile"):
+        compile_pdf(source, tmp_path / "broken.pdf", tmp_path, dt.date(2026, 1, 1))
+    assert not (tmp_path / "broken.pdf").exists()

@@ -155,8 +155,21 @@ def assert_refused(run: Run, *words: str, code: int = 1) -> None:
 # --- report folders ----------------------------------------------------------------------
 
 
+SMALL_BLOCKS = {"1K", "4K", "256K"}  # every profile the fs840 narrative names
+
+
 def copy_report(tmp_path: Path, source: Path = FS840, name: str = "report") -> Path:
-    return Path(shutil.copytree(source, tmp_path / name, symlinks=True))
+    """A copy of ``source``; fs840 trimmed to the three block sizes its texts name, so
+    each build draws half the charts (the attacks do not depend on the others)."""
+    report = Path(shutil.copytree(source, tmp_path / name, symlinks=True))
+    if source == FS840:
+        raw = report / "raw" / "fs840.iogen.csv"
+        lines = raw.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [
+            ln for ln in lines if ";" not in ln or ln.split(";")[2] in SMALL_BLOCKS | {"block_size"}
+        ]
+        raw.write_text("".join(kept), encoding="utf-8")
+    return report
 
 
 def append_line(path: Path, text: str) -> int:
@@ -673,7 +686,7 @@ def test_tampered_cache_never_reaches_the_output(xss: Built, tmp_path: Path) -> 
     svgs = [p for p in entries if b"<svg" in p.read_bytes()]
     others = sorted((p for p in entries if p not in svgs), key=lambda p: p.stat().st_size)
     assert svgs and others
-    for path in svgs:
+    for path in svgs[:: max(1, len(svgs) // 3)]:  # a few: each is checked on its own
         path.write_bytes(TAMPERED_SVG)
     truncated = others[-1]
     truncated.write_bytes(truncated.read_bytes()[: truncated.stat().st_size // 2])

@@ -16,6 +16,7 @@ import typst
 
 from pipeline import cache
 from pipeline.config import Report
+from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
 from pipeline.paths import FONTS
 from pipeline.report.views import Cell, TableView
@@ -147,9 +148,12 @@ def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
         *(_name(p, root) for p in inputs),  # content names only: no staging folder
         *(p.read_bytes() for p in inputs),
     )
-    pdf = cache.cached(
-        name,
-        lambda: bytes(
+    output.write_bytes(cache.cached(name, lambda: _compile(source, root, stamp)))
+
+
+def _compile(source: Path, root: Path, stamp: int) -> bytes:
+    try:
+        return bytes(
             typst.compile(
                 str(source),
                 root=str(root),
@@ -157,6 +161,12 @@ def compile_pdf(source: Path, output: Path, root: Path, date: dt.date) -> None:
                 font_paths=[str(FONTS)],
                 pdf_standards=["a-2b", "ua-1"],
             )
-        ),
-    )
-    output.write_bytes(pdf)
+        )
+    except typst.TypstError as exc:
+        raise InputError(
+            source.name,
+            "typst",
+            f"the document does not compile: {exc}",
+            "iopress writes this source itself, so this is a bug: please report it with "
+            "the report folder (nothing was written)",
+        ) from None
