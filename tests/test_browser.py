@@ -108,9 +108,19 @@ def _outside(urls: set[str], base: str) -> list[str]:
 PAGES = ["/", "/de/", "/fs840/", "/de/fs840/", "/a800/", "/de/a800/", "/compare/", "/de/compare/"]
 
 
+@pytest.fixture(scope="module")
+def loaded(
+    server: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[str, set[str]]]:
+    """Every page loaded once (a Chromium start each): its DOM and the URLs it asked for."""
+    return {page: _load(server + page, tmp_path_factory.mktemp("page")) for page in PAGES}
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_page_renders_charts_and_stays_local(server: str, page: str, tmp_path: Path) -> None:
-    dom, urls = _load(server + page, tmp_path)
+def test_page_renders_charts_and_stays_local(
+    server: str, page: str, loaded: dict[str, tuple[str, set[str]]]
+) -> None:
+    dom, urls = loaded[page]
     assert any(u.endswith("/assets/vega-embed.js") for u in urls)
     assert _outside(urls, server) == []
     lang = "de" if page.startswith("/de/") else "en"
@@ -124,11 +134,13 @@ def test_page_renders_charts_and_stays_local(server: str, page: str, tmp_path: P
 @pytest.mark.parametrize(
     ("page", "other", "lang"), [("/de/fs840/", "/fs840/", "en"), ("/a800/", "/de/a800/", "de")]
 )
-def test_language_switch(server: str, page: str, other: str, lang: str, tmp_path: Path) -> None:
-    dom, _ = _load(server + page, tmp_path)
+def test_language_switch(
+    page: str, other: str, lang: str, loaded: dict[str, tuple[str, set[str]]]
+) -> None:
+    dom, _ = loaded[page]
     links = re.findall(r'<a href="([^"]+)" hreflang="([a-z]+)" class="md-select__link"', dom)
     target = dict((h, u) for u, h in links)[lang]
     resolved = json.dumps(target)
     assert target.rstrip("/").endswith(other.rstrip("/")) or other.strip("/") in resolved
-    switched, _ = _load(server + other, tmp_path)
+    switched, _ = loaded[other]
     assert f'<html lang="{lang}"' in switched
