@@ -188,7 +188,7 @@ def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     records = spc1.load_all(report.spc1, folder, folder / REPORT_FILE)
     inputs = registry.Inputs(dataset.points, report, records)
     tables = registry.compute_all(inputs)
-    plan = chart_plan(report, dataset.points)
+    plan = chart_plan(report, dataset.points, folder / REPORT_FILE)
     ctx = ReportContext(
         folder,
         report,

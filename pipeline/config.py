@@ -292,6 +292,28 @@ class ChartSpec(Strict):
     source: str | None = None  # histogram: the fio json+ file
     job: int = 0  # histogram: the job record in that file
 
+    @field_validator("profiles")
+    @classmethod
+    def _profiles(cls, v: list[str]) -> list[str]:
+        for profile in v:
+            words = profile.split()
+            if not 2 <= len(words) <= 3 or words[1] not in ("random", "sequential"):
+                raise ValueError(
+                    f"profile {profile!r} must read 'BLOCK ACCESS [READ%]', e.g. '8K random' "
+                    "or '8K random 100'"
+                )
+            parse_block_size(words[0])
+            if len(words) == 3 and not _is_number(words[2]):
+                raise ValueError(f"read share {words[2]!r} in {profile!r} must be a number")
+        return v
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return 0 <= float(text) <= 100
+    except ValueError:
+        return False
+
 
 class DatasheetConfig(Strict):
     """Which records describe the tested system on its datasheet."""

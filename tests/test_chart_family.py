@@ -118,6 +118,6 @@ def test_default_plan_by_data(a800: ReportContext) -> None:
         "dual_axis",
         "setups",
     ]
-    declared = chart_plan(a800.report, a800.dataset.points)
+    declared = chart_plan(a800.report, a800.dataset.points, A800 / "report.toml")
     assert [r.kind for r in declared][:2] == ["dual_axis", "dual_axis"]
     assert all(r.block_size == 8192 for r in declared if r.kind in ("response", "stability"))

@@ -98,3 +98,27 @@ def test_standard_mixes_and_access_patterns_have_names() -> None:
         assert {t.mix(m) for m in (100.0, 70.0, 0.0)} == {t("mix.r100"), t("mix.r70"), t("mix.r0")}
         assert t.mix(50.0).startswith("50%")
         assert t.access("random") and t.access("sequential", long=True)
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "expected"),
+    [
+        ("en", 1, "Each point was measured in one interval."),
+        ("en", 3, "Each point was measured in 3 intervals; the mean is shown."),
+        ("de", 1, "Jeder Messpunkt wurde in einem Intervall gemessen."),
+        ("de", 3, "Pro Messpunkt wurden 3 Intervalle gemessen; angegeben ist der Mittelwert."),
+    ],
+)
+def test_counts_take_the_plural_form_of_the_language(lang: str, n: int, expected: str) -> None:
+    assert Strings(lang).count("method.intervals", n, n=str(n)) == expected
+
+
+def test_one_server_and_one_process_are_singular() -> None:
+    for lang, server, process in (
+        ("en", "one server", "1 process"),
+        ("de", "einem Server", "1 Prozess"),
+    ):
+        t = Strings(lang)
+        assert server in t.count("method.hosts", 1, n="1")
+        assert t.count("table.parallelism", 1, n="1") == process
+        assert t.count("table.parallelism", 2, n="2") != process

@@ -84,14 +84,29 @@ def test_mixes_are_ordered_read_first_and_the_columns_never_change() -> None:
     assert min_latency(two_setups)["setup"].to_list() == ["a", "b"]
 
 
-def test_iops_at_latency_interpolates_at_the_first_crossing() -> None:
-    table = iops_at_latency(_points(CURVE), *LIMITS)  # 8K blocks: limit 1 ms
-    row = table.row(0, named=True)
-    # crosses between 16 (40'000 @ 800 µs) and 32 (39'000 @ 1'600 µs): a quarter of the way
-    assert row["limit_us"] == 1000
-    assert row["iops"] == 40_000 + 0.25 * (39_000 - 40_000)
-    assert row["parallelism"] == 16
-    assert table.columns == [
+def test_iops_at_latency_interpolates_where_the_curve_crosses_the_limit() -> None:
+    rising = [(1, 10_000.0, 200.0), (2, 20_000.0, 600.0), (4, 30_000.0, 1400.0)]
+    row = iops_at_latency(_points(rising), *LIMITS).row(0, named=True)  # 8K: limit 1 ms
+    # crosses between 2 (20'000 @ 600 µs) and 4 (30'000 @ 1'400 µs): half way
+    assert (row["limit_us"], row["iops"], row["parallelism"]) == (1000, 25_000, 2)
+
+
+def test_iops_at_latency_never_undercuts_a_measured_point_under_the_limit() -> None:
+    # CURVE crosses 1 ms between 16 (40'000 @ 800 µs) and 32 (39'000 @ 1'600 µs): the
+    # crossing (39'750) is below the point measured at 16, which is the answer
+    row = iops_at_latency(_points(CURVE), *LIMITS).row(0, named=True)
+    assert (row["iops"], row["parallelism"]) == (40_000, 16)
+    # a noisy level above the limit, then a better one under it (the 1M sequential case)
+    noisy = [(1, 1000.0, 500.0), (2, 1500.0, 1200.0), (4, 1800.0, 900.0), (8, 1900.0, 2000.0)]
+    row = iops_at_latency(_points(noisy), *LIMITS).row(0, named=True)
+    crossing = 1800 + (1000 - 900) / (2000 - 900) * (1900 - 1800)
+    assert row["iops"] == crossing and row["parallelism"] == 4
+    for level, iops, lat in noisy:
+        assert lat > 1000 or row["iops"] >= iops, level
+
+
+def test_iops_at_latency_columns() -> None:
+    assert iops_at_latency(_points(CURVE), *LIMITS).columns == [
         "setup",
         "queue_depth",
         "access",

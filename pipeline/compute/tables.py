@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Literal, get_args
 
 import polars as pl
@@ -113,21 +114,30 @@ def cell(
     return rows.row(0, named=True)
 
 
+RATE = ("iops", "bytes_per_s")
+
+
+def _crossings(levels: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
+    """The rate where latency crosses ``limit`` upwards between two neighbouring levels,
+    linear between them, with the lower level's parallelism."""
+    found = []
+    for below, after in itertools.pairwise(levels):
+        if below["lat_mean_us"] <= limit < after["lat_mean_us"]:
+            frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
+            rate = {k: below[k] + frac * (after[k] - below[k]) for k in RATE}
+            found.append(rate | {"parallelism": below["parallelism"]})
+    return found
+
+
 def _rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
-    """IOPS where latency first crosses ``limit`` walking up the levels, linear between the
-    measured points on either side; the best point if it never crosses; empty if the very
-    first point is already above it."""
-    cross = next((i for i, r in enumerate(levels) if r["lat_mean_us"] > limit), None)
-    if cross == 0:
+    """The highest I/O rate reached with latency at most ``limit``: the best measured point
+    under it, or where the curve crosses it (interpolated) if that is higher; never below
+    a measured point under the limit. Empty if every point is above the limit."""
+    under = [{k: r[k] for k in (*RATE, "parallelism")} for r in levels if r["lat_mean_us"] <= limit]
+    candidates = under + _crossings(levels, limit)
+    if not candidates:
         return {"iops": None, "bytes_per_s": None, "parallelism": None}
-    if cross is None:
-        best = max(levels, key=lambda r: r["iops"])
-        return {k: best[k] for k in ("iops", "bytes_per_s", "parallelism")}
-    below, after = levels[cross - 1], levels[cross]
-    frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
-    return {k: below[k] + frac * (after[k] - below[k]) for k in ("iops", "bytes_per_s")} | {
-        "parallelism": below["parallelism"]
-    }
+    return max(candidates, key=lambda c: (c["iops"], c["bytes_per_s"]))
 
 
 def iops_at_latency(

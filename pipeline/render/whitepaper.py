@@ -73,15 +73,17 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
+    intervals = int(points.select(pl.col("intervals").max()).item())
+    hosts = int(points.select(pl.col("hosts").max()).item())
     profiles = fmt.t(
         "method.profiles",
         mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
         blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows()),
-        intervals=fmt.integer(points.select(pl.col("intervals").max()).item()),
+        intervals=fmt.t.count("method.intervals", intervals, n=fmt.integer(intervals)),
         levels=", ".join(fmt.integer(p) for p in levels),
     )
-    hosts = fmt.t("method.hosts", hosts=fmt.integer(points.select(pl.col("hosts").max()).item()))
-    return [profiles, hosts, fmt.t("method.chart"), fmt.t(f"method.units_{fmt.units}")]
+    hosts_text = fmt.t.count("method.hosts", hosts, n=fmt.integer(hosts))
+    return [profiles, hosts_text, fmt.t("method.chart"), fmt.t(f"method.units_{fmt.units}")]
 
 
 def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:

@@ -7,6 +7,7 @@ build with the file and line.
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
 import traceback
@@ -23,7 +24,7 @@ from markupsafe import Markup
 
 from pipeline.compute.tables import cell
 from pipeline.config import LANGS, Report
-from pipeline.errors import InputError, InputErrors
+from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
 from pipeline.units import parse_block_size
@@ -69,10 +70,30 @@ def load(folder: Path) -> dict[str, dict[str, Section]]:
                         f"write text/{lang}/{name}.md (Markdown)",
                     )
                 )
-    problems += _unpaired(folder, found)
+    problems += _unpaired(folder, found) + _unknown(folder)
     if problems:
         raise InputErrors(problems)
     return found
+
+
+def _unknown(folder: Path) -> list[InputError]:
+    """A Markdown file that is no section (a misspelt ``resluts.md``) would vanish."""
+    known = REQUIRED + OPTIONAL
+    problems = []
+    for lang in LANGS:
+        for path in sorted((folder / "text" / lang).glob("*.md")):
+            if path.stem not in known:
+                guess = difflib.get_close_matches(path.stem, known, n=1)
+                hint = f"did you mean {guess[0]}.md? " if guess else ""
+                problems.append(
+                    InputError(
+                        path,
+                        "",
+                        "no such narrative section",
+                        f"{hint}sections are {', '.join(f'{n}.md' for n in known)}",
+                    )
+                )
+    return problems
 
 
 def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputError]:
@@ -171,17 +192,20 @@ class Values:
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
         """One row of an economics table by its system (or case) and optional filters."""
-        if table not in self.tables:
-            raise ValueError(f"no table {table!r}: one of {sorted(self.tables)}")
-        frame = self.tables[table]
+        named = {n: f for n, f in self.tables.items() if {"system", "case"} & set(f.columns)}
+        if table not in named:
+            raise NotFound(f"no table {table!r} with systems or cases: one of {sorted(named)}")
+        frame = named[table]
         column = "system" if "system" in frame.columns else "case"
         cond = pl.col(column) == key
         for name, wanted in filters.items():
+            if name not in frame.columns:
+                raise NotFound(f"no column {name!r} in table {table!r}: one of {frame.columns}")
             cond = cond & (pl.col(name) == wanted)
         rows = frame.filter(cond)
         if rows.height != 1:
             found = "no" if rows.is_empty() else f"{rows.height}"
-            raise ValueError(
+            raise NotFound(
                 f"{found} rows for {key!r} {filters or ''} in table {table!r}: "
                 "name one (e.g. year=2016)"
             )

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from pipeline.config import ChartKind, ChartSpec, Report
+from pipeline.errors import InputError
 from pipeline.language import Formatter
 from pipeline.units import parse_block_size
 
@@ -56,13 +58,14 @@ def default_specs(points: pl.DataFrame) -> list[ChartSpec]:
 
 
 def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
-    """``profiles`` entries read "8K random" or "8K random 100"."""
+    """``profiles`` entries read "8K random" or "8K random 100"; the read share counts
+    only for kinds drawn per mix (a standard chart shows every mix of its block size)."""
     if not spec.profiles:
         return True
     for profile in spec.profiles:
         words = profile.split()
         wanted = {"block_size": parse_block_size(words[0]), "access": words[1]}
-        if len(words) > 2:
+        if len(words) > 2 and "read_pct" in key:
             wanted["read_pct"] = float(words[2])
         if all(key.get(k) == v for k, v in wanted.items()):
             return True
@@ -107,30 +110,38 @@ def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Rep
     )
 
 
-def chart_plan(report: Report, points: pl.DataFrame) -> list[ChartRef]:
-    """Every chart of the report in order: grouped by access and block size as the seeds do."""
+def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+    """Every chart of the report in order: grouped by access and block size as the seeds do.
+    A declared profile that matches no measured point is an error naming it in ``where``."""
     several = points["setup"].n_unique() > 1
+    specs = report.charts if report.charts is not None else default_specs(points)
     refs = []
-    for spec in report.charts if report.charts is not None else default_specs(points):
+    for index, spec in enumerate(specs):
         if spec.kind == "histogram":
-            refs.append(
-                ChartRef(
-                    "histogram",
-                    f"histogram_{_slug(spec.source or '')}_{spec.job}",
-                    "",
-                    0,
-                    source=spec.source,
-                    job=spec.job,
-                )
-            )
+            refs.append(_histogram(spec))
             continue
-        refs += [
-            _ref(spec.kind, key, several, report)
-            for key in _keys(points, spec.kind)
-            if _matches(spec, key)
-        ]
+        keys = list(_keys(points, spec.kind))
+        refs += [_ref(spec.kind, key, several, report) for key in keys if _matches(spec, key)]
+        _all_match(spec, keys, where, f"charts[{index}]")
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+def _histogram(spec: ChartSpec) -> ChartRef:
+    stem = f"histogram_{_slug(spec.source or '')}_{spec.job}"
+    return ChartRef("histogram", stem, "", 0, source=spec.source, job=spec.job)
+
+
+def _all_match(spec: ChartSpec, keys: list[dict[str, Any]], where: Path, place: str) -> None:
+    for index, profile in enumerate(spec.profiles):
+        one = spec.model_copy(update={"profiles": [profile]})
+        if not any(_matches(one, key) for key in keys):
+            raise InputError(
+                where,
+                f"{place}.profiles[{index}]",
+                f"profile {profile!r} matches no measured point of a {spec.kind!r} chart",
+                "name a block size, access and read % the raw data holds (e.g. '8K random 100')",
+            )
 
 
 TITLE_KEYS: dict[ChartKind, str] = {
