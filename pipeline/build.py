@@ -53,7 +53,7 @@ def ingest_report(folder: Path, report: Report, keep_going: bool = False) -> Dat
     rejects and the build goes on with the others."""
     jobs = [
         (
-            inside(folder, src.path, folder / REPORT_FILE, f"sources[{i}].path"),
+            inside(folder, src.path, folder / REPORT_FILE, src.place(i)),
             ReadOptions(
                 system=report.system.name,
                 setup=src.setup,

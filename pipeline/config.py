@@ -16,6 +16,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -156,11 +157,25 @@ class FioParams(Strict):
 
 
 class Source(Strict):
+    """Raw files: one file, a glob (``raw/*.json``, ``raw/**/*.log``) or a folder
+    (``raw/``: every file in it but hidden ones), read in sorted order."""
+
     path: str
     format: str | None = None
     setup: str = "default"
     mapping: ColumnMapping | None = None
     params: FioParams | None = None  # fio job options for logs without JSON
+    _listed: str = PrivateAttr(default="")  # where report.toml lists it (after expansion)
+
+    def place(self, index: int) -> str:
+        return self._listed or f"sources[{index}].path"
+
+    @property
+    def is_pattern(self) -> bool:
+        return bool(GLOB.search(self.path)) or self.path.endswith("/")
+
+
+GLOB = re.compile(r"[*?\[]")
 
 
 class Host(Strict):
@@ -438,13 +453,57 @@ def load_report(folder: Path) -> Report:
         report = Report.model_validate(read_toml(path))
     except ValidationError as err:
         raise from_validation(path, err, model=Report) from None
+    report = _expanded(folder, path, report)
     _check_sources(folder, path, report)
     return report
 
 
+def _matches(folder: Path, src: Source) -> list[Path]:
+    """The files a glob or folder source names, sorted (hidden files of a folder left out)."""
+    if GLOB.search(src.path):
+        try:
+            found = [p for p in folder.glob(src.path) if p.is_file()]
+        except (NotImplementedError, ValueError):  # an absolute pattern
+            return []
+        return sorted(p for p in found if not p.name.startswith("."))
+    target = folder / src.path
+    if not target.is_dir():
+        return []
+    return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _expanded(folder: Path, path: Path, report: Report) -> Report:
+    """The report with each glob or folder source replaced by one source per file; each
+    file is then checked like a listed one (inside the folder, once)."""
+    sources, problems = [], []
+    for index, src in enumerate(report.sources):
+        if not (src.is_pattern or (folder / src.path).is_dir()):
+            sources.append(src)
+            continue
+        where = f"sources[{index}].path"
+        found = _matches(folder, src)
+        if not found:
+            problems.append(
+                InputError(
+                    path,
+                    where,
+                    f"{src.path!r} matches no file",
+                    "check the pattern, relative to the report folder",
+                )
+            )
+        for file in found:
+            name = file.relative_to(folder).as_posix() if file.is_relative_to(folder) else str(file)
+            one = src.model_copy(update={"path": name})
+            one._listed = f"{where} ({src.path!r})"
+            sources.append(one)
+    if problems:
+        raise InputErrors(problems)
+    return report.model_copy(update={"sources": sources})
+
+
 def _files_named(report: Report) -> list[tuple[str, str]]:
     """(place in report.toml, path) of every file the report names; each must exist."""
-    named = [(f"sources[{i}].path", s.path) for i, s in enumerate(report.sources)]
+    named = [(s.place(i), s.path) for i, s in enumerate(report.sources)]
     named += [
         (f"charts[{i}].source", c.source) for i, c in enumerate(report.charts or []) if c.source
     ]
