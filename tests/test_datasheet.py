@@ -75,8 +75,8 @@ def test_footprint_and_spc1_groups_when_configured(tmp_path: Path) -> None:
     ]
     paths = write_datasheets(report, tmp_path / "out")
     text = _text(paths[1])
-    assert "440,011" in text and "708,702 USD" in text and "1,610.65 USD" in text
-    assert "1.30 W" in text
+    assert "440,011" in text and "708,702 USD" in text and "1,611 USD" in text
+    assert "1.3 W" in text
 
 
 def test_same_layout_for_every_system(fs840_context: object) -> None:

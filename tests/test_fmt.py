@@ -50,3 +50,16 @@ def test_formats_per_language(lang: str, expected: list[str]) -> None:
 def test_rounding_is_half_up_not_half_even() -> None:
     fmt = Formatter(Strings("en"))
     assert [fmt.integer(0.5), fmt.integer(1.5), fmt.integer(2.5)] == ["1", "2", "3"]
+
+
+def test_derived_figures_print_no_false_precision() -> None:
+    from pipeline.language import Formatter, Strings
+
+    fmt = Formatter(Strings("en"))
+    assert [fmt.derived(v) for v in (3070.18, 22.81, 100 / 3, 4.2349, 0.5549)] == [
+        "3,070",
+        "23",
+        "33",
+        "4.2",
+        "0.55",
+    ]

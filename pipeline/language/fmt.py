@@ -75,6 +75,14 @@ class Formatter:
     def money(self, value: float, currency: str) -> str:
         return f"{self.amount(value)} {currency}"
 
+    def derived(self, value: float) -> str:
+        """A computed ratio (price per TB, watts per 1000 IOPS) as the seeds print it:
+        whole units from 10 up (3’070, 23), two significant digits below (4.2, 0.55) — the
+        inputs are not more precise than that."""
+        whole = abs(value - round(value)) <= 1e-9 * max(1.0, abs(value))
+        small = abs(value) < 10 and not whole
+        return self.number(value, significant_places(abs(value)) if small else 0)
+
     def lat_us(self, us: float) -> str:
         return f"{self.integer(us)} {self.t('unit.us')}"
 

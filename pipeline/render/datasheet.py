@@ -136,7 +136,7 @@ def footprint_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(fmt.t("datasheet.power"), f"{fmt.amount(row['power_w'])} {w}"),
         Item(
             fmt.t("datasheet.w_per_kiops", n=fmt.integer(1000)),
-            f"{fmt.amount(row['w_per_kiops'])} {w}",
+            f"{fmt.derived(row['w_per_kiops'])} {w}",
         ),
     ]
 
@@ -156,7 +156,7 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(fmt.t("datasheet.spc1_price"), fmt.money(record.price, record.currency)),
         Item(
             fmt.t("datasheet.spc1_price_kiops", n=fmt.integer(1000)),
-            fmt.money(round(per_kiops, 2), record.currency),
+            f"{fmt.derived(per_kiops)} {record.currency}",
         ),
     ]
 

@@ -26,10 +26,14 @@ def _transposed(
     return TableView(name, caption, [fmt.t("econ.system"), *columns], body)
 
 
+def _price(value: float, r: Row, fmt: Formatter) -> str:
+    return f"{fmt.derived(value)} {r['currency']}"
+
+
 def _per_tb(r: Row, fmt: Formatter) -> str:
-    text = fmt.money(r["price_per_tb"], r["currency"])
+    text = _price(r["price_per_tb"], r, fmt)
     if r["price_per_tb_effective"] is not None:
-        effective = fmt.money(r["price_per_tb_effective"], r["currency"])
+        effective = _price(r["price_per_tb_effective"], r, fmt)
         text += f" / {effective}{fmt.t('econ.effective_mark')}"
     return text
 
@@ -46,7 +50,7 @@ def cost_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
         (fmt.t("econ.per_tb"), lambda r: _per_tb(r, fmt)),
         (
             fmt.t("econ.per_kiops", n=kiops),
-            lambda r: fmt.money(r["price_per_kiops"], r["currency"]),
+            lambda r: _price(r["price_per_kiops"], r, fmt),
         ),
     ]
     return _transposed(
@@ -67,8 +71,8 @@ def footprint_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> Table
         (fmt.t("econ.iops"), lambda r: fmt.integer(r["iops"])),
         (fmt.t("econ.space"), lambda r: f"{r['rack_units']}{fmt.t('unit.u')}"),
         (fmt.t("econ.power"), lambda r: f"{fmt.amount(r['power_w'])} {w}"),
-        (fmt.t("econ.w_per_tb"), lambda r: f"{fmt.amount(r['w_per_tb'])} {w}"),
-        (fmt.t("econ.w_per_kiops", n=kiops), lambda r: f"{fmt.amount(r['w_per_kiops'])} {w}"),
+        (fmt.t("econ.w_per_tb"), lambda r: f"{fmt.derived(r['w_per_tb'])} {w}"),
+        (fmt.t("econ.w_per_kiops", n=kiops), lambda r: f"{fmt.derived(r['w_per_kiops'])} {w}"),
         (fmt.t("econ.tb_per_rack", ru=ru), lambda r: f"{fmt.amount(r['tb_per_rack'])} {tb}"),
         (fmt.t("econ.iops_per_rack", ru=ru), lambda r: fmt.integer(r["iops_per_rack"])),
     ]
@@ -160,8 +164,8 @@ def speedup_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableVi
             [Span(f"{fmt.amount(r['io_share_pct'])}%")],
             [Span(fmt.lat_ms(r["old_lat_mean_us"]))],
             [Span(fmt.lat_ms(r["new_lat_mean_us"]))],
-            [Span(fmt.t("econ.factor", x=fmt.amount(r["io_speedup"])))],
-            [Span(f"{fmt.amount(r['app_gain_pct'])}%")],
+            [Span(fmt.t("econ.factor", x=fmt.derived(r["io_speedup"])))],
+            [Span(f"{fmt.derived(r['app_gain_pct'])}%")],
         ]
         for r in table.iter_rows(named=True)
     ]
