@@ -365,6 +365,9 @@ class Report(Strict):
     units: Convention = "binary"  # what KB, MB, GB mean in input and output
     datasheet: DatasheetConfig = DatasheetConfig()
     tables: list[str] | None = None  # names checked by compute/registry.py
+    # the PDF's validation findings: per rule ("summary", for the customer) or each one
+    # ("all", for the auditor); validation.csv always holds every finding
+    findings: Literal["summary", "all"] = "summary"
     charts: list[ChartSpec] | None = None
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import __version__
+from pipeline import __version__, ingest
 from pipeline.config import Report
 from pipeline.dataset import Dataset
+from pipeline.errors import InputError
 
 DEPENDENCIES = (
     "polars",
@@ -62,13 +63,26 @@ def _file(folder: Path, path: Path, kind: str, tools: str = "") -> InputFile:
     return InputFile(name, resolved.stat().st_size, sha256(resolved), kind, tools)
 
 
+def _detected(path: Path) -> str:
+    """The format the reader recognised in a source listed without one."""
+    try:
+        return str(ingest.detect(path).NAME)
+    except InputError:
+        return "?"
+
+
 def inputs(
     folder: Path, report: Report, dataset: Dataset, others: Sequence[tuple[Path, str]] = ()
 ) -> list[InputFile]:
     """Every file the build read: raw sources, the files read beside them (fio JSON or job
     files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records)."""
     files = [
-        _file(folder, folder / s.path, s.format or "sniffed", _tools(dataset.intervals, s.path))
+        _file(
+            folder,
+            folder / s.path,
+            s.format or _detected(folder / s.path),
+            _tools(dataset.intervals, s.path),
+        )
         for s in report.sources
     ]
     for source, paths in dataset.sidecars.items():

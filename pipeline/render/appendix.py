@@ -34,15 +34,27 @@ def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
     for key, group in points.sort(keys, descending=[False, False, False, True]).group_by(
         keys, maintain_order=True
     ):
-        by_level = dict(zip(group["parallelism"], group["iops_dev_pct"], strict=True))
+        by_level = {
+            p: (dev, n)
+            for p, dev, n in zip(
+                group["parallelism"], group["iops_dev_pct"], group["intervals"], strict=True
+            )
+        }
         row = dict(zip(keys, key, strict=True))
-        cells = [
-            [Span(fmt.number(by_level[p], 1) if p in by_level else fmt.t("table.none"))]
-            for p in levels
-        ]
+        cells = [[Span(_deviation(by_level.get(p), fmt))] for p in levels]
         rows.append([[Span(_profile_label(row, fmt, several))], *cells])
     header = ["", *[fmt.integer(p) for p in levels]]
-    return TableView("deviation", fmt.t("appendix.deviation_caption"), header, rows)
+    single = bool((points["intervals"] == 1).any())
+    note = fmt.t("appendix.single_note") if single else ""
+    return TableView("deviation", fmt.t("appendix.deviation_caption"), header, rows, note)
+
+
+def _deviation(found: tuple[float, int] | None, fmt: Formatter) -> str:
+    """The deviation in %, "1 int." where one interval leaves nothing to deviate."""
+    if found is None:
+        return fmt.t("table.none")
+    deviation, intervals = found
+    return fmt.t("appendix.single") if intervals == 1 else fmt.number(deviation, 1)
 
 
 def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
@@ -97,6 +109,25 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     return TableView("validation", fmt.t("validation.caption"), header, rows)
 
 
+def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    """One row per rule and severity: how many findings, and the first of them (the
+    customer paper; every finding is in validation.csv)."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for p in ctx.problems:
+        groups.setdefault((p.rule, p.severity), []).append(p)
+    rows = [
+        [
+            [Span(rule)],
+            [Span(fmt.t(f"validation.{severity}"))],
+            [Span(fmt.integer(len(found)))],
+            [Span(f"{where(found[0], fmt)}: {message(found[0], fmt)}")],
+        ]
+        for (rule, severity), found in groups.items()
+    ]
+    header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "count", "example")]
+    return TableView("validation", fmt.t("validation.by_rule_caption"), header, rows)
+
+
 def validation(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [T.heading(fmt.t("validation.title"), 2)]
     if not ctx.problems:
@@ -107,7 +138,8 @@ def validation(ctx: ReportContext, fmt: Formatter) -> list[str]:
         errors=fmt.integer(errors),
         warnings=fmt.integer(len(ctx.problems) - errors),
     )
-    return [*parts, T.paragraph(summary), T.table(validation_view(ctx, fmt))]
+    view = by_rule_view if ctx.report.findings == "summary" else validation_view
+    return [*parts, T.paragraph(summary), T.table(view(ctx, fmt))]
 
 
 def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
@@ -127,8 +159,9 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
         ),
         T.heading(fmt.t("appendix.quality"), 2),
         T.paragraph(accounting),
-        T.table(deviation_view(ctx.dataset.points, fmt)),
     ]
+    deviation = deviation_view(ctx.dataset.points, fmt)
+    parts += [T.table(deviation), *([T.paragraph(deviation.note)] if deviation.note else [])]
     parts.append(
         T.table(rejects_view(ctx, fmt))
         if ctx.dataset.rejects
