@@ -77,3 +77,28 @@ def test_save_writes_svg_pdf_and_vega_lite(fs840_context: ReportContext, tmp_pat
     assert paths["pdf"].read_bytes().startswith(b"%PDF")
     assert '"$schema"' in paths["vl.json"].read_text(encoding="utf-8")
     assert "1’000’000" in paths["svg"].read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("levels", "domain", "values"),
+    [
+        ([1, 2, 4, 8, 16], [1, 16], [1, 2, 4, 8, 16]),  # a sweep to 16 uses the whole width
+        ([4], [2, 8], [4]),  # one level: a step either side
+        ([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], [1, 64], [1, 2, 4, 8, 16, 32, 64]),
+        (list(range(1, 31)), [1, 30], [1, 2, 4, 8, 16]),
+        ([2**k for k in range(20)], [1, 2**19], [2**k for k in range(0, 20, 2)]),
+    ],
+)
+def test_parallelism_axis_fits_the_measured_levels(
+    levels: list[int], domain: list[int], values: list[int]
+) -> None:
+    from pipeline.charts.theme import parallelism_axis
+
+    assert parallelism_axis(levels, 10) == (domain, values)
+
+
+def test_latency_panel_turns_logarithmic_for_a_long_tail() -> None:
+    from pipeline.charts.standard import value_scale
+
+    assert value_scale([0.7, 1.2, 2.0]).to_dict() == {"zero": True}
+    assert value_scale([0.7, 1.2, 2.0, 200.0]).to_dict() == {"type": "log"}

@@ -12,8 +12,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from pipeline.charts.standard import mix_colour, mix_label
-from pipeline.charts.theme import standard_definition, theme
+from pipeline.charts.standard import mix_colour, mix_label, parallelism_x
+from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.schema import PERCENTILES
 
@@ -27,14 +27,8 @@ def _finish(chart: Any, title: str, fmt: Formatter) -> alt.TopLevelMixin:
     return done
 
 
-def _parallelism_x(fmt: Formatter) -> alt.X:
-    spec = standard_definition()
-    return alt.X(
-        "parallelism:Q",
-        title=fmt.t("chart.parallelism"),
-        scale=alt.Scale(type="log", base=2, domain=spec.domain),
-        axis=alt.Axis(values=spec.levels, format="d", labelFlush=False),
-    )
+def _parallelism_x(points: pl.DataFrame, fmt: Formatter) -> alt.X:
+    return parallelism_x(points["parallelism"].to_list(), fmt)
 
 
 def _sequential(points: pl.DataFrame) -> bool:
@@ -78,7 +72,7 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             pl.col("lat_mean_us").alias("latency_us"),
         )
     )
-    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=_setup_colour(points, fmt))
+    base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=_setup_colour(points, fmt))
     rate = base.mark_line(point=True, strokeWidth=theme().line_width).encode(
         y=alt.Y("throughput:Q", title=value_title, axis=alt.Axis(format=",d"))
     )
@@ -137,7 +131,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             alt.Chart(data)
             .mark_line(strokeWidth=theme().line_width)
             .encode(
-                x=_parallelism_x(fmt),
+                x=_parallelism_x(points, fmt),
                 y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
                 color=colour,
                 strokeDash=dash,
@@ -207,7 +201,7 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism", "iops", "iops_min", "iops_max", mix_label(points, fmt)
     )
-    base = alt.Chart(data).encode(x=_parallelism_x(fmt), color=mix_colour(points, fmt))
+    base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=mix_colour(points, fmt))
     band = base.mark_area(opacity=0.25).encode(
         y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
         y2="iops_max:Q",
@@ -233,7 +227,7 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
         alt.Chart(data)
         .mark_line(point=True, strokeWidth=theme().line_width)
         .encode(
-            x=_parallelism_x(fmt),
+            x=_parallelism_x(points, fmt),
             y=alt.Y(
                 "latency_us:Q",
                 title=fmt.t("chart.lat_us"),
@@ -296,7 +290,7 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
             alt.Chart(data)
             .mark_line(point=True, strokeWidth=theme().line_width)
             .encode(
-                x=_parallelism_x(fmt),
+                x=_parallelism_x(points, fmt),
                 y=alt.Y(f"{field}:Q", title=axis_title, axis=alt.Axis(format=number)),
                 color=colour,
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from pipeline.charts.theme import standard_definition, theme
+from pipeline.charts.theme import parallelism_axis, standard_definition, theme
 from pipeline.language.fmt import Formatter
 
 
@@ -37,6 +37,29 @@ def mix_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
     )
 
 
+def parallelism_x(levels: list[int], fmt: Formatter) -> alt.X:
+    """The parallelism axis (log 2) over the measured levels."""
+    domain, values = parallelism_axis(levels, standard_definition().ticks)
+    return alt.X(
+        "parallelism:Q",
+        title=fmt.t("chart.parallelism"),
+        scale=alt.Scale(type="log", base=2, domain=domain),
+        axis=alt.Axis(values=values, format="d", labelFlush=False),
+    )
+
+
+LOG_FROM = 20.0  # a panel whose values span more than this factor gets a log axis
+
+
+def value_scale(values: list[float | None]) -> alt.Scale:
+    """Linear from zero, or logarithmic where the values span more than ``LOG_FROM``
+    (latency: 0.7 ms … 2 ms would vanish under a 200 ms tail)."""
+    found = [v for v in values if v is not None and v > 0]
+    if found and max(found) / min(found) > LOG_FROM:
+        return alt.Scale(type="log")
+    return alt.Scale(zero=True)
+
+
 def _panel(
     data: pl.DataFrame,
     field: str,
@@ -46,13 +69,13 @@ def _panel(
     fmt: Formatter,
 ) -> alt.Chart:
     spec = standard_definition()
-    x = alt.X(
-        "parallelism:Q",
-        title=fmt.t("chart.parallelism"),
-        scale=alt.Scale(type="log", base=2, domain=spec.domain),
-        axis=alt.Axis(values=spec.levels, format="d", labelFlush=False),
+    x = parallelism_x(data["parallelism"].to_list(), fmt)
+    y = alt.Y(
+        f"{field}:Q",
+        title=title,
+        axis=alt.Axis(format=number_format),
+        scale=value_scale(data[field].to_list()) if field == "latency_ms" else alt.Undefined,
     )
-    y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number_format))
     chart: alt.Chart = (
         alt.Chart(data)
         .mark_line(

@@ -49,8 +49,24 @@ class StandardChart(BaseModel):
 
     width: int
     height: int
-    levels: list[int]
-    domain: list[int]
+    ticks: int  # at most this many labelled levels on the parallelism axis
+
+
+def parallelism_axis(levels: list[int], ticks: int) -> tuple[list[float], list[int]]:
+    """(domain, labelled values) of a log-2 parallelism axis that fits the measured levels:
+    from the lowest to the highest (one step either side of a single level); every level
+    labelled while at most ``ticks`` of them, else the powers of two between (every
+    second, fourth … one while still too many)."""
+    found = sorted(set(levels))
+    low, high = found[0], found[-1]
+    domain = [low / 2, high * 2] if low == high else [low, high]
+    if len(found) <= ticks:
+        return [float(d) for d in domain], found
+    powers = [2**k for k in range(high.bit_length()) if low <= 2**k <= high]
+    step = 1
+    while len(powers[::step]) > ticks:
+        step *= 2
+    return [float(d) for d in domain], powers[::step]
 
 
 def _load(name: str) -> dict[str, object]:
