@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.compute.registry import TABLES, Section
+from pipeline.compute import registry
+from pipeline.compute.registry import Section
 from pipeline.config import Host
 from pipeline.language import Formatter
 from pipeline.render import typst_doc as T
@@ -140,7 +141,7 @@ def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
     """Every shown table not placed by the narrative, by section in the registry's order."""
     skip = ctx.placed(fmt.t.lang)
     by_section: dict[Section, list[str]] = {}
-    for table in TABLES:
+    for table in registry.TABLES:
         if table.name in ctx.shown and table.name not in skip:
             by_section.setdefault(table.section, []).append(table.name)
     return [p for section, names in by_section.items() for p in _section(ctx, fmt, section, names)]

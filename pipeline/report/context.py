@@ -5,7 +5,7 @@ once per language."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -66,11 +66,12 @@ class ReportContext:
         """Every shown table as a formatted view, in the order of the report (made once per
         language: the tables do not change after prepare)."""
         if fmt.t.lang not in self._views:
-            self._views[fmt.t.lang] = {
-                name: VIEWS[BY_NAME[name].view](self.frame(name), self.report, self.spc1, fmt)
-                for name in self.shown
-            }
+            self._views[fmt.t.lang] = {name: self._view(name, fmt) for name in self.shown}
         return self._views[fmt.t.lang]
+
+    def _view(self, name: str, fmt: Formatter) -> V.TableView:
+        made = VIEWS[BY_NAME[name].view](self.frame(name), self.report, self.spc1, fmt)
+        return replace(made, name=name)  # its label in the documents is the table's
 
     def chart_stems(self) -> list[str]:
         return [r.stem for r in self.charts] + ([COST_CHART] if "cost" in self.tables else [])

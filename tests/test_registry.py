@@ -1,0 +1,51 @@
+"""One declaration makes a table: computed, shown in its section of the PDF and on the
+site, in the CSV downloads and the manifest with its units, and found by verify."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.build import build
+from pipeline.compute import registry
+from pipeline.compute.tables import min_latency
+from pipeline.verify import verify
+from tests.conftest import FS840
+
+
+def _slowest(inputs: registry.Inputs) -> pl.DataFrame:
+    """A table no report had before: per profile the highest mean service time."""
+    worst = inputs.points.sort("lat_mean_us", descending=True).group_by(
+        list(registry.PROFILE_KEY), maintain_order=True
+    )
+    return min_latency(worst.first())
+
+
+def test_one_declaration_adds_a_table_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    declared = replace(registry.BY_NAME["min_latency"], name="max_latency", compute=_slowest)
+    monkeypatch.setattr(registry, "TABLES", (*registry.TABLES, declared))
+    monkeypatch.setitem(registry.BY_NAME, "max_latency", declared)
+    result = build(FS840, tmp_path / "out")
+    table = pl.read_csv(result.out / "tables" / "max_latency.csv")
+    assert table.columns == [f.name for f in declared.columns] and table.height == 18
+    assert result.ctx.shown[-1] == "max_latency"
+    typ = (result.out / "fs840.en.typ").read_text(encoding="utf-8")
+    assert typ.count("<tab-max_latency>") == 1  # in the latency section, declared there
+    manifest = (result.out / "manifest.json").read_text(encoding="utf-8")
+    assert '"table": "max_latency"' in manifest and '"label_de"' in manifest
+    row = table.filter(
+        (pl.col("access") == "random")
+        & (pl.col("block_size") == 4096)
+        & (pl.col("read_pct") == 100)
+    ).row(0, named=True)
+    published = tmp_path / "published.csv"
+    printed = f"{round(row['lat_mean_us'])} µs"
+    published.write_text(
+        f"table,row,column,printed\nmax_latency,random 4K 100,lat,{printed}\n", encoding="utf-8"
+    )
+    assert verify(result.ctx, published) == (1, [])
