@@ -461,6 +461,13 @@ def load_report(folder: Path) -> Report:
     return report
 
 
+def _base(pattern: str) -> str:
+    """The folder a glob starts from (the part before its first wildcard), or the folder."""
+    if not GLOB.search(pattern):
+        return pattern
+    return GLOB.split(pattern, maxsplit=1)[0].rpartition("/")[0]
+
+
 def _matches(folder: Path, src: Source) -> list[Path]:
     """The files a glob or folder source names, sorted (hidden files of a folder left out)."""
     if GLOB.search(src.path):
@@ -484,6 +491,10 @@ def _expanded(folder: Path, path: Path, report: Report) -> Report:
             sources.append(src)
             continue
         where = f"sources[{index}].path"
+        if not is_inside(folder, folder / _base(src.path)):  # nothing outside is even listed
+            message = f"{src.path!r} leads outside the report folder"
+            problems.append(InputError(path, where, message, OUTSIDE_HINT))
+            continue
         found = _matches(folder, src)
         if not found:
             problems.append(

@@ -49,7 +49,8 @@ def test_glob_and_folder_sources_read_every_file_sorted(path: str, tmp_path: Pat
         ("raw/fio/*.csv", "'raw/fio/*.csv' matches no file"),
         ("raw/nothing/", "'raw/nothing/' matches no file"),
         ("../*.json", "outside the report folder"),
-        ("/etc/*", "matches no file"),
+        ("/etc/*", "outside the report folder"),
+        ("../../", "outside the report folder"),
     ],
 )
 def test_a_pattern_that_finds_nothing_or_leads_out_is_refused(
@@ -70,3 +71,15 @@ def test_a_link_out_of_the_folder_found_by_a_glob_is_refused(tmp_path: Path) -> 
     (report / "raw" / "fio" / "c.json").symlink_to(tmp_path / "secret.json")
     with pytest.raises(InputErrors, match=r"sources\[1\]\.path \('raw/fio/\*\.json'\)"):
         load_report(report)
+
+
+@pytest.mark.parametrize("path", ["raw/out/", "raw/out/*.json"])
+def test_a_folder_linked_out_is_refused_before_it_is_listed(path: str, tmp_path: Path) -> None:
+    report = _report(tmp_path, path)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "secret.json").write_text("{}", encoding="utf-8")
+    (report / "raw" / "out").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert "leads outside the report folder" in str(caught.value)
+    assert "secret" not in str(caught.value)  # its content was never listed
