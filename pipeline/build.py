@@ -114,7 +114,8 @@ def combine(results: list[ingest.ReadResult], failed: Sequence[InputError] = ())
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
-    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars)
+    formats = {r.source: r.format for r in results}
+    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats)
 
 
 def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:

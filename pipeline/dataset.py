@@ -21,6 +21,7 @@ class Dataset:
     records_read: int = 0
     notes: list[str] = field(default_factory=list)
     sidecars: dict[str, list[Path]] = field(default_factory=dict)  # source -> files read too
+    formats: dict[str, str] = field(default_factory=dict)  # source -> the format it was read as
 
     @property
     def accepted(self) -> int:

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import __version__, ingest
+from pipeline import __version__
 from pipeline.config import Report
 from pipeline.dataset import Dataset
-from pipeline.errors import InputError
 
 DEPENDENCIES = (
     "polars",
@@ -63,14 +62,6 @@ def _file(folder: Path, path: Path, kind: str, tools: str = "") -> InputFile:
     return InputFile(name, resolved.stat().st_size, sha256(resolved), kind, tools)
 
 
-def _detected(path: Path) -> str:
-    """The format the reader recognised in a source listed without one."""
-    try:
-        return str(ingest.detect(path).NAME)
-    except InputError:
-        return "?"
-
-
 def inputs(
     folder: Path, report: Report, dataset: Dataset, others: Sequence[tuple[Path, str]] = ()
 ) -> list[InputFile]:
@@ -80,7 +71,7 @@ def inputs(
         _file(
             folder,
             folder / s.path,
-            s.format or _detected(folder / s.path),
+            s.format or dataset.formats.get(s.path, "?"),
             _tools(dataset.intervals, s.path),
         )
         for s in report.sources

@@ -146,13 +146,12 @@ class Resolver:
         words narrow them."""
         frame = self.ctx.frame(table.name)
         words = [w for w in row.split() if "=" not in w]
-        for column, value in _split(words, table.cells.row).items():
-            frame = frame.filter(pl.col(column).cast(pl.String) == _value(column, value))
-        for word in (w for w in row.split() if "=" in w):
-            key, _, value = word.partition("=")
-            if key not in frame.columns:
-                raise NotFound(f"no column {key!r} in {table.name}")
-            frame = frame.filter(pl.col(key).cast(pl.String) == _value(key, value))
+        named = _split(words, table.cells.row)
+        named |= dict(w.partition("=")[::2] for w in row.split() if "=" in w)
+        for column, value in named.items():
+            if column not in frame.columns:
+                raise NotFound(f"no column {column!r} in {table.name}")
+            frame = frame.filter(pl.col(column).cast(pl.String) == _value(table, column, value))
         return frame
 
     def expected(self, name: str, row: str, column: str) -> tuple[list[Expected], list[str]]:
@@ -162,10 +161,10 @@ class Resolver:
             raise NotFound(f"no table {name!r}: one of {sorted(self.ctx.shown)}")
         frame = self._rows(table, row)
         select = table.cells.select
-        if select and _is_value(frame, select, column):
-            frame = frame.filter(pl.col(select).cast(pl.String) == _value(select, column))
-        elif column not in table.key and column in frame.columns:
-            frame = frame.head(1)  # a column that repeats on every row of the key (SPC-1)
+        if select and _value(table, select, column) in frame[select].cast(pl.String):
+            frame = frame.filter(pl.col(select).cast(pl.String) == _value(table, select, column))
+        elif column in frame.columns and frame[column].n_unique() == 1:
+            frame = frame.head(1)  # the same figure on every matching row (SPC-1 price)
         hit = _one(frame)
         shown = table.cells.printed(hit, column)
         return [self._figure(table, hit, f) for f in shown], [_unit(f, table, hit) for f in shown]
@@ -200,11 +199,12 @@ def _one(frame: pl.DataFrame) -> dict[str, Any]:
     return frame.row(0, named=True)
 
 
-def _value(column: str, word: str) -> str:
-    """A row word as the column's value prints when cast to text ("4K" -> "4096")."""
+def _value(table: Table, column: str, word: str) -> str:
+    """A row word as the column's value prints when cast to text: block sizes in bytes
+    ("4K" -> "4096"), numbers of float columns as floats ("100" -> "100.0")."""
     if column == "block_size":
         return str(parse_block_size(word))
-    if column in ("read_pct", "load_pct", "target_iops") and _number(word):
+    if table.column(column).dtype == pl.Float64 and _number(word):
         return str(float(word))
     return word
 
@@ -213,17 +213,12 @@ def _number(word: str) -> bool:
     return word.replace(".", "", 1).isdigit()
 
 
-def _is_value(frame: pl.DataFrame, column: str, word: str) -> bool:
-    values = frame[column].cast(pl.String).to_list()
-    return _value(column, word) in values
-
-
 def _unit(figure: Figure, table: Table, row: dict[str, Any]) -> str:
     """The unit a figure is printed in when the transcription gives none."""
     if figure.unit:
         return figure.unit
     unit = table.column(figure.column).unit
-    defaults = {"µs": "ms", "W/TB": "W", "W/kIOPS": "W", "×": "×", "1": "1"}
+    defaults = {"µs": "ms", "W/TB": "W", "W/kIOPS": "W"}
     return str(row.get("currency", "CHF")) if unit == "currency" else defaults.get(unit, unit)
 
 

@@ -83,3 +83,10 @@ def test_a_folder_linked_out_is_refused_before_it_is_listed(path: str, tmp_path:
         load_report(report)
     assert "leads outside the report folder" in str(caught.value)
     assert "secret" not in str(caught.value)  # its content was never listed
+
+
+def test_the_provenance_names_the_format_each_file_was_read_as(tmp_path: Path) -> None:
+    ctx = prepare(_report(tmp_path, "raw/fio/"))  # the mixed report names no format
+    formats = {f.path: f.format for f in inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read)}
+    assert formats["raw/fio/a.json"] == formats["raw/fio/b.json"] == "fio"
+    assert formats["raw/iogen.csv"] == "iogen" and formats["raw/vdbench.html"] == "vdbench"

@@ -95,3 +95,21 @@ def test_cli_exit_status(tmp_path: Path) -> None:
         env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
     )
     assert ok.returncode == 0 and ok.stdout == "1 figures checked, 0 differ\n"
+
+
+def test_a_row_that_names_two_rows_is_an_error_not_the_first(
+    tmp_path: Path, fs840_context: ReportContext
+) -> None:
+    """ "Tiered Midrange" has a 2014 and a 2016 price per TB: without the year the row is
+    ambiguous; a figure the rows share (SPC-1 price on every load) is not."""
+    ambiguous = tmp_path / "ambiguous.csv"
+    ambiguous.write_text(
+        "table,row,column,printed\ncost,Tiered Midrange,price_per_tb,875 CHF\n", "utf-8"
+    )
+    with pytest.raises(InputError, match="2 rows match"):
+        verify(fs840_context, ambiguous)
+    year = tmp_path / "year.csv"
+    year.write_text(
+        "table,row,column,printed\ncost,Tiered Midrange 2016,price_per_tb,875 CHF\n", "utf-8"
+    )
+    assert verify(fs840_context, year)[0] == 1

@@ -82,7 +82,8 @@ class Cells:
 @dataclass(frozen=True)
 class Table:
     name: str
-    compute: Callable[[Inputs], pl.DataFrame | None]  # None: the report lacks its inputs
+    # a frame, or None when the report lacks the inputs; no function: see ``frame``
+    compute: Callable[[Inputs], pl.DataFrame | None] | None
     columns: tuple[Field, ...]
     key: tuple[str, ...]  # the columns that make a row unique
     view: ViewKind
@@ -93,7 +94,7 @@ class Table:
     frame: str | None = None  # shows the frame of another table instead of its own
 
     def make(self, inputs: Inputs) -> pl.DataFrame | None:
-        frame = self.compute(inputs)
+        frame = self.compute(inputs) if self.compute else None
         return None if frame is None else conform(frame, self.columns)
 
     @property
@@ -156,6 +157,13 @@ def _limits(i: Inputs) -> pl.DataFrame:
     return iops_at_latency(i.points, (limits.small_us, limits.large_us), limits.small_block)
 
 
+def _sizing(i: Inputs) -> pl.DataFrame | None:
+    sizing = i.report.sizing
+    if not (i.spc1 and sizing):
+        return None
+    return economics.sizing(i.spc1, sizing.targets, sizing.max_load_pct)
+
+
 def _when(present: object, make: Callable[[], pl.DataFrame]) -> pl.DataFrame | None:
     return make() if present else None
 
@@ -174,8 +182,8 @@ TABLES: tuple[Table, ...] = (
         Cells(PROFILE_ROW, "kind", _perf_cells),
     ),
     Table(
-        "key_figures",  # seed 004 Tabelle 2
-        lambda i: performance(i.points),
+        "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
+        None,
         (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY),
         (*PROFILE_KEY, "kind"),
         "key_figures",
@@ -275,14 +283,7 @@ TABLES: tuple[Table, ...] = (
     ),
     Table(
         "spc1_sizing",  # seed 000 Tabelle 8
-        lambda i: _when(
-            i.spc1 and i.report.sizing,
-            lambda: economics.sizing(
-                i.spc1,
-                i.report.sizing.targets if i.report.sizing else [],
-                i.report.sizing.max_load_pct if i.report.sizing else 50,
-            ),
-        ),
+        _sizing,
         (
             SYSTEM,
             _new("target_iops", pl.Float64, "IOPS"),
@@ -322,9 +323,9 @@ SELECTABLE = tuple(t.name for t in TABLES if t.selectable)
 
 
 def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:
-    """Every table the report's inputs allow (tables that show another's frame excepted),
-    in the registry's order, each cast to its declared columns."""
-    found = {t.name: t.make(inputs) for t in TABLES if t.frame is None}
+    """Every table the report's inputs allow (tables that show another's frame have none
+    of their own), in the registry's order, each cast to its declared columns."""
+    found = {t.name: t.make(inputs) for t in TABLES}
     return {name: frame for name, frame in found.items() if frame is not None}
 
 

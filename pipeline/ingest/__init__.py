@@ -69,6 +69,7 @@ def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult
         fmt = fio_log.NAME  # fio writes empty logs (e.g. slat with some engines): skipped
     module = get_format(fmt) if fmt else detect(path)
     result: ReadResult = module.read(path, options)
+    result.format = str(module.NAME)
     return result
 
 

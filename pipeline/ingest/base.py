@@ -75,6 +75,7 @@ class ReadResult:
     rows: list[dict[str, object]] | None = None
     sidecars: list[Path] = field(default_factory=list)  # other files read for this one
     skipped: bool = False  # nothing to read by design (an empty log, a clone read with another)
+    format: str = ""  # the reader's format name (given, or recognised from the file)
 
     @property
     def intervals(self) -> pl.DataFrame:
