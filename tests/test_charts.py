@@ -87,6 +87,7 @@ def test_save_writes_svg_pdf_and_vega_lite(fs840_context: ReportContext, tmp_pat
         ([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], [1, 64], [1, 2, 4, 8, 16, 32, 64]),
         (list(range(1, 31)), [1, 30], [1, 2, 4, 8, 16]),
         ([2**k for k in range(20)], [1, 2**19], [2**k for k in range(0, 20, 2)]),
+        (list(range(100, 131, 2)), [100, 130], list(range(100, 131, 4))),
     ],
 )
 def test_parallelism_axis_fits_the_measured_levels(

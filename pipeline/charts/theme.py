@@ -55,18 +55,19 @@ class StandardChart(BaseModel):
 def parallelism_axis(levels: list[int], ticks: int) -> tuple[list[float], list[int]]:
     """(domain, labelled values) of a log-2 parallelism axis that fits the measured levels:
     from the lowest to the highest (one step either side of a single level); every level
-    labelled while at most ``ticks`` of them, else the powers of two between (every
-    second, fourth … one while still too many)."""
+    labelled while at most ``ticks`` of them, else the powers of two between (or, with
+    fewer than two of those, the levels), every second, fourth … one while still too many."""
     found = sorted(set(levels))
     low, high = found[0], found[-1]
     domain = [low / 2, high * 2] if low == high else [low, high]
     if len(found) <= ticks:
         return [float(d) for d in domain], found
     powers = [2**k for k in range(high.bit_length()) if low <= 2**k <= high]
+    marks = powers if len(powers) >= 2 else found  # levels far from powers of two: thin them
     step = 1
-    while len(powers[::step]) > ticks:
+    while len(marks[::step]) > ticks:
         step *= 2
-    return [float(d) for d in domain], powers[::step]
+    return [float(d) for d in domain], marks[::step]
 
 
 def _load(name: str) -> dict[str, object]:

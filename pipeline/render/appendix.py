@@ -11,7 +11,7 @@ from pipeline.provenance import inputs, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.views import Span, TableView
-from pipeline.validate import message, where
+from pipeline.validate import Problem, message, where
 
 MAX_REJECTS = 25
 DEFINITIONS = ("service", "parallelism", "totals", "optimum", "units", "deviation")
@@ -112,7 +112,7 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     """One row per rule and severity: how many findings, and the first of them (the
     customer paper; every finding is in validation.csv)."""
-    groups: dict[tuple[str, str], list[Any]] = {}
+    groups: dict[tuple[str, str], list[Problem]] = {}
     for p in ctx.problems:
         groups.setdefault((p.rule, p.severity), []).append(p)
     rows = [
