@@ -3,6 +3,7 @@ alt text on every figure in the report's language, byte-identical rebuilds."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pypdf import PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject
 
 from pipeline.build import BuildResult
+from pipeline.report.context import ReportContext
 
 
 def _xmp(path: Path) -> str:
@@ -97,3 +99,49 @@ def test_appendix_provenance_and_quality(fs840_build: BuildResult) -> None:
     assert "Recordsread:1,944,accepted:1,944,rejected:0." in flat
     assert "Intervaldeviationpermeasuredpointin%" in flat
     assert "vl-convert-python" in text
+
+
+def _heights(page: Any) -> dict[str, float]:
+    """Each text run of a page and its height (text matrix times current matrix)."""
+    heights: dict[str, float] = {}
+    page.extract_text(
+        visitor_text=lambda text, cm, tm, *_: heights.setdefault(
+            text.strip(), tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        )
+    )
+    return heights
+
+
+def test_a_long_table_breaks_across_pages_without_overprinting(
+    fs840_context: ReportContext, tmp_path: Path
+) -> None:
+    """120 rows (a 75-file sweep's provenance is such a table): the table continues page
+    after page with its header repeated, every row once, no two rows at one height."""
+    import datetime as dt
+    import shutil
+
+    from pipeline.paths import TEMPLATES
+    from pipeline.render import typst_doc as T
+    from pipeline.report.views import Span, TableView
+
+    rows = [[[Span(f"row-{i:03d}")], [Span("x " * (i % 7))]] for i in range(120)]
+    view = TableView("long", "A long table", ["Name", "Value"], rows)
+    meta = T.Meta(fs840_context.report, fs840_context.formatter("en"))
+    source = tmp_path / "long.typ"
+    source.write_text(T.document(meta, [T.heading("Long"), T.table(view)]), encoding="utf-8")
+    shutil.copy(TEMPLATES / "typst" / T.TEMPLATE_NAME, tmp_path / T.TEMPLATE_NAME)
+    T.compile_pdf(source, tmp_path / "long.pdf", tmp_path, dt.date(2026, 1, 1))
+    seen: list[str] = []
+    pages_with_rows = 0
+    for page in PdfReader(tmp_path / "long.pdf").pages:
+        heights = _heights(page)
+        found = sorted(t for t in heights if re.fullmatch(r"row-\d{3}", t))
+        if not found:
+            continue
+        pages_with_rows += 1
+        assert "Name" in heights, "the header repeats on every page of the table"
+        ys = sorted(heights[t] for t in found)
+        assert all(b - a > 5 for a, b in itertools.pairwise(ys)), "two rows at one height"
+        seen += found
+    assert seen == [f"row-{i:03d}" for i in range(120)]
+    assert pages_with_rows >= 3
