@@ -6,8 +6,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.iopress-installed
-# Everything a target makes stays in the clone, the cache included (the vega-embed bundle
-# `make setup` makes, charts and documents of `make demo` and the tests).
+# Everything a target makes stays in the clone, the cache included (charts and documents of
+# `make demo` and the tests); `make setup` puts the vega-embed bundle into .venv/share.
 export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
 
 .PHONY: demo test lint golden setup clean fio-fixtures browser bench
@@ -18,7 +18,7 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	$(BIN)/python -c "from pipeline.render.site import vega_embed_bundle; vega_embed_bundle()"
+	$(BIN)/python -c "from pipeline.render.site import install_vega_embed_bundle as i; i()"
 	touch $(STAMP)
 
 demo: $(STAMP)

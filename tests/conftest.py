@@ -3,6 +3,7 @@ own empty output cache, so no test passes thanks to an earlier run's cached draw
 
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
 from pathlib import Path
@@ -38,5 +39,19 @@ def fs840_context() -> ReportContext:
 
 
 @pytest.fixture(scope="session")
-def fs840_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    return build(FS840, tmp_path_factory.mktemp("build") / "fs840")
+def fs840_build(
+    tmp_path_factory: pytest.TempPathFactory, fs840_context: ReportContext
+) -> BuildResult:
+    """fs840 built once per test run: the first worker (pytest-xdist) builds it, the others
+    wait for it and read the same output (a failed build is tried again by the next)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out, done = shared / "shared-build" / "fs840", shared / "shared-build" / "fs840.done"
+    out.parent.mkdir(exist_ok=True)
+    with (shared / "shared-build" / "fs840.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return BuildResult(out, fs840_context.dataset, fs840_context)
+        result = build(FS840, out)
+        done.touch()
+        return result

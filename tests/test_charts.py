@@ -8,11 +8,14 @@ from typing import Any
 import polars as pl
 import pytest
 
+from pipeline.build import prepare
 from pipeline.charts import CHARTS
+from pipeline.charts.draw import draw
 from pipeline.charts.export import save
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
 from pipeline.report.context import ReportContext
+from tests.conftest import ROOT
 
 
 def _spec(ctx: ReportContext, lang: str, block: int) -> dict[str, Any]:
@@ -103,3 +106,15 @@ def test_latency_panel_turns_logarithmic_for_a_long_tail() -> None:
 
     assert value_scale([0.7, 1.2, 2.0]).to_dict() == {"zero": True}
     assert value_scale([0.7, 1.2, 2.0, 200.0]).to_dict() == {"type": "log"}
+
+
+def test_every_chart_of_both_examples_is_valid_vega_lite(fs840_context: ReportContext) -> None:
+    """The build skips altair's schema check (it costs a third of the charts stage); every
+    chart kind both examples draw is checked here instead, in both languages."""
+    for ctx in (fs840_context, prepare(ROOT / "data" / "examples" / "a800")):
+        for lang in ("de", "en"):
+            fmt = ctx.formatter(lang)
+            for ref in ctx.charts:
+                draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt).to_dict()
+            if "cost" in ctx.tables:
+                CHARTS["cost"](ctx.cost_frame(lang), fmt).to_dict()

@@ -71,7 +71,7 @@ def _panel(
     spec = standard_definition()
     x = parallelism_x(data["parallelism"].to_list(), fmt)
     scale = value_scale(data[field].to_list()) if field == "latency_ms" else alt.Scale(zero=True)
-    logarithmic = scale.to_dict().get("type") == "log"
+    logarithmic = scale.to_dict(validate=False).get("type") == "log"
     # a log axis spans decades: significant digits, not fixed places (0.003, not 0.00)
     axis = alt.Axis(format="~g" if logarithmic else number_format)
     y = alt.Y(f"{field}:Q", title=title, axis=axis, scale=scale)

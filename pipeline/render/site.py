@@ -30,7 +30,7 @@ from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
-from pipeline.paths import MKDOCS_CONFIG
+from pipeline.paths import INSTALLED, MKDOCS_CONFIG
 from pipeline.render.sanitize import to_html
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker, md_text
@@ -303,13 +303,32 @@ def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) ->
             draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")
 
 
+def _bundle_key() -> str:
+    return cache.key("vega-embed", metadata.version("vl-convert-python"), BUNDLE_SNIPPET)
+
+
+def _make_bundle() -> bytes:
+    return vlc.javascript_bundle(BUNDLE_SNIPPET).encode("utf-8")
+
+
 def vega_embed_bundle() -> bytes:
-    """The offline vega-embed bundle; it depends only on the vl-convert version, so it is
-    made once (``make setup`` does it) and then taken from the cache."""
-    return cache.cached(
-        cache.key("vega-embed", metadata.version("vl-convert-python"), BUNDLE_SNIPPET),
-        lambda: vlc.javascript_bundle(BUNDLE_SNIPPET).encode("utf-8"),
-    )
+    """The offline vega-embed bundle. It depends only on the vl-convert version: `make
+    setup` installs it beside the virtual environment (``install_vega_embed_bundle``); a
+    build elsewhere makes it once into the cache."""
+    installed = INSTALLED / f"vega-embed-{_bundle_key()}.js"
+    if installed.is_file():
+        return installed.read_bytes()
+    return cache.cached(_bundle_key(), _make_bundle)
+
+
+def install_vega_embed_bundle() -> Path:
+    """Write the bundle into the installation (atomically: a build never reads half)."""
+    target = INSTALLED / f"vega-embed-{_bundle_key()}.js"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_suffix(".part")
+    part.write_bytes(_make_bundle())
+    part.replace(target)
+    return target
 
 
 def write_sources(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
