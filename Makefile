@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.iopress-installed
 # `make demo` and the tests); `make setup` puts the vega-embed bundle into .venv/share.
 export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
 
-.PHONY: demo test lint golden setup clean fio-fixtures browser bench
+.PHONY: demo test lint golden setup clean fio-fixtures debs bench
 
 setup: $(STAMP)
 
@@ -27,14 +27,17 @@ demo: $(STAMP)
 	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
-test: lint browser
+test: lint debs
 	$(BIN)/python -m pytest -q -n auto
 
-# The browser test drives Debian's chromium; install it when it is missing (needs root).
-browser:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
-	  || echo "warning: chromium could not be installed; the browser test is skipped outside CI"
+# Debian packages some tests drive: chromium (the site in a browser) and poppler-utils
+# (pdftotext, the layout check of every PDF). Installed when missing (needs root).
+DEBS := chromium:chromium pdftotext:poppler-utils
+debs:
+	@missing="$$(for d in $(DEBS); do command -v $${d%%:*} >/dev/null 2>&1 || echo $${d#*:}; done)"; \
+	[ -z "$$missing" ] || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } \
+	  || echo "warning: could not install $$missing; their tests are skipped outside CI"
 
 lint: $(STAMP)
 	$(BIN)/ruff check pipeline tests data/examples benchmarks

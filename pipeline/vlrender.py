@@ -7,6 +7,7 @@ and typst gives the same bytes every time."""
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -14,6 +15,13 @@ import typst
 import vl_convert as vlc
 
 from pipeline.paths import FONTS
+
+# Labels Vega hides (labelOverlap) stay in the SVG with opacity 0: invisible, but still
+# text a PDF reader finds, copies and prints over its neighbours. They are taken out.
+_HIDDEN_TEXT = re.compile(
+    r'<text\b[^>]*\sopacity="0"[^>]*>(?:[^<]|<tspan\b[^>]*>[^<]*</tspan>)*</text>'
+)
+CLEANING = "hidden text removed (1)"  # part of the cache key: change it with the cleaning
 
 _PAGE = '#set page(width: auto, height: auto, margin: 0pt)\n#image("chart.svg", alt: "chart")\n'
 
@@ -34,11 +42,18 @@ def svg_to_pdf(svg: str) -> bytes:
         )
 
 
+def visible(svg: str) -> str:
+    """The SVG without the text Vega hid."""
+    return _HIDDEN_TEXT.sub("", svg)
+
+
 def render(job: tuple[str, str, tuple[str, ...]]) -> tuple[bytes, ...]:
     """(Vega-Lite JSON, d3 number locale JSON, kinds out of "svg" and "pdf") -> the
     drawings, in the order of the kinds."""
     spec_text, locale_text, kinds = job
-    svg = str(vlc.vegalite_to_svg(json.loads(spec_text), format_locale=json.loads(locale_text)))
+    svg = visible(
+        str(vlc.vegalite_to_svg(json.loads(spec_text), format_locale=json.loads(locale_text)))
+    )
     made = {"svg": svg.encode("utf-8")}
     if "pdf" in kinds:
         made["pdf"] = svg_to_pdf(svg)

@@ -16,6 +16,7 @@ from pipeline.report.context import ReportContext
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 FS840 = ROOT / "data" / "examples" / "fs840"
+A800 = ROOT / "data" / "examples" / "a800"
 SHARED = ROOT.parent / "shared"
 
 
@@ -38,20 +39,29 @@ def fs840_context() -> ReportContext:
     return prepare(FS840)
 
 
+def _shared_build(factory: pytest.TempPathFactory, folder: Path, ctx: ReportContext) -> BuildResult:
+    """``folder`` built once per test run: the first worker (pytest-xdist) builds it, the
+    others wait for it and read the same output (a failed build is tried again)."""
+    base = factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-build"
+    out, done = shared / folder.name, shared / f"{folder.name}.done"
+    shared.mkdir(exist_ok=True)
+    with (shared / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return BuildResult(out, ctx.dataset, ctx)
+        result = build(folder, out)
+        done.touch()
+        return result
+
+
 @pytest.fixture(scope="session")
 def fs840_build(
     tmp_path_factory: pytest.TempPathFactory, fs840_context: ReportContext
 ) -> BuildResult:
-    """fs840 built once per test run: the first worker (pytest-xdist) builds it, the others
-    wait for it and read the same output (a failed build is tried again by the next)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    out, done = shared / "shared-build" / "fs840", shared / "shared-build" / "fs840.done"
-    out.parent.mkdir(exist_ok=True)
-    with (shared / "shared-build" / "fs840.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if done.exists():
-            return BuildResult(out, fs840_context.dataset, fs840_context)
-        result = build(FS840, out)
-        done.touch()
-        return result
+    return _shared_build(tmp_path_factory, FS840, fs840_context)
+
+
+@pytest.fixture(scope="session")
+def a800_shared(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    return _shared_build(tmp_path_factory, A800, prepare(A800))

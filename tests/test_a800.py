@@ -19,8 +19,8 @@ GIB = 1024**3
 
 
 @pytest.fixture(scope="module")
-def a800_build(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
-    return build(A800, tmp_path_factory.mktemp("a800") / "a800")
+def a800_build(a800_shared: BuildResult) -> BuildResult:
+    return a800_shared
 
 
 def _rows() -> list[dict[str, str]]:

@@ -15,11 +15,14 @@ import altair as alt
 
 from pipeline import cache, procs
 from pipeline.language.fmt import Formatter
-from pipeline.vlrender import render
+from pipeline.vlrender import CLEANING, render
 
 KINDS = ("svg", "pdf", "vl.json")
 # what a drawing depends on besides its spec: the renderers (typst makes the PDFs)
-RENDERERS = f"vl-convert {metadata.version('vl-convert-python')}, typst {metadata.version('typst')}"
+RENDERERS = (
+    f"vl-convert {metadata.version('vl-convert-python')}, typst {metadata.version('typst')}, "
+    + CLEANING
+)
 PARALLEL_FROM = 4  # charts; fewer are drawn here (a process costs ~0.4 s to warm up)
 
 

@@ -1,0 +1,167 @@
+"""The layout check of produced PDFs, read from the words Poppler finds on each page
+(``pdftotext -bbox``) and the headings of the PDF outline:
+
+- no text printed over text (two word boxes overlapping);
+- nothing of the body in the bottom margin but the footer line (a table running on);
+- no heading at the end of a page (the text it heads on the next one).
+
+A finding names the PDF, the page and the words. ``make test`` installs poppler-utils
+(Debian) when it is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from pypdf import PdfReader
+from pypdf.generic import Destination
+
+PDFTOTEXT = shutil.which("pdftotext")
+CM = 72 / 2.54
+OVERLAP = 0.25  # share of the smaller box two words may not share
+SLACK = 1.0  # pt: glyph boxes of adjacent lines may touch
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    x0: float
+    y0: float  # from the top of the page, as Poppler gives it
+    x1: float
+    y1: float
+
+    def area(self) -> float:
+        return max(0.0, self.x1 - self.x0) * max(0.0, self.y1 - self.y0)
+
+    def shared(self, other: Word) -> float:
+        w = min(self.x1, other.x1) - max(self.x0, other.x0) - SLACK
+        h = min(self.y1, other.y1) - max(self.y0, other.y0) - SLACK
+        return w * h if w > 0 and h > 0 else 0.0
+
+
+@dataclass
+class Page:
+    number: int  # from 1
+    height: float
+    words: list[Word]
+
+
+class _Bbox(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pages: list[Page] = []
+        self._word: dict[str, str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        if tag == "page":
+            self.pages.append(Page(len(self.pages) + 1, float(values["height"]), []))
+        elif tag == "word":
+            self._word = values | {"text": ""}
+
+    def handle_data(self, data: str) -> None:
+        if self._word is not None:
+            self._word["text"] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "word" and self._word is not None:
+            w = self._word
+            box = (float(w["xmin"]), float(w["ymin"]), float(w["xmax"]), float(w["ymax"]))
+            self.pages[-1].words.append(Word(w["text"], *box))
+            self._word = None
+
+
+def pages(pdf: Path) -> list[Page]:
+    assert PDFTOTEXT, "pdftotext (poppler-utils) is needed; make test installs it"
+    run = subprocess.run(
+        [PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+    )
+    parser = _Bbox()
+    parser.feed(run.stdout)
+    return parser.pages
+
+
+def overprinted(page: Page) -> list[str]:
+    """Pairs of words whose boxes share more than OVERLAP of the smaller one."""
+    found = []
+    words = sorted(page.words, key=lambda w: w.y0)
+    for i, a in enumerate(words):
+        for b in words[i + 1 :]:
+            if b.y0 >= a.y1:
+                break
+            smaller = min(a.area(), b.area())
+            if smaller > 0 and a.shared(b) > OVERLAP * smaller:
+                found.append(f"page {page.number}: {a.text!r} over {b.text!r}")
+    return found
+
+
+def in_bottom_margin(page: Page, margin_cm: float) -> list[str]:
+    """Words below the body other than the footer line (the lowest line of the page); a
+    word is below when its middle is (descenders of the last line may reach further)."""
+    bottom = page.height - margin_cm * CM
+    low = [w for w in page.words if (w.y0 + w.y1) / 2 > bottom]
+    if not low:
+        return []
+    footer = max(w.y0 for w in low)
+    return [
+        f"page {page.number}: {w.text!r} in the bottom margin"
+        for w in low
+        if abs(w.y0 - footer) > 2.0
+    ]
+
+
+def _headings(pdf: Path) -> list[tuple[str, int, float]]:
+    """Title, page (from 1) and distance from the page top of each outline heading."""
+    reader = PdfReader(pdf)
+    found: list[tuple[str, int, float]] = []
+
+    def walk(items: list[object]) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+            elif isinstance(item, Destination) and item.top is not None:
+                page = reader.get_destination_page_number(item)
+                height = float(reader.pages[page].mediabox.height)
+                found.append((str(item.title), page + 1, height - float(item.top)))
+
+    walk(list(reader.outline))
+    return found
+
+
+def stranded_headings(pdf: Path, paged: list[Page], margin_cm: float) -> list[str]:
+    """Headings with nothing of the body below them on their page."""
+    found = []
+    for title, number, top in _headings(pdf):
+        page = paged[number - 1]
+        bottom = page.height - margin_cm * CM
+        line = [w for w in page.words if abs(w.y0 - top) < 20 and w.text in title]
+        below = max((w.y1 for w in line), default=top) + 2.0
+        if not any(below < w.y0 and (w.y0 + w.y1) / 2 <= bottom for w in page.words):
+            found.append(f"page {number}: heading {title!r} ends the page")
+    return found
+
+
+def check(pdf: Path, margin_cm: float) -> list[str]:
+    """Every layout finding of ``pdf``, whose pages have a bottom margin of ``margin_cm``."""
+    paged = pages(pdf)
+    found = [f for page in paged for f in overprinted(page)]
+    found += [f for page in paged for f in in_bottom_margin(page, margin_cm)]
+    found += stranded_headings(pdf, paged, margin_cm)
+    return [f"{pdf.name}: {f}" for f in found]
+
+
+# the bottom margins of the templates (templates/typst/*.typ)
+MARGINS = {"whitepaper": 2.4, "datasheet": 1.5}
+
+
+def check_output(out: Path) -> list[str]:
+    """The layout findings of every whitepaper and datasheet of a build output."""
+    found = []
+    for pdf in sorted(out.glob("*.pdf")):
+        kind = "datasheet" if "-datasheet." in pdf.name else "whitepaper"
+        found += check(pdf, MARGINS[kind])
+    return found
