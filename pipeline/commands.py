@@ -181,8 +181,12 @@ def _rich_cell(cell: Cell) -> str:
         "optimum": "[italic]{}[/italic]",
         "vendor": "[bold blue]{}[/]",
         "mono": "{}",
+        "link": "{}",
     }
-    return "\n".join(styles[s.style].format(s.text.replace("[", r"\[")) for s in cell)
+    return "\n".join(
+        styles[s.style].format((f"{s.text}: {s.href}" if s.href else s.text).replace("[", r"\["))
+        for s in cell
+    )
 
 
 def _rich_table(view: TableView) -> Table:

@@ -7,6 +7,8 @@ object would be a way to run code."""
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Any
 
 from jinja2 import Environment
@@ -32,3 +34,19 @@ COMPILED = MemoryBytecodeCache()
 def on_env(env: Environment, config: Any, files: Any) -> Environment:
     env.bytecode_cache = COMPILED
     return env
+
+
+# The language switch: the i18n plugin gives the home pages absolute links ("/de/"), which
+# lead nowhere from file:// or a site in a sub-folder. They are made relative to the page.
+_SWITCH = re.compile(r'(<a href=")(/[^"]*)(" hreflang=)')
+
+
+def relative(target: str, page_url: str) -> str:
+    """``target`` (absolute on the site) as seen from the page at ``page_url``."""
+    folder = posixpath.dirname("/" + page_url) if not page_url.endswith("/") else "/" + page_url
+    found = posixpath.relpath(target, folder or "/")
+    return found + "/" if target.endswith("/") and found != "." else found + "/" * (found == ".")
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    return _SWITCH.sub(lambda m: m[1] + relative(m[2], page.url) + m[3], output)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from urllib.parse import quote
 
 import polars as pl
 import vl_convert as vlc
@@ -32,15 +33,24 @@ from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG
 from pipeline.render.sanitize import to_html
+from pipeline.render.whitepaper import numbers
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker, md_text
 from pipeline.report.plan import figures
-from pipeline.report.views import Cell, TableView
+from pipeline.report.views import Cell, Span, TableView
+
+
+def _md_span(span: Span) -> str:
+    text = md_text(span.text)
+    if span.style == "link":  # an http(s) address; what could end the link is encoded
+        return f"[{text}]({quote(span.href, safe=URL_SAFE)})"
+    marks = {"plain": "", "optimum": "*", "vendor": "**", "mono": "`"}
+    mark = marks[span.style]
+    return f"{mark}{text}{mark}" + ("{: .iop-vendor }" if span.style == "vendor" else "")
 
 
 def _md_cell(cell: Cell) -> str:
-    marks = {"plain": "", "optimum": "*", "vendor": "**", "mono": "`"}
-    return "<br>".join(f"{marks[s.style]}{md_text(s.text)}{marks[s.style]}" for s in cell)
+    return "<br>".join(_md_span(s) for s in cell)
 
 
 def md_table(view: TableView, number: int, fmt: Formatter) -> str:
@@ -54,8 +64,17 @@ def md_table(view: TableView, number: int, fmt: Formatter) -> str:
     return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n{note}"
 
 
+URL_SAFE = ":/?#@!$&'*+,;=%-._~"  # no brackets, parentheses, quotes or spaces
 SITE_DEFAULT_LANG = "en"  # must match the default language in mkdocs.yml
 ASSETS = ("assets/vega-embed.js", "assets/iopress.js")
+STYLESHEET = "assets/iopress.css"
+# the whitepaper's vendor blue; wide tables in a smaller type, scrolled rather than cut
+CSS = """.md-typeset .iop-vendor { color: #1f5aa6; }
+.md-typeset table:not([class]) { font-size: 0.68rem; }
+.md-typeset table:not([class]) td, .md-typeset table:not([class]) th { padding: 0.5em 0.8em; }
+.md-typeset__table { max-width: 100%; }
+.md-typeset__scrollwrap { overflow-x: auto; }
+"""
 BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 EMBED_SCRIPT = """// Draw each chart with Vega from its Vega-Lite spec beside the SVG; keep the SVG
 // when the spec cannot be loaded (e.g. pages opened from the file system).
@@ -130,12 +149,16 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts.append(f"## {md_text(t('section.summary'))}\n\n" + _summary(ctx, fmt))
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
-    for n, (stem, (caption, alt)) in enumerate(_figures(ctx, fmt).items(), start=1):
+    number = numbers(ctx, lang)  # the PDF's numbers
+    charts = sorted(_figures(ctx, fmt).items(), key=lambda kv: number[("figure", kv[0])])
+    for stem, (caption, alt) in charts:
+        n = number[("figure", stem)]
         parts.append(
             chart_md(f"charts/{r.id}/{stem}-{lang}.svg", alt, f"{t('doc.figure')} {n} – {caption}")
         )
     parts.append(f"## {md_text(t('site.tables'))}\n")
-    parts += [md_table(v, n, fmt) for n, v in enumerate(ctx.views(fmt).values(), start=1)]
+    views = sorted(ctx.views(fmt).items(), key=lambda kv: number[("table", kv[0])])
+    parts += [md_table(v, number[("table", name)], fmt) for name, v in views]
     if r.cost_note:
         parts.append(f"{md_text(r.cost_note[lang])}\n")
     return "\n".join(parts)
@@ -183,8 +206,8 @@ def landing_page(built: Sequence[Built], fmt: Formatter, compare: bool) -> str:
 def pages(built: Sequence[Built]) -> dict[str, str]:
     """Markdown file name -> text, for every page and language."""
     out = {}
-    profiles = comparison_profiles(built)
     for lang in LANGS:
+        profiles = comparison_profiles(built, lang)
         fmt = built[0].ctx.formatter(lang)
         out[f"index{suffix(lang)}.md"] = titled(
             fmt.t("site.reports"), landing_page(built, fmt, bool(profiles))
@@ -211,22 +234,32 @@ def titled(title: str, page: str) -> str:
 PROFILE = ("access", "block_size", "read_pct")
 
 
-def _system_points(b: Built) -> pl.DataFrame:
-    """The points of the setup that represents the system (its datasheet setup)."""
-    setup = b.ctx.report.datasheet.setup or b.ctx.report.setups[0].name
-    return b.ctx.dataset.points.filter(pl.col("setup") == setup).with_columns(
-        pl.lit(b.ctx.report.system.name).alias("label")
+def _system_points(b: Built, lang: str) -> pl.DataFrame:
+    """Every setup's points, labelled with the system (and the setup, when it has several)."""
+    r = b.ctx.report
+    labels = {
+        s.name: r.system.name if len(r.setups) == 1 else f"{r.system.name} – {s.description[lang]}"
+        for s in r.setups
+    }
+    points = b.ctx.dataset.points
+    return points.with_columns(
+        pl.col("setup").replace_strict(labels, default="").alias("label"),
+        pl.lit(r.id).alias("report"),
     )
 
 
-def comparison_profiles(built: Sequence[Built]) -> dict[tuple[str, int, float], pl.DataFrame]:
-    """Profiles measured by at least two of the site's systems, with their points."""
+Profiles = dict[tuple[str, int, float], pl.DataFrame]
+
+
+def comparison_profiles(built: Sequence[Built], lang: str = "en") -> Profiles:
+    """Profiles measured by at least two of the site's systems, with the points of every
+    setup of each system."""
     if len(built) < 2:
         return {}
-    allp = pl.concat([_system_points(b) for b in built], how="diagonal_relaxed")
+    allp = pl.concat([_system_points(b, lang) for b in built], how="diagonal_relaxed")
     found = {}
     for key, group in allp.group_by(list(PROFILE), maintain_order=True):
-        if group["label"].n_unique() > 1:
+        if group["report"].n_unique() > 1:
             found[(str(key[0]), int(key[1]), float(key[2]))] = group
     return dict(sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[0][2])))
 
@@ -235,10 +268,10 @@ def compare_stem(key: tuple[str, int, float]) -> str:
     return f"compare_{key[0]}_{key[1] // 1024}k_r{key[2]:g}"
 
 
-def compare_page(profiles: dict[tuple[str, int, float], pl.DataFrame], fmt: Formatter) -> str:
+def compare_page(profiles: Profiles, fmt: Formatter) -> str:
     lang, t = fmt.t.lang, fmt.t
     parts = [f"# {md_text(t('site.compare'))}\n", f"{md_text(t('site.compare_intro'))}\n"]
-    for n, key in enumerate(profiles, start=1):
+    for n, (key, points) in enumerate(profiles.items(), start=1):
         caption = compare_caption(key, fmt)
         parts.append(f"## {md_text(caption)}\n")
         parts.append(
@@ -248,7 +281,30 @@ def compare_page(profiles: dict[tuple[str, int, float], pl.DataFrame], fmt: Form
                 f"{t('doc.figure')} {n} – {caption}",
             )
         )
+        parts.append(compare_table(key, points, fmt))
     return "\n".join(parts)
+
+
+def compare_table(key: tuple[str, int, float], points: pl.DataFrame, fmt: Formatter) -> str:
+    """Per system and setup: the maximum rate, its parallelism and the minimum latency."""
+    t = fmt.t
+    sequential = key[0] == "sequential"
+    rate = t("site.compare_max_mb") if sequential else t("site.compare_max_iops")
+    lines = [
+        f"| {md_text(t('site.compare_system'))} | {md_text(rate)} | "
+        f"{md_text(t('site.compare_at'))} | {md_text(t('site.compare_min_lat'))} |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, group in points.group_by("label", maintain_order=True):
+        best = group.sort("iops", descending=True).row(0, named=True)
+        fastest = group.sort("lat_mean_us").row(0, named=True)
+        value = fmt.mb_s(best["bytes_per_s"]) if sequential else fmt.integer(best["iops"])
+        lines.append(
+            f"| {md_text(str(label[0]))} | {md_text(value)} | "
+            f"{md_text(fmt.integer(best['parallelism']))} | "
+            f"{md_text(fmt.lat_ms(fastest['lat_mean_us']))} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def compare_caption(key: tuple[str, int, float], fmt: Formatter) -> str:
@@ -292,14 +348,11 @@ DrawCompare = Callable[[pl.DataFrame, Formatter, str, Path], None]
 
 
 def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
-    profiles = comparison_profiles(built)
-    if not profiles:
-        return
     folder = docs / "charts" / "compare"
-    folder.mkdir(parents=True)
     for lang in LANGS:
         fmt = built[0].ctx.formatter(lang)
-        for key, points in profiles.items():
+        for key, points in comparison_profiles(built, lang).items():
+            folder.mkdir(parents=True, exist_ok=True)
             draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")
 
 
@@ -343,20 +396,31 @@ def write_sources(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None
     bundle = vega_embed_bundle()
     (docs / ASSETS[0]).write_bytes(bundle)
     (docs / ASSETS[1]).write_text(EMBED_SCRIPT, encoding="utf-8")
+    (docs / STYLESHEET).write_text(CSS, encoding="utf-8")
+
+
+def _site_name(built: Sequence[Built], lang: str) -> Markup:
+    """The report's title in ``lang`` (HTML-escaped: the theme prints it both raw and with
+    ``|e``); "iopress" for a site of several reports."""
+    name = built[0].ctx.report.title[lang] if len(built) == 1 else "iopress"
+    return Markup(html.escape(name))
 
 
 def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare) -> None:
     write_sources(built, docs, draw)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
-    name = built[0].ctx.report.title["en"] if len(built) == 1 else "iopress"
+    names = {lang: _site_name(built, lang) for lang in LANGS}
     config = load_config(
         config_file=str(MKDOCS_CONFIG),
         docs_dir=str(docs),
         site_dir=str(site),
-        site_name=Markup(html.escape(name)),  # the theme prints it both raw and with |e
+        site_name="iopress",  # a str: the i18n plugin overrides only values of the same type
         strict=True,
         extra_javascript=list(ASSETS),
+        extra_css=[STYLESHEET],
     )
+    for language in config.plugins["i18n"].config.languages:
+        language.site_name = names[language.locale]
     try:
         mkdocs_build(config)
     except MkDocsException as exc:

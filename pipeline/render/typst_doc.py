@@ -58,6 +58,8 @@ def _cell(cell: Cell) -> str:
     for span in cell:
         if span.style == "plain":
             parts.append(f"#{lit(span.text)}")
+        elif span.style == "link":
+            parts.append(f"#link({lit(span.href)}, {lit(span.text)})")
         else:
             parts.append(f"#{span.style}({lit(span.text)})")
     return "[" + " \\ ".join(parts) + "]"

@@ -137,14 +137,48 @@ def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[s
     return parts
 
 
-def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _by_section(ctx: ReportContext, lang: str) -> dict[Section, list[str]]:
     """Every shown table not placed by the narrative, by section in the registry's order."""
-    skip = ctx.placed(fmt.t.lang)
+    skip = ctx.placed(lang)
     by_section: dict[Section, list[str]] = {}
     for table in registry.TABLES:
         if table.name in ctx.shown and table.name not in skip:
             by_section.setdefault(table.section, []).append(table.name)
-    return [p for section, names in by_section.items() for p in _section(ctx, fmt, section, names)]
+    return by_section
+
+
+def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    sections = _by_section(ctx, fmt.t.lang)
+    return [p for section, names in sections.items() for p in _section(ctx, fmt, section, names)]
+
+
+def _placed(ctx: ReportContext, lang: str, section: str | None) -> list[tuple[str, str]]:
+    filled = ctx.filled[lang].get(section) if section else None
+    return [("table" if k == "table" else "figure", n) for k, n in filled.placed] if filled else []
+
+
+def _order(ctx: ReportContext, lang: str) -> list[tuple[str, str]]:
+    """Figures ("figure", stem) and tables ("table", name) in the order of ``body``."""
+    skip = ctx.placed(lang)
+    order = [p for s in ("summary", "setup", "method", "results") for p in _placed(ctx, lang, s)]
+    order += [("figure", r.stem) for r in ctx.charts if r.stem not in skip]
+    for section, names in _by_section(ctx, lang).items():
+        order += _placed(ctx, lang, SECTIONS[section][2])
+        order += [("table", name) for name in names]
+        if section == "cost" and COST_CHART not in skip:
+            order.append(("figure", COST_CHART))
+    return order + _placed(ctx, lang, "conclusion")
+
+
+def numbers(ctx: ReportContext, lang: str) -> dict[tuple[str, str], int]:
+    """The number the PDF gives each figure and table (the site shows the same)."""
+    found: dict[tuple[str, str], int] = {}
+    counts = {"figure": 0, "table": 0}
+    for kind, name in _order(ctx, lang):
+        if kind in counts:
+            counts[kind] += 1
+            found.setdefault((kind, name), counts[kind])
+    return found
 
 
 def body(ctx: ReportContext, lang: str) -> str:

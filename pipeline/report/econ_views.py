@@ -6,7 +6,7 @@ prints them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -14,15 +14,22 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.language.fmt import Formatter
-from pipeline.report.views import Span, TableView
+from pipeline.report.views import Cell, Span, TableView
 
 Row = dict[str, Any]
 
 
 def _transposed(
-    name: str, caption: str, columns: list[str], rows: list[tuple[str, list[str]]], fmt: Formatter
+    name: str,
+    caption: str,
+    columns: list[str],
+    rows: Sequence[tuple[str, Sequence[str | Cell]]],
+    fmt: Formatter,
 ) -> TableView:
-    body = [[[Span(label)], *[[Span(v)] for v in values]] for label, values in rows]
+    body = [
+        [[Span(label)], *[[Span(v)] if isinstance(v, str) else v for v in values]]
+        for label, values in rows
+    ]
     return TableView(name, caption, [fmt.t("econ.system"), *columns], body)
 
 
@@ -98,7 +105,7 @@ def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) ->
         )
 
     none = fmt.t("table.none")
-    lines: list[tuple[str, Callable[[Spc1Record], str]]] = [
+    lines: list[tuple[str, Callable[[Spc1Record], str | Cell]]] = [
         (fmt.t("econ.media"), lambda r: r.media or none),
         (fmt.t("econ.capacity"), lambda r: f"{fmt.amount(r.capacity_tb)} {fmt.t('unit.tb')}"),
         *[(fmt.t("econ.spc1_load", load=fmt.amount(x)), lambda r, x=x: at(r, x)) for x in loads],
@@ -107,7 +114,10 @@ def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) ->
             fmt.t("econ.space"),
             lambda r: f"{r.rack_units}{fmt.t('unit.u')}" if r.rack_units else none,
         ),
-        (fmt.t("econ.link"), lambda r: r.source),
+        (
+            fmt.t("econ.link"),
+            lambda r: [Span(fmt.t("econ.link_text", id=r.submission), "link", r.source)],
+        ),
     ]
     return _transposed(
         "spc1",

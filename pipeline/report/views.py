@@ -1,7 +1,8 @@
 """Tables as rows of formatted cells, shared by the PDF, the site and the terminal.
 
-A cell is a list of spans; a span's style is ``plain``, ``optimum`` (italic) or
-``vendor`` (the vendor's published figure, bold).
+A cell is a list of spans; a span's style is ``plain``, ``optimum`` (italic),
+``vendor`` (the vendor's published figure, bold, blue), ``mono`` or ``link`` (its text
+leads to ``href``, an http(s) address).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from pipeline.compute.tables import KINDS
 from pipeline.config import VendorFigure
 from pipeline.language.fmt import Formatter
 
-Style = Literal["plain", "optimum", "vendor", "mono"]
+Style = Literal["plain", "optimum", "vendor", "mono", "link"]
 
 
 @dataclass(frozen=True)
 class Span:
     text: str
     style: Style = "plain"
+    href: str = ""  # only for "link"
 
 
 Cell = list[Span]

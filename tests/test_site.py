@@ -1,0 +1,68 @@
+"""The site beside the PDF: the same table and figure numbers, language links that work
+from any folder and from file://, the German name on German pages, the vendor blue, and
+a comparison page that shows every setup of every system, with a table."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from pipeline.build import BuildResult
+from pipeline.render import site
+from pipeline.report.context import ReportContext
+
+CAPTION = {"de": r"(?:Tabelle|Abbildung) \d+ – [^<*]+", "en": r"(?:Table|Figure) \d+ – [^<*]+"}
+
+
+def _page(out: Path, lang: str) -> str:
+    folder = out / "site" / ("de/fs840" if lang == "de" else "fs840")
+    return (folder / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_numbers_equal_the_pdf(fs840_build: BuildResult, lang: str) -> None:
+    pdf = " ".join(
+        " ".join(p.extract_text().split())
+        for p in PdfReader(fs840_build.out / f"fs840.{lang}.pdf").pages
+    )
+    captions = [
+        " ".join(c.split()) for c in re.findall(CAPTION[lang], _page(fs840_build.out, lang))
+    ]
+    assert len(captions) >= 8 + 6
+    assert [c for c in captions if c not in pdf] == []
+
+
+def test_language_links_are_relative(fs840_build: BuildResult) -> None:
+    for page in (fs840_build.out / "site").rglob("*.html"):
+        if page.name == "404.html":  # served at any address: only absolute links hold
+            continue
+        switch = re.findall(r'<a href="([^"]*)" hreflang=', page.read_text(encoding="utf-8"))
+        assert switch and [h for h in switch if h.startswith("/")] == [], page
+
+
+def test_german_pages_carry_the_german_title(fs840_build: BuildResult) -> None:
+    title = re.search(r"<title>([^<]*)</title>", _page(fs840_build.out, "de"))
+    assert title and title[1].endswith(
+        "IBM Full Flash Storage für Kern-Applikationen auf Power Systemen"
+    )
+    assert "all-flash" not in title[1]
+
+
+def test_vendor_figures_are_blue(fs840_build: BuildResult) -> None:
+    assert '<strong class="iop-vendor">1’100’000 (IBM)</strong>' in _page(fs840_build.out, "de")
+    css = (fs840_build.out / "site" / site.STYLESHEET).read_text(encoding="utf-8")
+    assert ".iop-vendor { color: #1f5aa6; }" in css
+
+
+def test_comparison_shows_every_setup_with_a_table(
+    fs840_context: ReportContext, a800_shared: BuildResult, tmp_path: Path
+) -> None:
+    built = [site.Built(fs840_context, tmp_path), site.Built(a800_shared.ctx, tmp_path)]
+    page = site.pages(built)["compare.md"]
+    for label in ("IBM FlashSystem 840 |", "NetApp AFF A800 – 48 vCPUs per VM", "A800 – 4 vCPUs"):
+        assert page.count(label) == 2, label  # 8K random read and write
+    assert page.count("| System | Max\\. IOPS | at parallelism | Min\\. service time |") == 2
+    assert "| NetApp AFF A800 – 48 vCPUs per VM | 732,767 | 384 |" in page.replace("\\", "")
