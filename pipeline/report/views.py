@@ -7,7 +7,7 @@ leads to ``href``, an http(s) address).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -60,9 +60,11 @@ class RowKey:
             cond = cond & (pl.col(name) == value)
         return cond
 
-    def suffix(self, fmt: Formatter) -> str:
+    def suffix(self, fmt: Formatter, setups: Mapping[str, str]) -> str:
+        """The setup (by its description, as in the chart legends) and queue depth."""
         parts = [
-            str(v) if k == "setup" else fmt.t("table.qd", qd=fmt.integer(v)) for k, v in self.extra
+            setups.get(str(v), str(v)) if k == "setup" else fmt.t("table.qd", qd=fmt.integer(v))
+            for k, v in self.extra
         ]
         return f" ({', '.join(parts)})" if parts else ""
 
@@ -105,7 +107,12 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
         if access == "sequential"
         else fmt.integer(float(row["iops"]))
     )
-    return f"{value} {fmt.t('table.at')} {fmt.lat_ms(float(row['lat_mean_us']))}"
+    return fmt.t(
+        "table.point",
+        rate=value,
+        latency=fmt.lat_ms(float(row["lat_mean_us"])),
+        parallelism=fmt.integer(row["parallelism"]),
+    )
 
 
 def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
@@ -133,7 +140,12 @@ class _Grid:
     label_key: Callable[[str], str]
 
     def view(
-        self, table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+        self,
+        table: pl.DataFrame,
+        figures: Sequence[VendorFigure],
+        fmt: Formatter,
+        vendor: str,
+        setups: Mapping[str, str],
     ) -> TableView:
         mixes = _mixes(table)
         rows = []
@@ -141,7 +153,7 @@ class _Grid:
             access, block = key.access, key.block
             label = fmt.t(
                 self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
-            ) + key.suffix(fmt)
+            ) + key.suffix(fmt, setups)
             cells = [
                 self.cell(table, key, m, fmt)
                 + (
@@ -177,18 +189,27 @@ MIN_LATENCY = _Grid(
 
 
 def performance_view(
-    perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+    perf: pl.DataFrame,
+    figures: Sequence[VendorFigure],
+    fmt: Formatter,
+    vendor: str,
+    setups: Mapping[str, str],
 ) -> TableView:
-    """Seed 000 Tabelle 3: maximum @ latency, optimum in italics, vendor figure in bold."""
-    view = PERFORMANCE.view(perf, figures, fmt, vendor)
-    return replace(view, note=fmt.t("method.optimum"))
+    """Seed 000 Tabelle 3: maximum @ latency (and its parallelism), optimum in italics,
+    vendor figure in bold."""
+    view = PERFORMANCE.view(perf, figures, fmt, vendor, setups)
+    return replace(view, note=f"{fmt.t('method.optimum')} {fmt.t('table.point_note')}")
 
 
 def min_latency_view(
-    table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
+    table: pl.DataFrame,
+    figures: Sequence[VendorFigure],
+    fmt: Formatter,
+    vendor: str,
+    setups: Mapping[str, str],
 ) -> TableView:
     """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
-    return MIN_LATENCY.view(table, figures, fmt, vendor)
+    return MIN_LATENCY.view(table, figures, fmt, vendor, setups)
 
 
 def _limit_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
@@ -209,9 +230,11 @@ IOPS_AT_LATENCY = _Grid(
 )
 
 
-def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
+def iops_at_latency_view(
+    table: pl.DataFrame, fmt: Formatter, setups: Mapping[str, str]
+) -> TableView:
     """Seed 001: the I/O rate reached under the latency limit, interpolated."""
-    view = IOPS_AT_LATENCY.view(table, [], fmt, "")
+    view = IOPS_AT_LATENCY.view(table, [], fmt, "", setups)
     limits = sorted(set(table["limit_us"].to_list()))
     caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
     return replace(view, caption=caption, note=fmt.t("method.limits"))
@@ -228,7 +251,7 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     return [Span(parallelism), Span(value), Span(fmt.lat_us(row["lat_mean_us"]))]
 
 
-def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
+def key_figures_view(perf: pl.DataFrame, fmt: Formatter, setups: Mapping[str, str]) -> TableView:
     """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
     rows = []
     for key in _profiles(perf):
@@ -240,7 +263,7 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
                 mix, fmt.t.mix(mix, short=True)
             )
             label = [
-                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt)}"),
+                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt, setups)}"),
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
             rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
