@@ -170,8 +170,8 @@ def _views(path: Path, fmt: Formatter) -> list[TableView]:
     points = read_points(path)
     perf, latency = BY_NAME["performance"], BY_NAME["min_latency"]
     return [
-        performance_view(conform(performance(points), perf.columns), [], fmt, "", {}),
-        min_latency_view(conform(min_latency(points), latency.columns), [], fmt, "", {}),
+        performance_view(conform(performance(points), perf.columns), [], fmt, ""),
+        min_latency_view(conform(min_latency(points), latency.columns), [], fmt, ""),
     ]
 
 

@@ -363,6 +363,8 @@ class Report(Strict):
     speedup: list[SpeedupCase] = []
     latency_limits: LatencyLimits = LatencyLimits()
     units: Convention = "binary"  # what KB, MB, GB mean in input and output
+    # the German documents' number style: de-CH 1’008’045.5, de-DE and de-AT 1.008.045,5
+    number_style: Literal["de-CH", "de-DE", "de-AT"] = "de-CH"
     datasheet: DatasheetConfig = DatasheetConfig()
     tables: list[str] | None = None  # names checked by compute/registry.py
     # the PDF's validation findings: per rule ("summary", for the customer) or each one

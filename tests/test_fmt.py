@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+from pathlib import Path
+
 import pytest
 
+from pipeline.build import prepare
 from pipeline.language.fmt import Formatter, significant_places
 from pipeline.language.strings import Strings
+from pipeline.render import whitepaper
+from tests.conftest import FS840
 
 
 @pytest.mark.parametrize(
@@ -63,3 +70,19 @@ def test_derived_figures_print_no_false_precision() -> None:
         "4.2",
         "0.55",
     ]
+
+
+@pytest.mark.parametrize("style", ["de-DE", "de-AT"])
+def test_german_number_style_of_a_report(tmp_path: Path, style: str) -> None:
+    """One thousands separator everywhere: text, tables and chart axes."""
+    report = Path(shutil.copytree(FS840, tmp_path / "report"))
+    toml = report / "report.toml"
+    toml.write_text(f'number_style = "{style}"\n' + toml.read_text(encoding="utf-8"))
+    ctx = prepare(report)
+    de, en = whitepaper.body(ctx, "de"), whitepaper.body(ctx, "en")
+    assert "1.008.045" in de and "1’008’045" not in de and "0,50 ms" in de
+    assert "1,008,045" in en and "0.50 ms" in en
+    assert ctx.formatter("de").d3_locale()["thousands"] == "."
+    assert ctx.formatter("de").region == style[-2:].lower()
+    summary = ctx.filled["de"]["summary"].text
+    assert "’" not in re.sub(r"[A-Za-zäöü]’[a-z]", "", summary)  # no de-CH number left

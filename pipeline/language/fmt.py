@@ -2,7 +2,8 @@
 
 Rounding is half-up on the decimal value (babel's default half-even is not what readers
 expect from a printed table), then babel applies the locale's symbols: de-CH
-``1’008’045`` and ``0.55``; en ``1,008,045``.
+``1’008’045`` and ``0.55`` (a report may choose de-DE or de-AT: ``1.008.045`` and
+``0,55``); en ``1,008,045``.
 """
 
 from __future__ import annotations
@@ -42,12 +43,18 @@ class Formatter:
         strings: Strings,
         setups: dict[str, str] | None = None,
         units: Convention = "binary",
+        locale: str | None = None,
     ) -> None:
         self.t = strings
-        self.locale = strings("format.locale")
+        self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
+
+    @property
+    def region(self) -> str | None:
+        """The locale's country in lower case ("ch"), for typst's hyphenation and quotes."""
+        return self.locale.split("_")[1].lower() if "_" in self.locale else None
 
     def setup(self, name: str) -> str:
         return self.setups.get(name) or name

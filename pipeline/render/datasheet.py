@@ -206,7 +206,7 @@ def source(ctx: ReportContext, lang: str) -> str:
     d = r.date
     items = [f"{k}: {T.lit(v)}" for k, v in meta.items()]
     items += [
-        f"region: {T.lit('ch') if fmt.locale.endswith('_CH') else 'none'}",
+        f"region: {T.lit(fmt.region) if fmt.region else 'none'}",
         f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})",
         f"labels: (classification: {T.lit(fmt.t('doc.classification'))})",
     ]

@@ -93,7 +93,7 @@ class Meta:
 
     def typst(self) -> str:
         r, t, lang = self.report, self.fmt.t, self.fmt.t.lang
-        region = "ch" if self.fmt.locale.endswith("_CH") else "none"
+        region = self.fmt.region
         labels = {
             k: t(f"doc.{k}")
             for k in ("figure", "table", "page", "version", "date", "classification", "toc")
@@ -112,7 +112,7 @@ class Meta:
             "notice": notice,
         }
         items = [f"{k}: {lit(v)}" for k, v in fields.items()]
-        items.append(f"region: {lit(region) if region != 'none' else 'none'}")
+        items.append(f"region: {lit(region) if region else 'none'}")
         d = r.date
         items.append(f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})")
         items.append("labels: (" + ", ".join(f"{k}: {lit(v)}" for k, v in labels.items()) + ")")

@@ -24,22 +24,12 @@ from pipeline.validate import Problem
 
 ViewFn = Callable[[pl.DataFrame, Report, list[Spc1Record], Formatter], V.TableView]
 
-
 # the view kinds of compute/registry.py: how each kind of table becomes rows of cells
-def _setups(report: Report, fmt: Formatter) -> dict[str, str]:
-    """Setup name -> its description in the formatter's language (as in the legends)."""
-    return {s.name: s.description[fmt.t.lang] for s in report.setups}
-
-
 VIEWS: dict[ViewKind, ViewFn] = {
-    "rate_grid": lambda t, r, _, f: V.performance_view(
-        t, r.vendor_figures, f, r.system.vendor, _setups(r, f)
-    ),
-    "latency_grid": lambda t, r, _, f: V.min_latency_view(
-        t, r.vendor_figures, f, r.system.vendor, _setups(r, f)
-    ),
-    "limit_grid": lambda t, r, _, f: V.iops_at_latency_view(t, f, _setups(r, f)),
-    "key_figures": lambda t, r, _, f: V.key_figures_view(t, f, _setups(r, f)),
+    "rate_grid": lambda t, r, _, f: V.performance_view(t, r.vendor_figures, f, r.system.vendor),
+    "latency_grid": lambda t, r, _, f: V.min_latency_view(t, r.vendor_figures, f, r.system.vendor),
+    "limit_grid": lambda t, r, _, f: V.iops_at_latency_view(t, f),
+    "key_figures": lambda t, r, _, f: V.key_figures_view(t, f),
     "cost": lambda t, r, _, f: E.cost_view(t, r, f),
     "footprint": lambda t, r, _, f: E.footprint_view(t, r, f),
     "spc1": lambda t, r, s, f: E.spc1_view(t, s, f),
@@ -66,7 +56,8 @@ class ReportContext:
 
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}
-        return Formatter(Strings(lang), setups, self.report.units)
+        style = self.report.number_style.replace("-", "_") if lang == "de" else None
+        return Formatter(Strings(lang), setups, self.report.units, style)
 
     def frame(self, name: str) -> pl.DataFrame:
         """The frame a shown table displays (its own, or the one it declares)."""

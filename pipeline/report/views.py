@@ -7,7 +7,7 @@ leads to ``href``, an http(s) address).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -60,10 +60,10 @@ class RowKey:
             cond = cond & (pl.col(name) == value)
         return cond
 
-    def suffix(self, fmt: Formatter, setups: Mapping[str, str]) -> str:
+    def suffix(self, fmt: Formatter) -> str:
         """The setup (by its description, as in the chart legends) and queue depth."""
         parts = [
-            setups.get(str(v), str(v)) if k == "setup" else fmt.t("table.qd", qd=fmt.integer(v))
+            fmt.setup(str(v)) if k == "setup" else fmt.t("table.qd", qd=fmt.integer(v))
             for k, v in self.extra
         ]
         return f" ({', '.join(parts)})" if parts else ""
@@ -140,12 +140,7 @@ class _Grid:
     label_key: Callable[[str], str]
 
     def view(
-        self,
-        table: pl.DataFrame,
-        figures: Sequence[VendorFigure],
-        fmt: Formatter,
-        vendor: str,
-        setups: Mapping[str, str],
+        self, table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
     ) -> TableView:
         mixes = _mixes(table)
         rows = []
@@ -153,7 +148,7 @@ class _Grid:
             access, block = key.access, key.block
             label = fmt.t(
                 self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
-            ) + key.suffix(fmt, setups)
+            ) + key.suffix(fmt)
             cells = [
                 self.cell(table, key, m, fmt)
                 + (
@@ -189,27 +184,19 @@ MIN_LATENCY = _Grid(
 
 
 def performance_view(
-    perf: pl.DataFrame,
-    figures: Sequence[VendorFigure],
-    fmt: Formatter,
-    vendor: str,
-    setups: Mapping[str, str],
+    perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
 ) -> TableView:
     """Seed 000 Tabelle 3: maximum @ latency (and its parallelism), optimum in italics,
     vendor figure in bold."""
-    view = PERFORMANCE.view(perf, figures, fmt, vendor, setups)
+    view = PERFORMANCE.view(perf, figures, fmt, vendor)
     return replace(view, note=f"{fmt.t('method.optimum')} {fmt.t('table.point_note')}")
 
 
 def min_latency_view(
-    table: pl.DataFrame,
-    figures: Sequence[VendorFigure],
-    fmt: Formatter,
-    vendor: str,
-    setups: Mapping[str, str],
+    table: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
 ) -> TableView:
     """Seed 000 Tabelle 4: the minimum latency per block size and mix."""
-    return MIN_LATENCY.view(table, figures, fmt, vendor, setups)
+    return MIN_LATENCY.view(table, figures, fmt, vendor)
 
 
 def _limit_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
@@ -230,11 +217,9 @@ IOPS_AT_LATENCY = _Grid(
 )
 
 
-def iops_at_latency_view(
-    table: pl.DataFrame, fmt: Formatter, setups: Mapping[str, str]
-) -> TableView:
+def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 001: the I/O rate reached under the latency limit, interpolated."""
-    view = IOPS_AT_LATENCY.view(table, [], fmt, "", setups)
+    view = IOPS_AT_LATENCY.view(table, [], fmt, "")
     limits = sorted(set(table["limit_us"].to_list()))
     caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
     return replace(view, caption=caption, note=fmt.t("method.limits"))
@@ -251,7 +236,7 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     return [Span(parallelism), Span(value), Span(fmt.lat_us(row["lat_mean_us"]))]
 
 
-def key_figures_view(perf: pl.DataFrame, fmt: Formatter, setups: Mapping[str, str]) -> TableView:
+def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
     rows = []
     for key in _profiles(perf):
@@ -263,7 +248,7 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter, setups: Mapping[str, st
                 mix, fmt.t.mix(mix, short=True)
             )
             label = [
-                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt, setups)}"),
+                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt)}"),
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
             rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
