@@ -92,6 +92,7 @@ def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
         mix=mix,
+        metric=_throughput(points, fmt)[1],
     )
 
 

@@ -84,7 +84,22 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
         levels=", ".join(fmt.integer(p) for p in levels),
     )
     hosts_text = fmt.t.count("method.hosts", hosts, n=fmt.integer(hosts))
-    return [profiles, hosts_text, fmt.t("method.chart"), fmt.t(f"method.units_{fmt.units}")]
+    charts = _chart_sentences(ctx, fmt, mixes)
+    return [profiles, hosts_text, *charts, fmt.t(f"method.units_{fmt.units}")]
+
+
+BY_MIX = ("standard", "response", "stability", "percentiles")  # chart kinds coloured by mix
+
+
+def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> list[str]:
+    """How to read the charts this report shows (and only those), and their colours."""
+    kinds = list(dict.fromkeys(ref.kind for ref in ctx.charts))
+    found = [fmt.t(f"method.chart_{kind}") for kind in kinds]
+    if any(kind in BY_MIX for kind in kinds):
+        named = [fmt.t(f"method.colour_{m:g}") for m in mixes if m in (100, 70, 0)]
+        other = [fmt.t("method.colour_other")] if any(m not in (100, 70, 0) for m in mixes) else []
+        found.append(fmt.t("method.colours", list=", ".join(named + other)))
+    return found
 
 
 def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:

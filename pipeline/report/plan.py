@@ -158,7 +158,11 @@ def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
     """The caption of a chart: the same words as its title, plus the setup where several."""
     if ref.kind == "histogram":
         return fmt.t("chart.histogram_title")
-    words = {"block": fmt.block(ref.block_size), "access": fmt.t.access(ref.access, True)}
+    words = {
+        "block": fmt.block(ref.block_size),
+        "access": fmt.t.access(ref.access, True),
+        "metric": fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops"),
+    }
     if ref.read_pct is not None:
         words["mix"] = fmt.t.mix(ref.read_pct, short=True)
     if ref.limit_us is not None:

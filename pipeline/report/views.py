@@ -189,7 +189,12 @@ def performance_view(
     """Seed 000 Tabelle 3: maximum @ latency (and its parallelism), optimum in italics,
     vendor figure in bold."""
     view = PERFORMANCE.view(perf, figures, fmt, vendor)
-    return replace(view, note=f"{fmt.t('method.optimum')} {fmt.t('table.point_note')}")
+    styles = {span.style for row in view.rows for cell in row for span in cell}
+    note = [fmt.t("method.optimum"), fmt.t("table.point_note")]
+    note += [
+        fmt.t(f"method.{k}") for s, k in (("optimum", "italic"), ("vendor", "bold")) if s in styles
+    ]
+    return replace(view, note=" ".join(note))
 
 
 def min_latency_view(
