@@ -363,6 +363,9 @@ class Report(Strict):
     speedup: list[SpeedupCase] = []
     latency_limits: LatencyLimits = LatencyLimits()
     units: Convention = "binary"  # what KB, MB, GB mean in input and output
+    # the optimum rule's noise margin: a step still pays when its latency gain exceeds its
+    # IOPS gain by at most this many percentage points (0: the seeds' strict rule)
+    optimum_margin_pp: float = Field(default=0.0, ge=0, le=100)
     # the German documents' number style: de-CH 1’008’045.5, de-DE and de-AT 1.008.045,5
     number_style: Literal["de-CH", "de-DE", "de-AT"] = "de-CH"
     datasheet: DatasheetConfig = DatasheetConfig()

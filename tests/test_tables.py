@@ -5,7 +5,10 @@ from __future__ import annotations
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from pipeline.compute.tables import iops_at_latency, min_latency, performance
+from pipeline.compute.tables import iops_at_latency, min_latency, optimum_steps, performance
+from pipeline.language.fmt import Formatter
+from pipeline.language.strings import Strings
+from pipeline.report.views import performance_view, unsure
 
 LIMITS = ((1000.0, 3000.0), 32 * 1024)  # seed 001, the default [latency_limits]
 
@@ -25,6 +28,8 @@ def _points(
             "iops": [i for _, i, _ in levels],
             "bytes_per_s": [i * 8192 for _, i, _ in levels],
             "lat_mean_us": [lat for _, _, lat in levels],
+            "intervals": 3,
+            "iops_dev_pct": 0.5,
         }
     ).with_columns(pl.col("block_size", "queue_depth").cast(pl.Int64))
 
@@ -128,3 +133,39 @@ def test_iops_at_latency_when_never_or_always_above() -> None:
         _points([(1, 100.0, 2000.0), (2, 150.0, 4000.0)]), (3000.0, 5000.0), LIMITS[1]
     )
     assert custom.row(0, named=True)["iops"] == 125
+
+
+def _noisy(deviation: float, intervals: int = 3) -> pl.DataFrame:
+    """The 2-s sweep's 8K write: the step 2 -> 4 misses the rule by 3.6 points."""
+    # 2 -> 4: IOPS +57.9 %, latency +57.9 % + 3.6 points
+    levels = [(1, 10_000.0, 100.0), (2, 19_000.0, 105.0), (4, 30_000.0, 105.0 * 1.615)]
+    return _points(levels).with_columns(
+        pl.lit(intervals).alias("intervals"), pl.lit(deviation).alias("iops_dev_pct")
+    )
+
+
+def test_optimum_within_the_noise_is_marked_and_a_margin_moves_it() -> None:
+    strict = performance(_noisy(5.0)).filter(pl.col("kind") == "optimum").row(0, named=True)
+    assert strict["parallelism"] == 2
+    assert round(strict["shortfall_pp"], 1) == 3.6 and strict["noise_pct"] == 5.0
+    assert unsure(strict)
+    clear = performance(_noisy(1.0)).filter(pl.col("kind") == "optimum").row(0, named=True)
+    assert not unsure(clear)
+    margin = performance(_noisy(5.0), 5.0).filter(pl.col("kind") == "optimum").row(0, named=True)
+    assert margin["parallelism"] == 4 and margin["shortfall_pp"] is None  # the last level
+
+
+def test_single_interval_points_have_no_noise_to_compare() -> None:
+    row = (
+        performance(_noisy(0.0, intervals=1)).filter(pl.col("kind") == "optimum").row(0, named=True)
+    )
+    assert row["noise_pct"] is None and not unsure(row)
+    steps = optimum_steps(_noisy(0.0, intervals=1))
+    assert steps.select("optimum", "next").row(0) == (2, 4)
+
+
+def test_the_table_marks_an_unsure_optimum_and_says_why() -> None:
+    table = performance(_noisy(5.0)).with_columns(pl.col("queue_depth").cast(pl.Int64))
+    view = performance_view(table, [], Formatter(Strings("en")), "")
+    assert "19,000 @ 0.11 ms (P 2) (?)" in [s.text for row in view.rows for c in row for s in c]
+    assert "(?): the step after this optimum misses the rule" in view.note

@@ -124,6 +124,9 @@ PRICE = _new("price", pl.Float64, "currency")
 CURRENCY = _new("currency", pl.String, "")
 CAPACITY = _new("capacity_tb", pl.Float64, "TB")
 LATENCY = _f("lat_mean_us")
+# how sure an optimum is: by how much the next step misses the rule, and the interval noise
+SHORTFALL = _new("shortfall_pp", pl.Float64, "pp", nullable=True)
+NOISE = _new("noise_pct", pl.Float64, "%", nullable=True)
 
 
 def _rate(row: Mapping[str, Any]) -> Figure:
@@ -173,8 +176,8 @@ RATES = (_f("iops"), _f("bytes_per_s"))
 TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
-        lambda i: performance(i.points),
-        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY),
+        lambda i: performance(i.points, i.report.optimum_margin_pp),
+        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
@@ -184,7 +187,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
         None,
-        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY),
+        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "key_figures",
         "performance",

@@ -37,20 +37,44 @@ def min_latency(points: pl.DataFrame) -> pl.DataFrame:
     return _order(best.select(*PROFILE, "lat_mean_us", "parallelism"))
 
 
-def _levels(points: pl.DataFrame) -> pl.DataFrame:
+def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     """Each profile's levels in order, flagged whether the step up to them pays.
 
     A step pays while the relative IOPS gain is at least the relative latency gain
-    (seed 004: "solange die Leistung stärker steigt als die Latenz").
+    (seed 004: "solange die Leistung stärker steigt als die Latenz"), less the report's
+    noise margin in percentage points. ``shortfall_pp``: by how much a step misses.
     """
     iops_gain = pl.col("iops") / pl.col("iops").shift(1) - 1
     lat_gain = pl.col("lat_mean_us") / pl.col("lat_mean_us").shift(1) - 1
-    pays = (iops_gain >= lat_gain).fill_null(True).over(PROFILE)
+    shortfall = ((lat_gain - iops_gain) * 100).over(PROFILE)
     return (
         points.sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
-        .with_columns(pays.alias("pays"))
+        .with_columns(shortfall.alias("shortfall_pp"))
+        .with_columns((pl.col("shortfall_pp") <= margin_pct).fill_null(True).alias("pays"))
         .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run"))
     )
+
+
+def optimum_steps(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
+    """Per profile how sure the optimum is: the step after it (the first that does not
+    pay), by how many percentage points it misses, and the interval noise of both points
+    (the larger IOPS deviation, %; none where a point has one interval). No step after
+    it: the optimum is the last level."""
+    this = pl.when(pl.col("intervals") > 1).then(pl.col("iops_dev_pct"))  # 1: not measured
+    before = this.shift(1).over(PROFILE)
+    both = pl.when(this.is_not_null() & before.is_not_null()).then(pl.max_horizontal(this, before))
+    levels = _levels(_with_latency(points), margin_pct).with_columns(both.alias("noise_pct"))
+    last_paying = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
+    first_failing = levels.filter(pl.col("run") == 0).group_by(PROFILE, maintain_order=True).first()
+    joined = last_paying.select(*PROFILE, pl.col("parallelism").alias("optimum")).join(
+        first_failing.select(
+            *PROFILE, pl.col("parallelism").alias("next"), "shortfall_pp", "noise_pct"
+        ),
+        on=list(PROFILE),
+        how="left",
+        nulls_equal=True,
+    )
+    return _order(joined)
 
 
 def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
@@ -59,12 +83,12 @@ def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def performance(points: pl.DataFrame) -> pl.DataFrame:
+def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     """Per profile the speed (lowest parallelism), optimum and maximum (highest IOPS) points.
 
     The optimum is the last level of the unbroken run of paying steps from the first level.
     """
-    levels = _levels(_with_latency(points))
+    levels = _levels(_with_latency(points), margin_pct)
     grouped = levels.group_by(PROFILE, maintain_order=True)
     speed = grouped.first()
     optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
@@ -75,6 +99,10 @@ def performance(points: pl.DataFrame) -> pl.DataFrame:
     )
     parts = [_pick(k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
     table = pl.concat(parts).with_columns(pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind"))
+    sure = optimum_steps(points, margin_pct).select(
+        *PROFILE, pl.lit("optimum").alias("kind"), "shortfall_pp", "noise_pct"
+    )
+    table = table.join(sure, on=[*PROFILE, "kind"], how="left", nulls_equal=True)
     return _order(table, ["_kind"]).drop("_kind")
 
 

@@ -49,6 +49,34 @@ def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
     return TableView("deviation", fmt.t("appendix.deviation_caption"), header, rows, note)
 
 
+def _verdict(row: dict[str, Any]) -> str:
+    if row["shortfall_pp"] is None:
+        return "last"
+    if row["noise_pct"] is None:
+        return "unmeasured"
+    return "noise" if row["shortfall_pp"] <= row["noise_pct"] else "clear"
+
+
+def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
+    """Per profile: where the optimum is, by how much the next step misses, the noise."""
+    several = perf["setup"].n_unique() > 1
+    rows = []
+    for row in perf.filter(pl.col("kind") == "optimum").iter_rows(named=True):
+        miss, noise = row["shortfall_pp"], row["noise_pct"]
+        none = fmt.t("table.none")
+        cells = [
+            _profile_label(row, fmt, several),
+            fmt.integer(row["parallelism"]),
+            fmt.number(miss, 1) if miss is not None else none,
+            fmt.number(noise, 1) if noise is not None else none,
+            fmt.t(f"appendix.verdict_{_verdict(row)}"),
+        ]
+        rows.append([[Span(c)] for c in cells])
+    keys = ("profile", "at", "miss", "noise", "verdict")
+    header = [fmt.t(f"appendix.optimum_{k}") for k in keys]
+    return TableView("optimum", fmt.t("appendix.optimum_caption"), header, rows)
+
+
 def _deviation(found: tuple[float, int] | None, fmt: Formatter) -> str:
     """The deviation in %, "1 int." where one interval leaves nothing to deviate."""
     if found is None:
@@ -162,6 +190,10 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     ]
     deviation = deviation_view(ctx.dataset.points, fmt)
     parts += [T.table(deviation), *([T.paragraph(deviation.note)] if deviation.note else [])]
+    if "performance" in ctx.tables:
+        margin = fmt.number(ctx.report.optimum_margin_pp, 1)
+        parts.append(T.paragraph(fmt.t("appendix.optimum_intro", margin=margin)))
+        parts.append(T.table(optimum_view(ctx.tables["performance"], fmt)))
     parts.append(
         T.table(rejects_view(ctx, fmt))
         if ctx.dataset.rejects

@@ -123,8 +123,15 @@ def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> C
     cell = [Span(_perf_text(rows["maximum"], access, fmt))]
     opt = rows.get("optimum")
     if opt and opt["parallelism"] != rows["maximum"]["parallelism"]:
-        cell.append(Span(_perf_text(opt, access, fmt), "optimum"))
+        mark = f" {fmt.t('table.unsure')}" if unsure(opt) else ""
+        cell.append(Span(_perf_text(opt, access, fmt) + mark, "optimum"))
     return cell
+
+
+def unsure(optimum: dict[str, Any]) -> bool:
+    """The step after the optimum misses the rule by no more than the interval noise."""
+    shortfall, noise = optimum.get("shortfall_pp"), optimum.get("noise_pct")
+    return shortfall is not None and noise is not None and shortfall <= noise
 
 
 CellFn = Callable[[pl.DataFrame, RowKey, float, Formatter], Cell]
@@ -194,6 +201,8 @@ def performance_view(
     note += [
         fmt.t(f"method.{k}") for s, k in (("optimum", "italic"), ("vendor", "bold")) if s in styles
     ]
+    if any(fmt.t("table.unsure") in s.text for row in view.rows for c in row for s in c):
+        note.append(fmt.t("table.unsure_note"))
     return replace(view, note=" ".join(note))
 
 
