@@ -11,7 +11,7 @@ from pypdf import PdfReader
 
 from pipeline.build import BuildResult, prepare, write_datasheets
 from pipeline.render import datasheet
-from tests.conftest import FS840
+from tests.conftest import FS840, ROOT
 
 
 def _text(path: Path) -> str:
@@ -92,3 +92,19 @@ def test_same_layout_for_every_system(fs840_context: object) -> None:
             for i in items
         ]
         assert len(labels_one) == 10
+
+
+def test_tiles_show_only_measured_profiles_with_units(a800_shared: BuildResult) -> None:
+    """a800 measured 8K only: no empty 4K tiles, no limit without its value; rates carry
+    their unit and units keep their case (no "MS")."""
+    ctx = a800_shared.ctx
+    found = dict(datasheet.groups(ctx, ctx.formatter("en")))
+    assert [i.label for i in found["Minimum latency"]] == [
+        "8K random 100% read",
+        "8K random 100% write",
+    ]
+    limits = found["I/O rate at the latency limit"]
+    assert [i.value for i in limits] == ["691,944 IOPS", "359,224 IOPS"]
+    assert all(i.label.endswith("≤ 1.0 ms") for i in limits)
+    template = (ROOT / "templates" / "typst" / "datasheet.typ").read_text(encoding="utf-8")
+    assert "upper(label)" not in template

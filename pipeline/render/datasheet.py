@@ -52,10 +52,19 @@ def _profile(row: dict[str, Any], fmt: Formatter) -> str:
     )
 
 
+def _shown_profiles(table: pl.DataFrame) -> list[tuple[int, float]]:
+    """The standard profiles (4K and 8K random, read and write) the report measured; where
+    it measured none of them, its first four random profiles (smallest blocks first)."""
+    random = table.filter(pl.col("access") == "random")
+    found = set(zip(random["block_size"], random["read_pct"], strict=True))
+    standard = [p for p in LATENCY_PROFILES if p in found]
+    return standard or sorted(found, key=lambda p: (p[0], -p[1]))[:4]
+
+
 def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
     table = _of_setup(ctx.tables["min_latency"], _setup(ctx))
     items = []
-    for block, read_pct in LATENCY_PROFILES:
+    for block, read_pct in _shown_profiles(table):
         row = _row(table, block, read_pct)
         label = fmt.t(
             "datasheet.lat_item",
@@ -109,9 +118,11 @@ def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
 def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
     table = _of_setup(ctx.tables["iops_at_latency"], _setup(ctx))
     items = []
-    for block, read_pct in LATENCY_PROFILES:
+    for block, read_pct in _shown_profiles(table):
         row = _row(table, block, read_pct)
-        limit = fmt.lat_ms(row["limit_us"]) if row else ""
+        if row is None:
+            continue
+        limit = fmt.lat_ms(row["limit_us"])
         label = fmt.t(
             "datasheet.under",
             block=fmt.block(block),
@@ -119,8 +130,9 @@ def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
             mix=fmt.t.mix(read_pct, True),
             limit=limit,
         )
-        iops = row["iops"] if row else None
-        items.append(Item(label, fmt.integer(iops) if iops is not None else fmt.t("table.none")))
+        iops = row["iops"]
+        value = f"{fmt.integer(iops)} {fmt.t('unit.iops')}" if iops is not None else None
+        items.append(Item(label, value or fmt.t("table.none")))
     return items
 
 
