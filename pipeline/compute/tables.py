@@ -42,38 +42,45 @@ def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
 
     A step pays while the relative IOPS gain is at least the relative latency gain
     (seed 004: "solange die Leistung stärker steigt als die Latenz"), less the report's
-    noise margin in percentage points. ``shortfall_pp``: by how much a step misses.
+    noise margin in percentage points. ``shortfall_pp``: by how much a step misses;
+    ``noise_pct``: the interval noise of its two points (the larger IOPS deviation; none
+    where a point has one interval).
     """
     iops_gain = pl.col("iops") / pl.col("iops").shift(1) - 1
     lat_gain = pl.col("lat_mean_us") / pl.col("lat_mean_us").shift(1) - 1
-    shortfall = ((lat_gain - iops_gain) * 100).over(PROFILE)
+    this = pl.when(pl.col("intervals") > 1).then(pl.col("iops_dev_pct"))
+    before = this.shift(1)
+    noise = pl.when(this.is_not_null() & before.is_not_null()).then(pl.max_horizontal(this, before))
     return (
         points.sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
-        .with_columns(shortfall.alias("shortfall_pp"))
+        .with_columns(
+            ((lat_gain - iops_gain) * 100).over(PROFILE).alias("shortfall_pp"),
+            noise.over(PROFILE).alias("noise_pct"),
+        )
         .with_columns((pl.col("shortfall_pp") <= margin_pct).fill_null(True).alias("pays"))
         .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run"))
     )
 
 
-def optimum_steps(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
-    """Per profile how sure the optimum is: the step after it (the first that does not
-    pay), by how many percentage points it misses, and the interval noise of both points
-    (the larger IOPS deviation, %; none where a point has one interval). No step after
-    it: the optimum is the last level."""
-    this = pl.when(pl.col("intervals") > 1).then(pl.col("iops_dev_pct"))  # 1: not measured
-    before = this.shift(1).over(PROFILE)
-    both = pl.when(this.is_not_null() & before.is_not_null()).then(pl.max_horizontal(this, before))
-    levels = _levels(_with_latency(points), margin_pct).with_columns(both.alias("noise_pct"))
-    last_paying = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
-    first_failing = levels.filter(pl.col("run") == 0).group_by(PROFILE, maintain_order=True).first()
-    joined = last_paying.select(*PROFILE, pl.col("parallelism").alias("optimum")).join(
-        first_failing.select(
-            *PROFILE, pl.col("parallelism").alias("next"), "shortfall_pp", "noise_pct"
-        ),
-        on=list(PROFILE),
-        how="left",
-        nulls_equal=True,
+def _optimum(levels: pl.DataFrame) -> pl.DataFrame:
+    """The last level of the unbroken run of paying steps from the first level."""
+    return levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
+
+
+def _next_step(levels: pl.DataFrame) -> pl.DataFrame:
+    """The first step that does not pay (none: the optimum is the last level)."""
+    failing = levels.filter(pl.col("run") == 0).group_by(PROFILE, maintain_order=True).first()
+    return failing.select(
+        *PROFILE, pl.col("parallelism").alias("next"), "shortfall_pp", "noise_pct"
     )
+
+
+def optimum_steps(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
+    """Per profile how sure the optimum is: the step after it, by how many percentage
+    points it misses, and the interval noise of its two points."""
+    levels = _levels(_with_latency(points), margin_pct)
+    optimum = _optimum(levels).select(*PROFILE, pl.col("parallelism").alias("optimum"))
+    joined = optimum.join(_next_step(levels), on=list(PROFILE), how="left", nulls_equal=True)
     return _order(joined)
 
 
@@ -91,7 +98,7 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     levels = _levels(_with_latency(points), margin_pct)
     grouped = levels.group_by(PROFILE, maintain_order=True)
     speed = grouped.first()
-    optimum = levels.filter(pl.col("run") == 1).group_by(PROFILE, maintain_order=True).last()
+    optimum = _optimum(levels)
     maximum = (
         levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
         .group_by(PROFILE, maintain_order=True)
@@ -99,7 +106,7 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     )
     parts = [_pick(k, df) for k, df in zip(KINDS, (speed, optimum, maximum), strict=True)]
     table = pl.concat(parts).with_columns(pl.col("kind").cast(pl.Enum(list(KINDS))).alias("_kind"))
-    sure = optimum_steps(points, margin_pct).select(
+    sure = _next_step(levels).select(
         *PROFILE, pl.lit("optimum").alias("kind"), "shortfall_pp", "noise_pct"
     )
     table = table.join(sure, on=[*PROFILE, "kind"], how="left", nulls_equal=True)

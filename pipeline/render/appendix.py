@@ -10,7 +10,7 @@ from pipeline.language.fmt import Formatter
 from pipeline.provenance import inputs, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
-from pipeline.report.views import Span, TableView
+from pipeline.report.views import Span, TableView, optimum_verdict
 from pipeline.validate import Problem, message, where
 
 MAX_REJECTS = 25
@@ -49,14 +49,6 @@ def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
     return TableView("deviation", fmt.t("appendix.deviation_caption"), header, rows, note)
 
 
-def _verdict(row: dict[str, Any]) -> str:
-    if row["shortfall_pp"] is None:
-        return "last"
-    if row["noise_pct"] is None:
-        return "unmeasured"
-    return "noise" if row["shortfall_pp"] <= row["noise_pct"] else "clear"
-
-
 def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Per profile: where the optimum is, by how much the next step misses, the noise."""
     several = perf["setup"].n_unique() > 1
@@ -69,7 +61,7 @@ def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             fmt.integer(row["parallelism"]),
             fmt.number(miss, 1) if miss is not None else none,
             fmt.number(noise, 1) if noise is not None else none,
-            fmt.t(f"appendix.verdict_{_verdict(row)}"),
+            fmt.t(f"appendix.verdict_{optimum_verdict(row)}"),
         ]
         rows.append([[Span(c)] for c in cells])
     keys = ("profile", "at", "miss", "noise", "verdict")

@@ -45,7 +45,7 @@ def relative(target: str, page_url: str) -> str:
     """``target`` (absolute on the site) as seen from the page at ``page_url``."""
     folder = posixpath.dirname("/" + page_url) if not page_url.endswith("/") else "/" + page_url
     found = posixpath.relpath(target, folder or "/")
-    return found + "/" if target.endswith("/") and found != "." else found + "/" * (found == ".")
+    return f"{found}/" if found == "." or target.endswith("/") else found
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:

@@ -251,7 +251,7 @@ def _system_points(b: Built, lang: str) -> pl.DataFrame:
 Profiles = dict[tuple[str, int, float], pl.DataFrame]
 
 
-def comparison_profiles(built: Sequence[Built], lang: str = "en") -> Profiles:
+def comparison_profiles(built: Sequence[Built], lang: str) -> Profiles:
     """Profiles measured by at least two of the site's systems, with the points of every
     setup of each system."""
     if len(built) < 2:

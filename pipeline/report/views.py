@@ -128,10 +128,19 @@ def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> C
     return cell
 
 
-def unsure(optimum: dict[str, Any]) -> bool:
-    """The step after the optimum misses the rule by no more than the interval noise."""
+def optimum_verdict(optimum: dict[str, Any]) -> Literal["clear", "noise", "last", "unmeasured"]:
+    """How sure an optimum is: the step after it misses the rule by more than the interval
+    noise (clear) or not (noise); no step after it (last); no noise measured."""
     shortfall, noise = optimum.get("shortfall_pp"), optimum.get("noise_pct")
-    return shortfall is not None and noise is not None and shortfall <= noise
+    if shortfall is None:
+        return "last"
+    if noise is None:
+        return "unmeasured"
+    return "noise" if shortfall <= noise else "clear"
+
+
+def unsure(optimum: dict[str, Any]) -> bool:
+    return optimum_verdict(optimum) == "noise"
 
 
 CellFn = Callable[[pl.DataFrame, RowKey, float, Formatter], Cell]
