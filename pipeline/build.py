@@ -385,11 +385,16 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
     out.mkdir(parents=True, exist_ok=True)
     (out / MARK).write_text("iopress output\n", encoding="utf-8")
+    results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
+    write_combined_site(results, out / "site")
+    return results
+
+
+def write_combined_site(results: list[BuildResult], target: Path) -> None:
+    """One site listing the built reports ``results`` (each with its PDFs), into ``target``."""
     from pipeline.render import site
 
-    results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
-    with staging(out / "site") as work, scratch(out / "site") as tmp:
+    with staging(target) as work, scratch(target) as tmp:
         # mkdocs empties its site folder first, but keeps dot files such as the mark
         built = [site.Built(r.ctx, r.out) for r in results]
         site.build_site(built, tmp / "docs", work, draw_compare)
-    return results

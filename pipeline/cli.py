@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from pipeline import __version__
+from pipeline.console import print_error
 from pipeline.errors import InputError, InputErrors, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target
@@ -67,6 +68,9 @@ def build(
 
         typer.echo(f"{Strings('en')('cli.up_to_date')}: {target}")
         return
+    from pipeline.config import load_report
+
+    load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
     from pipeline import commands
 
     commands.build_report(report_dir, target, strict, keep_going)
@@ -153,13 +157,9 @@ def main() -> None:
     try:
         app()
     except (InputError, InputErrors) as err:
-        from pipeline.commands import print_error
-
         print_error(err)
         sys.exit(1)
     except UsageError as err:
-        from pipeline.commands import print_error
-
         print_error(err)
         sys.exit(2)
 

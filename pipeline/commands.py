@@ -8,8 +8,6 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -19,6 +17,7 @@ from pipeline.build import write_datasheets as datasheets
 from pipeline.compute.registry import BY_NAME
 from pipeline.compute.tables import min_latency, performance
 from pipeline.config import ColumnMapping, read_toml
+from pipeline.console import err_console, out_console, print_error
 from pipeline.dataset import Dataset, intervals_path, read_points, write
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult
@@ -29,14 +28,7 @@ from pipeline.report.views import Cell, TableView, min_latency_view, performance
 from pipeline.schema import conform
 from pipeline.verify import verify as verify_figures
 
-# soft_wrap: one line per message, never folded at 80 columns, so grep finds file names
-out_console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 EN = Strings("en")
-
-
-def print_error(err: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
 
 
 def _progress(stages: list[str]) -> tuple[Progress, Callable[[str], None]]:

@@ -24,8 +24,7 @@ from pydantic import (
 
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
-from pipeline.schema import Access
-from pipeline.units import Convention, parse_block_size, rate_factor
+from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
 LANGS: tuple[str, ...] = ("de", "en")
 REPORT_FILE = "report.toml"

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import get_args
 
 import polars as pl
+
+from pipeline.units import Access
 
 SCHEMA_VERSION = 2
 METADATA_KEY = "iopress.schema_version"
@@ -35,9 +37,6 @@ def _non_negative(e: pl.Expr) -> pl.Expr:
 
 def _percent(e: pl.Expr) -> pl.Expr:
     return (e >= 0) & (e <= 100)
-
-
-Access = Literal["random", "sequential"]
 
 
 def _access(e: pl.Expr) -> pl.Expr:

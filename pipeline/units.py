@@ -25,6 +25,7 @@ BLOCK_MULTIPLIERS = {
 }
 
 Convention = Literal["binary", "decimal"]
+Access = Literal["random", "sequential"]  # the access pattern of a test
 # KiB/MiB/GiB are always powers of 1024; KB/MB/GB follow the report's declared convention:
 # "binary" (the seeds': KB = 1024 B, MB = 1024² B) or "decimal" (MB = 10⁶ B).
 IEC_RATES = {"B/s": 1.0, "KiB/s": 1024.0, "MiB/s": 1024.0**2, "GiB/s": 1024.0**3}

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pickle
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from pipeline.build import BuildResult, build, prepare
 from pipeline.report.context import ReportContext
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -39,20 +44,27 @@ def fs840_context() -> ReportContext:
     return prepare(FS840)
 
 
-def _shared_build(factory: pytest.TempPathFactory, folder: Path, ctx: ReportContext) -> BuildResult:
-    """``folder`` built once per test run: the first worker (pytest-xdist) builds it, the
-    others wait for it and read the same output (a failed build is tried again)."""
+def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], T]) -> T:
+    """``make(folder)`` once per test run: the first worker (pytest-xdist) makes it, the
+    others wait and read its pickled result (a failure is tried again by the next)."""
     base = factory.getbasetemp()
     shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-build"
-    out, done = shared / folder.name, shared / f"{folder.name}.done"
     shared.mkdir(exist_ok=True)
-    with (shared / f"{folder.name}.lock").open("w") as lock:
+    done = shared / f"{name}.pickle"
+    with (shared / f"{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if done.exists():
-            return BuildResult(out, ctx.dataset, ctx)
-        result = build(folder, out)
-        done.touch()
-        return result
+            found: T = pickle.loads(done.read_bytes())
+            return found
+        made = make(shared / name)
+        done.write_bytes(pickle.dumps(made))
+        return made
+
+
+def _shared_build(factory: pytest.TempPathFactory, folder: Path, ctx: ReportContext) -> BuildResult:
+    """``folder`` built once per test run (the context is this worker's own)."""
+    out = once_per_run(factory, folder.name, lambda out: build(folder, out).out)
+    return BuildResult(out, ctx.dataset, ctx)
 
 
 @pytest.fixture(scope="session")

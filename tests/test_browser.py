@@ -7,6 +7,7 @@ skipped where chromium is absent; in CI (CI=true) a missing chromium fails it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import build_many
-from tests.conftest import ROOT
+from pipeline.build import BuildResult, write_combined_site
+from tests.conftest import once_per_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -47,17 +48,17 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    assert CHROMIUM, "chromium must be installed in CI (make test installs it)"
-    out = tmp_path_factory.mktemp("site")
-    build_many([ROOT / "data" / "examples" / "fs840", ROOT / "data" / "examples" / "a800"], out)
-    handler = functools.partial(_Quiet, directory=str(out / "site"))
+@contextlib.contextmanager
+def _serving(folder: Path) -> Iterator[str]:
+    """The site in ``folder`` served on localhost while the block runs: its address."""
+    handler = functools.partial(_Quiet, directory=str(folder))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
 
 
 def _page_requests(netlog: Path) -> set[str]:
@@ -108,21 +109,33 @@ def _outside(urls: set[str], base: str) -> list[str]:
 PAGES = ["/", "/de/", "/fs840/", "/de/fs840/", "/a800/", "/de/a800/", "/compare/", "/de/compare/"]
 
 
-@pytest.fixture(scope="module")
+Pages = dict[str, tuple[str, set[str]]]
+
+
+@pytest.fixture(scope="session")
 def loaded(
-    server: str, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, tuple[str, set[str]]]:
-    """Every page loaded once (a Chromium start each): its DOM and the URLs it asked for."""
-    return {page: _load(server + page, tmp_path_factory.mktemp("page")) for page in PAGES}
+    tmp_path_factory: pytest.TempPathFactory, fs840_build: BuildResult, a800_shared: BuildResult
+) -> tuple[str, Pages]:
+    """The site of both examples (as ``iopress site`` makes it, from the session's builds),
+    every page loaded once per test run (a Chromium start each): the server's address,
+    and per page its DOM and the URLs it asked for."""
+    assert CHROMIUM, "chromium must be installed in CI (make test installs it)"
+
+    def load_all(tmp: Path) -> tuple[str, Pages]:
+        tmp.mkdir()
+        write_combined_site([fs840_build, a800_shared], tmp / "site")
+        with _serving(tmp / "site") as base:
+            return base, {page: _load(base + page, tmp) for page in PAGES}
+
+    return once_per_run(tmp_path_factory, "browser", load_all)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_renders_charts_and_stays_local(
-    server: str, page: str, loaded: dict[str, tuple[str, set[str]]]
-) -> None:
-    dom, urls = loaded[page]
+def test_page_renders_charts_and_stays_local(page: str, loaded: tuple[str, Pages]) -> None:
+    base, pages = loaded
+    dom, urls = pages[page]
     assert any(u.endswith("/assets/vega-embed.js") for u in urls)
-    assert _outside(urls, server) == []
+    assert _outside(urls, base) == []
     lang = "de" if page.startswith("/de/") else "en"
     assert f'<html lang="{lang}"' in dom
     charts = dom.count('class="iop-chart"')
@@ -134,13 +147,12 @@ def test_page_renders_charts_and_stays_local(
 @pytest.mark.parametrize(
     ("page", "other", "lang"), [("/de/fs840/", "/fs840/", "en"), ("/a800/", "/de/a800/", "de")]
 )
-def test_language_switch(
-    page: str, other: str, lang: str, loaded: dict[str, tuple[str, set[str]]]
-) -> None:
-    dom, _ = loaded[page]
+def test_language_switch(page: str, other: str, lang: str, loaded: tuple[str, Pages]) -> None:
+    _, pages = loaded
+    dom, _ = pages[page]
     links = re.findall(r'<a href="([^"]+)" hreflang="([a-z]+)" class="md-select__link"', dom)
     target = dict((h, u) for u, h in links)[lang]
     resolved = json.dumps(target)
     assert target.rstrip("/").endswith(other.rstrip("/")) or other.strip("/") in resolved
-    switched, _ = loaded[other]
+    switched, _ = pages[other]
     assert f'<html lang="{lang}"' in switched

@@ -15,7 +15,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
 
 # lowest first; a module belongs to the first entry its dotted name starts with
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "paths", "units", "inputs", "procs", "cache", "output", "vlrender", "schema"),
+    (
+        "errors",
+        "console",
+        "paths",
+        "units",
+        "inputs",
+        "procs",
+        "cache",
+        "output",
+        "vlrender",
+        "schema",
+    ),
     ("language", "config"),
     ("ingest",),
     ("dataset", "normalise", "provenance", "validate", "fingerprint"),

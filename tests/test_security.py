@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
-from tests.conftest import DATA, FS840, ROOT
+from tests.conftest import DATA, FS840, ROOT, once_per_run
 
 MIXED = DATA / "reports" / "mixed"
 FIO_LOG = DATA / "fio-log"
@@ -513,10 +513,15 @@ class Built:
     cache: Path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def xss(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """One full build with every site payload: title, system name, summary, conclusion."""
-    tmp = tmp_path_factory.mktemp("xss")
+    """One full build with every site payload: title, system name, summary, conclusion
+    (made once per test run, shared by the parallel workers)."""
+    return once_per_run(tmp_path_factory, "xss", _xss_build)
+
+
+def _xss_build(tmp: Path) -> Built:
+    tmp.mkdir()
     report = copy_report(tmp)
     for old in (
         "IBM Full Flash Storage für Kern-Applikationen auf Power Systemen",
@@ -846,8 +851,7 @@ def _making_site(parent: Path, tmpdir: Path) -> bool:
 
 @pytest.mark.slow
 def test_build_killed_midway_leaves_nothing_and_next_build_works(tmp_path: Path) -> None:
-    # the whole fs840 (not the trimmed copy): its site stage lasts long enough to be hit
-    report = Path(shutil.copytree(FS840, tmp_path / "report", symlinks=True))
+    report = copy_report(tmp_path)
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
     out = tmp_path / "out"

@@ -9,6 +9,7 @@ the HTML passes an allow-list sanitiser (nh3) once more before it reaches a page
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 import nh3
 import pypandoc
 
+from pipeline import cache
 from pipeline.errors import InputError
 
 MARKDOWN = (
@@ -120,9 +122,24 @@ class _Cleaner:
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
 
 
+@functools.cache
+def _pandoc_version() -> str:
+    return str(pypandoc.get_pandoc_version())
+
+
+def _pandoc(text: str, to: str, source: str, *args: str) -> str:
+    """pandoc's conversion of ``text``, kept in the cache under everything it depends on
+    (pandoc's version, the formats, the options, the text): a warm build runs no pandoc."""
+    name = cache.key("pandoc", _pandoc_version(), to, source, *args, text)
+    made = cache.cached(
+        name, lambda: str(pypandoc.convert_text(text, to, format=source, extra_args=args)).encode()
+    )
+    return made.decode("utf-8")
+
+
 def clean_tree(markdown: str, path: Path | str) -> str:
     """The cleaned pandoc document (JSON) of untrusted Markdown."""
-    doc = json.loads(pypandoc.convert_text(markdown, "json", format=MARKDOWN))
+    doc = json.loads(_pandoc(markdown, "json", MARKDOWN))
     doc["blocks"] = _Cleaner(path, _ids(doc["blocks"]))(doc["blocks"])
     doc["meta"] = {}
     return json.dumps(doc)
@@ -130,25 +147,15 @@ def clean_tree(markdown: str, path: Path | str) -> str:
 
 def to_typst(markdown: str, path: Path | str) -> str:
     """Untrusted Markdown -> typst markup (headings one level down, text literal)."""
-    return str(
-        pypandoc.convert_text(
-            clean_tree(markdown, path),
-            "typst",
-            format="json",
-            extra_args=["--shift-heading-level-by=1", "--wrap=preserve"],
-        )
+    return _pandoc(
+        clean_tree(markdown, path), "typst", "json", "--shift-heading-level-by=1", "--wrap=preserve"
     )
 
 
 def to_html(markdown: str, path: Path | str) -> str:
     """Untrusted Markdown -> an HTML fragment with only allow-listed tags and attributes."""
-    fragment = str(
-        pypandoc.convert_text(
-            clean_tree(markdown, path),
-            "html",
-            format="json",
-            extra_args=["--shift-heading-level-by=2", "--wrap=none"],
-        )
+    fragment = _pandoc(
+        clean_tree(markdown, path), "html", "json", "--shift-heading-level-by=2", "--wrap=none"
     )
     return str(
         nh3.clean(
