@@ -12,6 +12,7 @@ from pipeline import cache
 from tests.conftest import DATA, FS840
 
 IOGEN = DATA / "iogen"
+MIXED = DATA / "reports" / "mixed"
 
 
 def iopress(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -111,15 +112,15 @@ def test_unknown_format_option_is_input_error(tmp_path: Path) -> None:
 
 def test_second_build_of_unchanged_inputs_is_skipped(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    first = iopress("build", str(FS840), "-o", str(out))
+    first = iopress("build", str(MIXED), "-o", str(out))
     assert first.returncode == 0, first.stderr
     assert (out / ".iopress-fingerprint").is_file()
-    second = iopress("build", str(FS840), "-o", str(out))
+    second = iopress("build", str(MIXED), "-o", str(out))
     assert (second.returncode, second.stdout) == (
         0,
         f"up to date (inputs unchanged): {out}\n",
     )
-    (out / "fs840.de.pdf").unlink()
-    third = iopress("build", str(FS840), "-o", str(out))
+    (out / "mixed.de.pdf").unlink()
+    third = iopress("build", str(MIXED), "-o", str(out))
     assert "up to date" not in third.stdout
-    assert (out / "fs840.de.pdf").is_file()
+    assert (out / "mixed.de.pdf").is_file()

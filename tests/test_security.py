@@ -321,7 +321,7 @@ def test_relative_output_into_empty_folder_then_over_earlier_output(tmp_path: Pa
     """A relative output folder is the working folder's (not the project's, where mkdocs
     would resolve it); an empty folder is fine, and so is an earlier iopress output: it is
     replaced. (A missing folder: every other build here.)"""
-    report = copy_report(tmp_path)
+    report = copy_report(tmp_path, MIXED)
     cwd = tmp_path / "elsewhere"
     out = cwd / "out"
     out.mkdir(parents=True)
