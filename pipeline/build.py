@@ -27,6 +27,7 @@ from pipeline.ingest import fio, spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
+from pipeline.language.message import Message
 from pipeline.language.strings import Strings
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
@@ -110,12 +111,18 @@ def combine(results: list[ingest.ReadResult], failed: Sequence[InputError] = ())
     intervals, schema_rejects = _schema_rejects(intervals)
     intervals, twice = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
-    rejects += [Reject(str(e.path), e.where or "file", e.message) for e in failed]
+    rejects += [_failed(e) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     formats = {r.source: r.format for r in results}
     return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats)
+
+
+def _failed(err: InputError) -> Reject:
+    """A file that failed as a whole (--keep-going): one reject, the error's words."""
+    where = Message.of("where.text", text=err.where) if err.where else Message.of("where.file")
+    return Reject(str(err.path), where, Message.of("file_failed", message=err.message))
 
 
 def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
@@ -147,9 +154,8 @@ def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
     rejects = [
         Reject(
             r["source"],
-            f"line {r['line']}",
-            f"same host, profile and interval "
-            f"already read from {r['_first']}: list each measurement once",
+            Message.of("where.line", line=r["line"]),
+            Message.of("read_twice", first=r["_first"]),
         )
         for r in marked.filter(clash).iter_rows(named=True)
     ]
@@ -165,8 +171,8 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
     rejects = [
         Reject(
             str(intervals["source"][r]),
-            f"line {intervals['line'][r]}, field {c!r}",
-            f"value {v!r} fails the dataset schema check",
+            Message.of("where.line_field", line=intervals["line"][r], field=repr(c)),
+            Message.of("schema", value=repr(v)),
         )
         for r, c, v in bad.unique("_row", keep="first").iter_rows()
     ]

@@ -38,8 +38,8 @@ class Dataset:
         return pl.DataFrame(
             {
                 "source": [r.source for r in self.rejects],
-                "where": [r.where for r in self.rejects],
-                "reason": [r.reason for r in self.rejects],
+                "where": [str(r.where) for r in self.rejects],
+                "reason": [str(r.reason) for r in self.rejects],
             },
             schema={"source": pl.String, "where": pl.String, "reason": pl.String},
         )

@@ -65,7 +65,7 @@ def test_status_interval_snapshots_become_intervals() -> None:
 def test_trim_is_rejected_with_reason() -> None:
     result = ingest.read(SAMPLES / "trim.json", ReadOptions())
     assert result.accepted == 0 and len(result.rejects) == 1
-    assert "trim jobs are not supported" in result.rejects[0].reason
+    assert "trim jobs are not supported" in str(result.rejects[0].reason)
 
 
 def test_sniff() -> None:

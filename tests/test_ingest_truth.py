@@ -133,7 +133,7 @@ def test_repeated_profile_in_a_later_group_is_rejected_not_summed(tmp_path: Path
     path.write_text(json.dumps(doc), encoding="utf-8")
     result = ingest.read(path, ReadOptions())
     assert result.accepted == 1 and len(result.rejects) == 1
-    assert "group 1 repeats the profile of group 0" in result.rejects[0].reason
+    assert "group 1 repeats the profile of group 0" in str(result.rejects[0].reason)
 
 
 def test_unknown_read_of_a_sidecar_outside_the_root_is_not_done(tmp_path: Path) -> None:

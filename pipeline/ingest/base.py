@@ -10,6 +10,7 @@ import polars as pl
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
 from pipeline.inputs import is_inside
+from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
 from pipeline.units import Convention
 
@@ -19,8 +20,8 @@ class Reject:
     """One record that was read but not accepted, with the reason."""
 
     source: str
-    where: str
-    reason: str
+    where: Message
+    reason: Message
 
     def __str__(self) -> str:
         return f"{self.source}: {self.where}: {self.reason}"
@@ -115,7 +116,7 @@ def problems(result: ReadResult, path: Path) -> list[InputError]:
     return [
         InputError(
             path,
-            first.where,
+            str(first.where),
             f"none of its {result.records_read} records was accepted; the first: {first.reason}",
             "fix the file, leave it out, or pass --keep-going to build from the other files",
         )

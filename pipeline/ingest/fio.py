@@ -16,6 +16,7 @@ from pipeline.errors import InputError
 from pipeline.ingest import fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
+from pipeline.language.message import Message
 from pipeline.schema import PERCENTILES, POINT_KEY
 
 NAME = "fio"
@@ -132,7 +133,8 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
                 rows.append({**row, "interval": interval})
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
-                rejects.append(Reject(label, f"{key}[{i}] (line {lines[i]})", str(err)))
+                where = Message.of("where.record", path=f"{key}[{i}]", line=lines[i])
+                rejects.append(Reject(label, where, err.reason))
     rows, repeated = _one_run_per_profile(rows, groups, label)
     rejects += repeated
     notes += params.notes + _cross_check(records, rows)
@@ -186,7 +188,7 @@ def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float
     """A numeric field, or a JobError naming it: fio JSON edited by hand can hold anything."""
     value = d.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise fio_params.JobError(f"{where}.{key} is {value!r}, not a number")
+        raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
     return float(value)
 
 
@@ -265,13 +267,13 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
     read, write = _direction(record, "read"), _direction(record, "write")
     active = [d for d in (read, write) if d.iops > 0]
     if not active:
-        raise fio_params.JobError("the job did no reads or writes (read and write IOPS are 0)")
+        raise fio_params.JobError("no_io")
     if any(d.lat_us is None for d in active):
-        raise fio_params.JobError("no latency statistics (lat/clat) for a direction with I/O")
+        raise fio_params.JobError("no_latency")
     ios = sum(d.ios for d in active) or 1.0
     runtime = max(d.runtime_s for d in active) or _num(record, "job_runtime", "job") / 1000
     if runtime <= 0:
-        raise fio_params.JobError("runtime is 0: fio wrote no runtime for this job")
+        raise fio_params.JobError("no_runtime")
     one = active[0] if len(active) == 1 else None
     return {
         "iops": sum(d.iops for d in active),
@@ -305,7 +307,7 @@ def _row(
     doc: dict[str, Any],
 ) -> dict[str, Any]:
     if not isinstance(record, dict):
-        raise fio_params.JobError("is not a job record (an object)")
+        raise fio_params.JobError("not_record")
     profile = params.profile(record)
     return {
         "system": options.system,
@@ -345,10 +347,10 @@ def _one_run_per_profile(
             rejects.append(
                 Reject(
                     label,
-                    f"line {row['line']}",
-                    f"group {group} repeats the profile of group {first[key]} on host "
-                    f"{row['host']}: a run in sequence is not concurrent load; give each "
-                    "run its own file or a different parameter",
+                    Message.of("where.line", line=row["line"]),
+                    Message.of(
+                        "fio.repeated_group", group=group, first=first[key], host=row["host"]
+                    ),
                 )
             )
     return kept, rejects

@@ -18,6 +18,7 @@ from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import read_text
+from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 NAME = "fio-log"
@@ -456,7 +457,7 @@ def _result(
     short = pl.col("clones") < len(clones)
     bad = (pl.col("interval") < 1) | (pl.col("iops") <= 0) | lat_gap | short
     rejects = [
-        Reject(label, f"window {r['interval']}", _why(r, len(clones)))
+        Reject(label, Message.of("where.window", window=r["interval"]), _why(r, len(clones)))
         for r in windows.filter(bad).iter_rows(named=True)
     ]
     rows = (
@@ -489,14 +490,14 @@ def _result(
     )
 
 
-def _why(row: dict[str, Any], clones: int) -> str:
+def _why(row: dict[str, Any], clones: int) -> Message:
     if row["interval"] < 1:
-        return "sample at time 0, before the first window"
+        return Message.of("log.time0")
     if row["clones"] < clones:
-        return f"only {row['clones']} of the job's {clones} clones logged this window"
+        return Message.of("log.clones", n=row["clones"], clones=clones)
     if row["iops"] <= 0:
-        return "no I/O counted in this window (no iops or bw sample, or zero)"
-    return "no latency sample for this window (lat or clat log missing or shorter)"
+        return Message.of("log.no_io")
+    return Message.of("log.no_latency")
 
 
 def _host(path: Path, options: ReadOptions) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pipeline.errors import InputError
 from pipeline.inputs import is_inside, read_text
+from pipeline.language.message import Message
 from pipeline.units import parse_block_size
 
 # fio's documented defaults (fio(1)): bs=4k, iodepth=1, numjobs=1, rwmixread=50, rw=read
@@ -29,7 +30,11 @@ JOB_FILE_SUFFIXES = (".fio", ".job", ".ini")
 
 
 class JobError(Exception):
-    """One job record that cannot become a row; the message says why."""
+    """One job record that cannot become a row; ``reason`` says why (in any language)."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        self.reason = Message.of(f"fio.{key}", **values)
+        super().__init__(str(self.reason))
 
 
 def parser() -> configparser.ConfigParser:
@@ -131,10 +136,7 @@ class Resolver:
     def _block_size(self, opts: dict[str, str], read_pct: float, job: str) -> int:
         text = opts.get("bs") or DEFAULTS["bs"]
         if "bssplit" in opts or "-" in text or ":" in text:
-            raise JobError(
-                f"block size {text!r} is a range or split: only fixed block sizes "
-                "are supported (bs=4k or bs=4k,64k)"
-            )
+            raise JobError("bs_range", value=repr(text))
         parts = [p.strip() for p in text.split(",")]
         read_text, write_text = parts[0] or DEFAULTS["bs"], (parts + parts)[1] or parts[0]
         chosen = read_text if read_pct > 0 else write_text
@@ -146,21 +148,18 @@ class Resolver:
         try:
             size = parse_block_size(chosen)
         except ValueError as exc:
-            raise JobError(f"bs={text}: {exc}") from None
+            raise JobError("bs_bad", value=text) from exc
         if size > MAX_BLOCK:
-            raise JobError(f"bs={text} is larger than 1 TiB")
+            raise JobError("bs_large", value=text)
         return size
 
 
 def _access(opts: dict[str, str]) -> tuple[str, float]:
     rw = (opts.get("rw") or DEFAULTS["rw"]).split(":")[0].strip()
     if rw in TRIM:
-        raise JobError(
-            f"rw={rw}: trim jobs are not supported (iopress reports reads and "
-            "writes); leave them out of the file or the report"
-        )
+        raise JobError("trim", value=rw)
     if rw not in RW:
-        raise JobError(f"rw={rw!r} is not a fio I/O pattern iopress knows ({', '.join(RW)})")
+        raise JobError("rw_unknown", value=repr(rw), known=", ".join(RW))
     access, read_pct = RW[rw]
     return access, read_pct if read_pct is not None else _mix(opts)
 
@@ -174,9 +173,9 @@ def _mix(opts: dict[str, str]) -> float:
         else:
             value = 50.0  # fio's default rwmixread
     except ValueError:
-        raise JobError(f"rwmixread/rwmixwrite is not a number: {opts}") from None
+        raise JobError("mix_bad", value=opts.get("rwmixread", opts.get("rwmixwrite"))) from None
     if not 0 <= value <= 100:
-        raise JobError(f"read mix {value:g} % is outside 0…100")
+        raise JobError("mix_range", value=f"{value:g}")
     return value
 
 
@@ -194,9 +193,9 @@ def _sum_of(text: str, name: str, parse: Callable[[str], float]) -> float | None
     try:
         values = [parse(v.strip()) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise JobError(f"{name}={text!r} is not a rate fio accepts (e.g. 500 or 4m)") from None
+        raise JobError("rate_bad", name=name, value=repr(text)) from None
     if any(not math.isfinite(v) or v > 1e12 for v in values):
-        raise JobError(f"{name}={text!r} is out of range")
+        raise JobError("rate_range", name=name, value=repr(text))
     return sum(values) or None
 
 
@@ -205,9 +204,9 @@ def _whole(opts: dict[str, str], key: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise JobError(f"{key}={text!r} is not a whole number") from None
+        raise JobError("whole_bad", name=key, value=repr(text)) from None
     if not 1 <= value <= MAX_COUNT:
-        raise JobError(f"{key}={text} must be between 1 and {MAX_COUNT:,}")
+        raise JobError("whole_range", name=key, value=text, max=f"{MAX_COUNT:,}")
     return value
 
 

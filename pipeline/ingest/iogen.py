@@ -14,6 +14,7 @@ from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
+from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.units import TIME_UNITS_US, parse_block_size, rate_factor
 
@@ -93,7 +94,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         try:
             records.append(parser.parse(line_no, cells))
         except _RowError as err:
-            rejects.append(Reject(label, f"line {line_no}{err.column}", err.reason))
+            rejects.append(Reject(label, err.where(line_no), err.reason))
     frame = _frame(records)
     frame, dupes = _drop_duplicates(frame, label)
     return ReadResult(frame, rejects + dupes, count, [], label)
@@ -156,10 +157,17 @@ def _column_index(
 
 
 class _RowError(Exception):
-    def __init__(self, column: str, reason: str) -> None:
-        super().__init__(reason)
-        self.column = f", column {column!r}" if column else ""
-        self.reason = reason
+    """A data row that cannot become a record: the column at fault (if one) and why."""
+
+    def __init__(self, column: str, key: str, **values: object) -> None:
+        self.reason = Message.of(f"iogen.{key}", **values)
+        super().__init__(str(self.reason))
+        self.column = column
+
+    def where(self, line: int) -> Message:
+        if self.column:
+            return Message.of("where.line_column", line=line, column=repr(self.column))
+        return Message.of("where.line", line=line)
 
 
 class _RowParser:
@@ -178,12 +186,12 @@ class _RowParser:
         if pos is None:
             return None
         if pos >= len(cells):
-            raise _RowError("", f"row has {len(cells)} fields, the header has more")
+            raise _RowError("", "short_row", n=len(cells))
         return cells[pos] or None
 
     def parse(self, line_no: int, cells: list[str]) -> dict[str, object]:
         if len(cells) != self._width():
-            raise _RowError("", f"row has {len(cells)} fields, the header has {self._width()}")
+            raise _RowError("", "width", n=len(cells), header=self._width())
         num = self._numbers(cells)
         block = self._block(cells)
         iops = (
@@ -210,12 +218,10 @@ class _RowParser:
     def _identity(self, cells: list[str], block: int) -> dict[str, object]:
         access_text = (self.cell(cells, "access") or "").lower()
         if access_text not in ACCESS:
-            raise _RowError(
-                self.names["access"], f"access {access_text!r} is neither random nor sequential"
-            )
+            raise _RowError(self.names["access"], "access", value=repr(access_text))
         host = self.cell(cells, "host")
         if not host:
-            raise _RowError(self.names["host"], "host is empty")
+            raise _RowError(self.names["host"], "host_empty")
         return {
             "system": self.options.system,
             "setup": self.options.setup,
@@ -233,7 +239,7 @@ class _RowParser:
         try:
             return parse_block_size(text)
         except ValueError as exc:
-            raise _RowError(self.names["block_size"], str(exc)) from None
+            raise _RowError(self.names["block_size"], "block_size", value=repr(text)) from exc
 
     def _numbers(self, cells: list[str]) -> dict[str, float | None]:
         checks: dict[str, Callable[[float], str]] = {
@@ -249,7 +255,7 @@ class _RowParser:
         }
         values = {key: self._optional(cells, key, check) for key, check in checks.items()}
         if values["interval_s"] is None:
-            raise _RowError(self.names["interval_s"], "interval length is empty")
+            raise _RowError(self.names["interval_s"], "interval_empty")
         return values
 
     def _optional(self, cells: list[str], key: str, check: Callable[[float], str]) -> float | None:
@@ -267,17 +273,17 @@ class _RowParser:
         try:
             value = float(text)
         except ValueError:
-            raise _RowError(self.names[key], f"{text!r} is not a number") from None
-        problem = check(value) if math.isfinite(value) else "must be a finite number"
+            raise _RowError(self.names[key], "not_number", value=repr(text)) from None
+        problem = check(value) if math.isfinite(value) else "finite"
         if problem:
-            raise _RowError(self.names[key], f"{value:g} {problem}")
+            raise _RowError(self.names[key], problem, value=f"{value:g}")
         return value
 
 
 def _need(num: dict[str, float | None], key: str) -> float:
     value = num[key]
     if value is None:
-        raise _RowError(DEFAULT_COLUMNS[key], "value is empty")
+        raise _RowError(DEFAULT_COLUMNS[key], "value_empty")
     return value
 
 
@@ -286,19 +292,19 @@ def _scaled(value: float | None, factor: float) -> float | None:
 
 
 def _positive(v: float) -> str:
-    return "" if v > 0 else "must be greater than 0"
+    return "" if v > 0 else "positive"
 
 
 def _non_negative(v: float) -> str:
-    return "" if v >= 0 else "must not be negative"
+    return "" if v >= 0 else "non_negative"
 
 
 def _whole_positive(v: float) -> str:
-    return "" if v > 0 and v == int(v) else "must be a whole number greater than 0"
+    return "" if v > 0 and v == int(v) else "whole_positive"
 
 
 def _percent(v: float) -> str:
-    return "" if 0 <= v <= 100 else "must be between 0 and 100"
+    return "" if 0 <= v <= 100 else "percent"
 
 
 def _frame(records: list[dict[str, object]]) -> pl.DataFrame:
@@ -311,11 +317,7 @@ def _drop_duplicates(frame: pl.DataFrame, label: str) -> tuple[pl.DataFrame, lis
     dup = frame.select(pl.struct(key).is_duplicated() & ~pl.struct(key).is_first_distinct())
     mask = dup.to_series()
     rejects = [
-        Reject(
-            label,
-            f"line {line}",
-            "duplicate of an earlier row for the same host, test, parallelism and interval",
-        )
+        Reject(label, Message.of("where.line", line=line), Message.of("iogen.duplicate"))
         for line in frame.filter(mask)["line"].to_list()
     ]
     return frame.filter(~mask), rejects

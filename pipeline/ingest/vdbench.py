@@ -14,6 +14,7 @@ import polars as pl
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
+from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 NAME = "vdbench"
@@ -138,17 +139,21 @@ def _interval_length(run: _Run) -> float:
 class _BadRecord(Exception):
     """A flatfile record that cannot become a row (the reader makes it a reject)."""
 
+    def __init__(self, key: str, **values: object) -> None:
+        self.reason = Message.of(f"vdbench.{key}", **values)
+        super().__init__(str(self.reason))
+
 
 def _num(row: dict[str, str], key: str, optional: bool = False) -> float | None:
     text = row.get(key, "n/a")
     if text == "n/a":
         if optional:
             return None
-        raise _BadRecord(f"column {key!r} is n/a (vdbench had no or conflicting data)")
+        raise _BadRecord("na", column=repr(key))
     try:
         return float(text)
     except ValueError:
-        raise _BadRecord(f"column {key!r}: {text!r} is not a number") from None
+        raise _BadRecord("not_number", column=repr(key), value=repr(text)) from None
 
 
 def _maybe(row: dict[str, str], key: str) -> float | None:
@@ -169,10 +174,10 @@ def _record(row: dict[str, str], mib: float, length: float) -> dict[str, Any]:
     seek = _need(row, "seekpct")
     rate = _need(row, "rate")
     if rate < 0 or _need(row, "resp") < 0:
-        raise _BadRecord("negative rate or response time")
+        raise _BadRecord("negative")
     threads = _need(row, "threads")
     if threads < 1 or threads != int(threads):
-        raise _BadRecord(f"threads {threads:g} is not a whole number ≥ 1")
+        raise _BadRecord("threads", value=f"{threads:g}")
     return {
         "access": "random" if seek > 0 else "sequential",
         "read_pct": _need(row, "rdpct"),
@@ -206,6 +211,13 @@ def _directions(row: dict[str, str], rate: float, bytes_per_s: float) -> dict[st
         "read_bytes_per_s": bytes_per_s * r,
         "write_bytes_per_s": bytes_per_s * (1 - r),
     }
+
+
+def _interval(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise _BadRecord("interval", value=repr(text)) from None
 
 
 def _target(row: dict[str, str]) -> float | None:
@@ -260,14 +272,14 @@ def _read_run(
     first, last = (run.avg[0], run.avg[1]) if run.avg else (1, 10**9)
     rows, rejects = [], []
     for n, row in run.rows:
-        where = f"line {n} (run {name}, interval {row['interval']})"
+        where = Message.of("where.vdbench", line=n, run=name, interval=row["interval"])
         try:
-            interval = int(row["interval"])
+            interval = _interval(row["interval"])
             if not first <= interval <= last:
-                raise _BadRecord(f"warm-up: outside the averaged intervals avg_{first}-{last}")
+                raise _BadRecord("warm_up", first=first, last=last)
             rec = _record(row, mib, length)
-        except (_BadRecord, ValueError) as err:
-            rejects.append(Reject(label, where, str(err)))
+        except _BadRecord as err:
+            rejects.append(Reject(label, where, err.reason))
             continue
         rows.append(
             {

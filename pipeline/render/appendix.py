@@ -79,7 +79,10 @@ def _deviation(found: tuple[float, int] | None, fmt: Formatter) -> str:
 
 def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     rejects = ctx.dataset.rejects
-    rows = [[[Span(r.source)], [Span(r.where)], [Span(r.reason)]] for r in rejects[:MAX_REJECTS]]
+    rows = [
+        [[Span(r.source)], [Span(r.where.text(fmt.t))], [Span(r.reason.text(fmt.t))]]
+        for r in rejects[:MAX_REJECTS]
+    ]
     if len(rejects) > MAX_REJECTS:
         more = fmt.t("appendix.more_rejects", n=fmt.integer(len(rejects) - MAX_REJECTS))
         rows.append([[Span(more)], [Span("")], [Span("")]])

@@ -1,0 +1,26 @@
+"""Words for people, decided now and put into a language later: a key of the locales'
+``[reject]`` table and its values. The readers say why a record was rejected this way, so
+that the German PDF says it in German while the CLI and ``rejects.csv`` stay English."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.language.strings import Strings
+
+
+@dataclass(frozen=True)
+class Message:
+    key: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, key: str, **values: object) -> Message:
+        """``Message.of("fio.no_io")``; values are text from the raw file, shown as read."""
+        return cls(key, tuple((name, str(value)) for name, value in values.items()))
+
+    def text(self, strings: Strings) -> str:
+        return strings(f"reject.{self.key}", **dict(self.values))
+
+    def __str__(self) -> str:
+        return self.text(Strings("en"))
