@@ -24,6 +24,7 @@ from pydantic import (
 
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
+from pipeline.language.strings import Variant
 from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
 LANGS: tuple[str, ...] = ("de", "en")
@@ -367,6 +368,8 @@ class Report(Strict):
     optimum_margin_pp: float = Field(default=0.0, ge=0, le=100)
     # the German documents' number style: de-CH 1’008’045.5, de-DE and de-AT 1.008.045,5
     number_style: Literal["de-CH", "de-DE", "de-AT"] = "de-CH"
+    # what generated the load: the documents say "per server" or "per VM"
+    load_generators: Variant = "servers"
     datasheet: DatasheetConfig = DatasheetConfig()
     tables: list[str] | None = None  # names checked by compute/registry.py
     # the PDF's validation findings: per rule ("summary", for the customer) or each one

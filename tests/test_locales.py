@@ -16,6 +16,7 @@ PREFIX_USE = re.compile(r"""["']((?:mix|access|kind|field)\.)""")
 
 ENGLISH_ONLY = "cli."  # the command line speaks English (docs/architecture.md)
 REJECT = "reject."  # the readers' Message keys: tests/test_messages.py checks their use
+VARIANT = "vms."  # strings in place of plain ones: used where the plain one is
 
 
 def test_both_languages_have_the_same_keys() -> None:
@@ -68,7 +69,7 @@ def test_every_key_is_used() -> None:
     unused = sorted(
         k
         for k in load("en")
-        if not k.startswith(REJECT) and not _is_used(k, code, literals, prefixes)
+        if not k.startswith((REJECT, VARIANT)) and not _is_used(k, code, literals, prefixes)
     )
     assert unused == []
 
@@ -127,3 +128,11 @@ def test_one_server_and_one_process_are_singular() -> None:
         assert server in t.count("method.hosts", 1, n="1")
         assert t.count("table.parallelism", 1, n="1") == process
         assert t.count("table.parallelism", 2, n="2") != process
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_variant_string_replaces_a_plain_one(lang: str) -> None:
+    table = load(lang)
+    orphans = sorted(k for k in table if k.startswith(VARIANT) and k[len(VARIANT) :] not in table)
+    assert orphans == []
+    assert Strings(lang, "vms")("field.host") == "VM" != Strings(lang)("field.host")

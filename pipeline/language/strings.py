@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from babel import Locale
 
@@ -32,12 +32,24 @@ def load(lang: str) -> dict[str, str]:
         return _flatten(tomllib.load(fh))
 
 
+Variant = Literal["servers", "vms"]  # what generated the load: report.toml load_generators
+
+
+@cache
+def _with_variant(lang: str, variant: Variant) -> dict[str, str]:
+    """The language's strings, those of the variant's table (``[vms]``) in place of the
+    plain ones they repeat: "per VM" where the load came from VMs."""
+    table = load(lang)
+    prefix = f"{variant}."
+    return table | {k.removeprefix(prefix): v for k, v in table.items() if k.startswith(prefix)}
+
+
 class Strings:
     """``t("section.summary")`` or ``t("chart.caption", block="4 KB", access="Random")``."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, variant: Variant = "servers") -> None:
         self.lang = lang
-        self.table = load(lang)
+        self.table = _with_variant(lang, variant)
 
     def __call__(self, key: str, **values: object) -> str:
         try:

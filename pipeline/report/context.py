@@ -57,7 +57,8 @@ class ReportContext:
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}
         style = self.report.number_style.replace("-", "_") if lang == "de" else None
-        return Formatter(Strings(lang), setups, self.report.units, style)
+        strings = Strings(lang, self.report.load_generators)
+        return Formatter(strings, setups, self.report.units, style)
 
     def frame(self, name: str) -> pl.DataFrame:
         """The frame a shown table displays (its own, or the one it declares)."""
