@@ -266,6 +266,11 @@ def write_workbook(ctx: ReportContext, path: Path) -> None:
 
 def write_charts(ctx: ReportContext, work: Path) -> None:
     """Every chart of the plan (and the cost chart) in both languages, drawn in one batch."""
+    _draw(ctx, ctx.charts, work, cost=True)
+
+
+def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, cost: bool) -> None:
+    """``refs`` (and the cost chart if ``cost``) in both languages into ``work/charts``."""
     from pipeline.charts import CHARTS
     from pipeline.charts.draw import draw
     from pipeline.charts.export import KINDS, save_many
@@ -274,10 +279,10 @@ def write_charts(ctx: ReportContext, work: Path) -> None:
     jobs = []
     for lang in LANGS:
         fmt = ctx.formatter(lang)
-        for ref in ctx.charts:
+        for ref in refs:
             chart = draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt)
             jobs.append((chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS))
-        if "cost" in ctx.tables:
+        if cost and "cost" in ctx.tables:
             chart = CHARTS["cost"](ctx.cost_frame(lang), fmt)
             jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
     save_many(jobs)
@@ -310,6 +315,8 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / MARK).touch()
     with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+        ref = datasheet.chart(ctx)
+        _draw(ctx, [ref] if ref else [], Path(tmp), cost=False)
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
         final = [out / p.name for p in written]
         for src, dst in zip(written, final, strict=True):

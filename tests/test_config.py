@@ -43,7 +43,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         "  hint: add this field to report.toml (see docs/report.md)\n"
         f"{path}: writer: Extra inputs are not permitted\n"
         "  hint: known here: author, charts, classification, cost, cost_note, datasheet, date, "
-        "findings, footprint, hosts, id, latency_limits, number_style, optimum_margin_pp, "
+        "findings, footprint, hosts, id, latency_limits, load_generators, number_style, optimum_margin_pp, "
         "organisation, rack_units, reconstructed, "
         "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, title, "
         "units, vendor_figures, version; remove or rename this field (see docs/report.md for "

@@ -108,3 +108,47 @@ def test_tiles_show_only_measured_profiles_with_units(a800_shared: BuildResult) 
     assert all(i.label.endswith("≤ 1.0 ms") for i in limits)
     template = (ROOT / "templates" / "typst" / "datasheet.typ").read_text(encoding="utf-8")
     assert "upper(label)" not in template
+
+
+def _images(path: Path) -> int:
+    return sum(len(page.images) for page in PdfReader(path).pages)
+
+
+def test_key_figures_and_chart_fill_the_page(a800_shared: BuildResult) -> None:
+    """The page below the tiles: the whitepaper's chart of the first random profile and
+    the key figures (speed, optimum, maximum) of the datasheet's profiles."""
+    ctx = a800_shared.ctx
+    ref = datasheet.chart(ctx)
+    assert ref is not None and ref.block_size == 8192 and ref.access == "random"
+    assert ref in ctx.charts  # the same chart as in the whitepaper
+    rows = datasheet.key_figures(ctx, ctx.formatter("en"))
+    assert [r[0] for r in rows] == [
+        "8K random 100% read",
+        "8K random 100% write",
+        "128K seq. 100% read",
+        "128K seq. 100% write",
+    ]
+    # seed 004 Tabelle 2 (48 vCPU): optimum 648'293 IOPS at 128, maximum 732'767 at 384
+    assert rows[0][2].startswith("648,293 IOPS") and rows[0][2].endswith("(P 128)")
+    assert rows[0][3].startswith("732,767 IOPS") and rows[0][3].endswith("(P 384)")
+    assert rows[2][3].endswith("(P 16)") and "MB/s" in rows[2][3]
+    for lang in ("de", "en"):
+        path = a800_shared.out / f"a800-datasheet.{lang}.pdf"
+        assert len(PdfReader(path).pages) == 1
+        text = _text(path)
+        assert ("Kennzahlen" if lang == "de" else "Key figures") in text
+        assert ("648’293" if lang == "de" else "648,293") in text
+
+
+def test_everything_configured_still_fits_one_page(tmp_path: Path) -> None:
+    report = tmp_path / "r"
+    shutil.copytree(FS840, report)
+    toml = report / "report.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8") + '\n[datasheet]\nfootprint = "FS 900"\n'
+        'spc1 = "AE00008"\n',
+        encoding="utf-8",
+    )
+    for path in write_datasheets(report, tmp_path / "out"):
+        assert len(PdfReader(path).pages) == 1, path
+        assert "Key figures" in _text(path) or "Kennzahlen" in _text(path)

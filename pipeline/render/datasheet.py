@@ -14,6 +14,7 @@ from pipeline.config import LANGS
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
+from pipeline.report.plan import ChartRef, figures
 
 TEMPLATE = "datasheet.typ"
 LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
@@ -173,6 +174,79 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
     ]
 
 
+KINDS = ("speed", "optimum", "maximum")
+
+
+def _figure(row: dict[str, Any], fmt: Formatter) -> str:
+    """A point's rate (IOPS, or MB/s for sequential tests) and latency, with its parallelism."""
+    if row["access"] == "sequential":
+        rate = f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}"
+    else:
+        rate = f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
+    return f"{rate}, {fmt.lat_ms(row['lat_mean_us'])} (P {fmt.integer(row['parallelism'])})"
+
+
+def _key_profiles(perf: pl.DataFrame) -> list[tuple[str, int, float]]:
+    """The datasheet's profiles: the standard random ones, and the sequential read and
+    write with the highest bandwidth."""
+    rows = [("random", b, r) for b, r in _shown_profiles(perf)]
+    sequential = perf.filter((pl.col("access") == "sequential") & (pl.col("kind") == "maximum"))
+    for read in (100.0, 0.0):
+        found = sequential.filter(pl.col("read_pct") == read).sort("bytes_per_s")
+        if found.height:
+            rows.append(("sequential", int(found["block_size"][-1]), read))
+    return rows
+
+
+def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:
+    """Rows of the key-figures table: profile, then speed, optimum and maximum."""
+    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    rows = []
+    for access, block, read_pct in _key_profiles(perf):
+        of = perf.filter(
+            (pl.col("access") == access)
+            & (pl.col("block_size") == block)
+            & (pl.col("read_pct") == read_pct)
+        )
+        cells = {r["kind"]: _figure(r, fmt) for r in of.iter_rows(named=True)}
+        profile = fmt.t(
+            "datasheet.lat_item",
+            block=fmt.block(block),
+            access=fmt.t.access(access),
+            mix=fmt.t.mix(read_pct, True),
+        )
+        rows.append([profile, *(cells.get(k, fmt.t("table.none")) for k in KINDS)])
+    return rows
+
+
+CHART_KINDS = ("standard", "dual_axis", "response")  # the datasheet's chart, best first
+
+
+def chart(ctx: ReportContext) -> ChartRef | None:
+    """The datasheet's chart, one the whitepaper draws too: of its first random profile
+    (reads where the chart is per mix), for its setup; a standard chart where there is one."""
+    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    blocks = [block for block, _ in _shown_profiles(perf)]
+    found = [
+        r
+        for r in ctx.charts
+        if r.kind in CHART_KINDS
+        and r.access == "random"
+        and r.setup in (None, _setup(ctx))
+        and r.read_pct in (None, 100.0)
+        and r.block_size in blocks
+    ]
+    found.sort(key=lambda r: (blocks.index(r.block_size), CHART_KINDS.index(r.kind)))
+    return found[0] if found else None
+
+
+def _typst_table(ctx: ReportContext, fmt: Formatter) -> str:
+    header = [fmt.t("datasheet.profile"), *(fmt.t(f"datasheet.{k}") for k in KINDS)]
+    rows = [header, *key_figures(ctx, fmt)]
+    cells = ", ".join("(" + ", ".join(T.lit(c) for c in row) + ",)" for row in rows)
+    return f"(title: {T.lit(fmt.t('datasheet.key_figures'))}, rows: ({cells},))"
+
+
 def groups(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, list[Item]]]:
     found = [
         ("latency", latency_items(ctx, fmt)),
@@ -215,6 +289,9 @@ def source(ctx: ReportContext, lang: str) -> str:
         "footer": fmt.t("datasheet.footer"),
         "notice": notice,
     }
+    ref = chart(ctx)
+    meta["chart"] = f"charts/{ref.stem}.{lang}.svg" if ref else ""
+    meta["chart_alt"] = figures(ctx.charts, "cost" in ctx.tables, fmt)[ref.stem][1] if ref else ""
     d = r.date
     items = [f"{k}: {T.lit(v)}" for k, v in meta.items()]
     items += [
@@ -222,7 +299,8 @@ def source(ctx: ReportContext, lang: str) -> str:
         f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})",
         f"labels: (classification: {T.lit(fmt.t('doc.classification'))})",
     ]
-    return f'#import "{TEMPLATE}": *\n#datasheet(({", ".join(items)}), {_typst_groups(ctx, fmt)})\n'
+    body = f"({', '.join(items)}), {_typst_groups(ctx, fmt)}, {_typst_table(ctx, fmt)}"
+    return f'#import "{TEMPLATE}": *\n#datasheet({body})\n'
 
 
 def write(ctx: ReportContext, work: Path, templates: Path) -> list[Path]:
