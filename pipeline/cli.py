@@ -142,6 +142,32 @@ def tables(
 
 
 @app.command()
+def plan(
+    campaign: Annotated[Path, typer.Argument(help="campaign.toml")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Campaign and report folder")],
+) -> None:
+    """Write one fio job file per point and the report folder around them; print the
+    run time. Nothing runs."""
+    from pipeline.campaign import commands as campaign_commands
+
+    campaign_commands.plan(campaign, out)
+
+
+@app.command()
+def run(
+    folder: Annotated[Path, typer.Argument(help="Folder made by iopress plan")],
+    destroy_data: Annotated[
+        list[str] | None,
+        typer.Option("--destroy-data", help="A device whose file system may be overwritten"),
+    ] = None,
+) -> None:
+    """Run the planned points with fio (finished points are kept: run again to resume)."""
+    from pipeline.campaign import commands as campaign_commands
+
+    campaign_commands.run(folder, destroy_data or [])
+
+
+@app.command()
 def version() -> None:
     """Print the iopress version."""
     typer.echo(__version__)

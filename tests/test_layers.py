@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("charts", "render"),
     ("manifest", "verify"),
-    ("build",),
+    ("build", "campaign"),
     ("commands", "cli"),
 )
 

@@ -111,11 +111,12 @@ class Resolver:
 
     def options(self, record: dict[str, Any]) -> dict[str, str]:
         job = record.get("job options")
-        own = (
-            normalise_options(job)
-            if job is not None
-            else self._from_job_file(str(record.get("jobname", "")))
-        )
+        if job is not None:
+            own = normalise_options(job)
+        elif self.globals:
+            own = {}  # fio lists only options a job sets itself: this one sets none
+        else:
+            own = self._from_job_file(str(record.get("jobname", "")))
         return {**DEFAULTS, **self.globals, **own}
 
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:

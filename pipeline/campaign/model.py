@@ -1,0 +1,146 @@
+"""``campaign.toml``: what to measure, validated like report.toml (unknown keys refused)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from pipeline.config import LANGS, Strict, from_validation, read_toml
+from pipeline.errors import InputError
+from pipeline.units import Access, parse_block_size
+
+CAMPAIGN_FILE = "campaign.toml"
+# seed 000: 18 parallelism levels, 3 mixes, 1K…64K random and 256K, 1M sequential
+SEED_LEVELS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 180, 192, 224, 256, 320, 384, 448, 512]
+SEED_MIXES = [100.0, 70.0, 0.0]
+Engine = Literal["io_uring", "libaio", "psync"]
+_ADDRESS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$")
+
+
+class Profile(Strict):
+    access: Access
+    block_sizes: list[str] = Field(min_length=1)
+    read_pct: list[float] = Field(default=SEED_MIXES, min_length=1)
+
+    @field_validator("block_sizes")
+    @classmethod
+    def _sizes(cls, sizes: list[str]) -> list[str]:
+        for size in sizes:
+            parse_block_size(size)  # ValueError: the size and why
+        return sizes
+
+    @field_validator("read_pct")
+    @classmethod
+    def _mixes(cls, mixes: list[float]) -> list[float]:
+        if any(not 0 <= m <= 100 for m in mixes):
+            raise ValueError("a read share is between 0 and 100")
+        return mixes
+
+
+SEED_PROFILES = [
+    Profile(access="random", block_sizes=["1K", "4K", "8K", "64K"]),
+    Profile(access="sequential", block_sizes=["256K", "1M"]),
+]
+
+
+class Intervals(Strict):
+    count: int = Field(default=3, ge=1, le=1000)
+    seconds: int = Field(default=20, ge=1, le=86400)
+    warm_up: int = Field(default=0, ge=0, le=86400)  # seconds before the first interval
+
+
+class Target(Strict):
+    path: str = Field(min_length=1)
+    size: str | None = None  # needed for a file that does not exist yet (e.g. "4G")
+
+    @field_validator("path")
+    @classmethod
+    def _no_colon(cls, path: str) -> str:
+        if ":" in path:
+            raise ValueError("fio separates files with ':', so a path may not hold one")
+        return path
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, size: str | None) -> str | None:
+        if size is not None:
+            parse_block_size(size)
+        return size
+
+
+class Host(Strict):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    address: str = "local"  # or a fio server: host or host:port
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, address: str) -> str:
+        if address != "local" and not _ADDRESS.match(address):
+            raise ValueError("give 'local' or a fio server as host or host:port")
+        return address
+
+
+class Campaign(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    system: str = Field(min_length=1)
+    vendor: str = Field(min_length=1)
+    title: dict[str, str] | None = None  # per language; default: the system's name
+    author: str = ""
+    organisation: str = ""
+    profiles: list[Profile] = Field(default=SEED_PROFILES, min_length=1)
+    levels: list[int] = Field(default=SEED_LEVELS, min_length=1)
+    queue_depth: int = Field(default=1, ge=1, le=65536)
+    intervals: Intervals = Intervals()
+    engine: Engine | None = None  # None: the best this machine's fio offers
+    direct: bool = True
+    targets: list[Target] = Field(min_length=1)
+    hosts: list[Host] = Field(default=[Host(name="local")], min_length=1)
+    # a rate sweep: the target IOPS of all hosts together, each a point per level
+    rate_iops: list[int] = Field(default_factory=list)
+    precondition: bool = False  # SNIA: write the whole target twice before the points
+
+    @field_validator("levels", "rate_iops")
+    @classmethod
+    def _rising(cls, values: list[int]) -> list[int]:
+        if any(v < 1 for v in values) or values != sorted(set(values)):
+            raise ValueError("give whole numbers of at least 1, rising, each once")
+        return values
+
+    @model_validator(mode="after")
+    def _hosts(self) -> Campaign:
+        names = [h.name for h in self.hosts]
+        if len(set(names)) != len(names):
+            raise ValueError("two hosts have the same name")
+        local = [h for h in self.hosts if h.address == "local"]
+        if local and len(self.hosts) > 1:
+            raise ValueError("'local' runs on this machine only: give every host a fio server")
+        return self
+
+    @field_validator("title")
+    @classmethod
+    def _languages(cls, title: dict[str, str] | None) -> dict[str, str] | None:
+        if title is not None and sorted(title) != sorted(LANGS):
+            raise ValueError(f"give the title in exactly these languages: {', '.join(LANGS)}")
+        return title
+
+    def titles(self) -> dict[str, str]:
+        return self.title or {lang: self.system for lang in LANGS}
+
+    @property
+    def point_seconds(self) -> int:
+        return self.intervals.warm_up + self.intervals.count * self.intervals.seconds
+
+
+def load_campaign(path: Path) -> Campaign:
+    """Read and validate a campaign file; every problem is reported at once."""
+    if path.is_dir():
+        path = path / CAMPAIGN_FILE
+    if not path.is_file():
+        raise InputError(path, "", "campaign file not found", "give the path of campaign.toml")
+    try:
+        return Campaign.model_validate(read_toml(path))
+    except ValidationError as err:
+        raise from_validation(path, err, "docs/campaign.md", Campaign) from None

@@ -1,0 +1,205 @@
+"""``iopress run``: the planned points with fio, one after another, each result kept only
+when it is complete and readable, so that a run can be stopped and resumed at any time."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import stat
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline import ingest
+from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, load_campaign
+from pipeline.campaign.plan import JOBS, RAW
+from pipeline.errors import InputError, UsageError
+from pipeline.ingest.base import ReadOptions, interval_frame
+
+# Signatures of data a write would destroy: (offset, bytes). Partition tables and the
+# common Linux file systems; blkid knows more, and is asked first.
+SIGNATURES = (
+    (510, b"\x55\xaa"),  # MBR (and the protective MBR of GPT)
+    (512, b"EFI PART"),  # GPT
+    (1080, b"\x53\xef"),  # ext2/3/4
+    (0, b"XFSB"),  # XFS
+    (65600, b"_BHRfS_M"),  # btrfs
+    (4086, b"SWAPSPACE2"),  # swap
+    (3, b"NTFS    "),  # NTFS
+    (0, b"LUKS\xba\xbe"),  # LUKS
+)
+
+
+@dataclass(frozen=True)
+class Done:
+    """One point's outcome: run now, or kept from an earlier run; its IOPS and latency."""
+
+    name: str
+    skipped: bool
+    iops: float
+    lat_us: float
+
+
+def holds_data(path: Path) -> bool:
+    """Does the device (or image) start with a partition table or a file system?"""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(65608)
+    except OSError:
+        return False
+    return any(head[at : at + len(sig)] == sig for at, sig in SIGNATURES)
+
+
+def _writes(campaign: Campaign) -> bool:
+    mixes = [m for p in campaign.profiles for m in p.read_pct]
+    return campaign.precondition or any(m < 100 for m in mixes)
+
+
+def guard(campaign: Campaign, destroy: list[str]) -> None:
+    """A write to a device that holds a file system or partition table needs
+    ``--destroy-data DEVICE`` naming that very device."""
+    if not _writes(campaign):
+        return
+    for target in campaign.targets:
+        path = Path(target.path)
+        with contextlib.suppress(OSError):
+            if not stat.S_ISBLK(path.stat().st_mode) or not holds_data(path):
+                continue
+            if target.path not in destroy:
+                raise UsageError(
+                    f"{target.path} holds a file system or partition table, and the campaign "
+                    f"writes to it; to destroy its data, name it: --destroy-data {target.path}"
+                )
+
+
+def valid(result: Path) -> tuple[float, float] | None:
+    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output that
+    iopress reads with every record accepted; None otherwise."""
+    try:
+        read = ingest.read(result, ReadOptions(root=result.parent), "fio")
+    except (InputError, OSError, ValueError):
+        return None
+    if read.rejects or not read.rows:
+        return None
+    rows = interval_frame(read.rows)
+    ios = float((rows["iops"] * rows["interval_s"]).sum())
+    seconds = float(rows["interval_s"].sum())
+    lat = float((rows["lat_mean_us"] * rows["iops"] * rows["interval_s"]).sum())
+    return (ios / seconds if seconds else 0.0), (lat / ios if ios else 0.0)
+
+
+def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
+    """fio for one point: on this machine, or on every fio server at once (synchronous)."""
+    cmd = [
+        "fio",
+        "--output-format=json+",
+        f"--status-interval={campaign.intervals.seconds}",
+        f"--output={output}",
+    ]
+    if campaign.hosts[0].address == "local":
+        return [*cmd, str(job)]
+    for host in campaign.hosts:
+        cmd += [f"--client={host.address}", str(job)]
+    return cmd
+
+
+def _run_fio(cmd: list[str], name: str, folder: Path) -> None:
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as err:
+        raise InputError(folder, name, f"fio could not start: {err}", "install fio") from None
+    if done.returncode:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise InputError(
+            folder / JOBS / f"{name}.fio",
+            "",
+            f"fio failed (exit {done.returncode}): {' / '.join(tail)}",
+            "fix the campaign (iopress plan again) or the machine, then run again: "
+            "finished points are kept",
+        )
+
+
+def run_point(folder: Path, campaign: Campaign, name: str) -> Done:
+    """One point: kept when its result is already valid, else run by fio into a part
+    file that becomes the result only when it is valid (Ctrl-C: the part file goes)."""
+    result = folder / RAW / f"{name}.json"
+    found = valid(result) if result.exists() else None
+    if found:
+        return Done(name, True, *found)
+    part = folder / RAW / f".{name}.json.part"
+    try:
+        _run_fio(command(campaign, folder / JOBS / f"{name}.fio", part), name, folder)
+        found = valid(part)
+        if found is None:
+            raise InputError(part, "", "fio's output is not complete", "run again")
+        os.replace(part, result)
+    finally:
+        part.unlink(missing_ok=True)
+    return Done(name, False, *found)
+
+
+def machine(campaign: Campaign) -> dict[str, object]:
+    """What ran the load: fio's version, the kernel, the CPU and the targets' models."""
+    fio = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False)
+    return {
+        "fio": fio.stdout.strip(),
+        "kernel": " ".join(platform.uname()[:3]),
+        "cpu": _cpu_model(),
+        "targets": {t.path: _device_model(Path(t.path)) for t in campaign.targets},
+        "hosts": [h.model_dump() for h in campaign.hosts],
+    }
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def _device_model(path: Path) -> str:
+    """The model of the block device holding ``path`` (sysfs), or "" when unknown."""
+    with contextlib.suppress(OSError, ValueError):
+        st = path.stat() if path.exists() else path.parent.stat()
+        dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+        sys = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+        for candidate in (sys / "device" / "model", sys / ".." / "device" / "model"):
+            if candidate.exists():
+                return candidate.read_text().strip()
+    return ""
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.stem for p in (folder / JOBS).glob("*.fio") if p.stem != "precondition")
+
+
+def run(
+    folder: Path, destroy: list[str], step: Callable[[int, int, Done | None], None]
+) -> list[Done]:
+    """Every planned point in order (``step`` after each); preconditioning first."""
+    campaign = load_campaign(folder / CAMPAIGN_FILE)
+    todo = names(folder)
+    if not todo:
+        raise InputError(folder, "", "no planned point", "run iopress plan first")
+    guard(campaign, destroy)
+    env = folder / RAW / "env"
+    env.mkdir(parents=True, exist_ok=True)
+    (env / "machine.json").write_text(json.dumps(machine(campaign), indent=2) + "\n")
+    if campaign.precondition and not (env / "precondition.json").exists():
+        pre = folder / JOBS / "precondition.fio"
+        _run_fio(
+            ["fio", "--output-format=json", f"--output={env / 'pre.part'}", str(pre)],
+            "precondition",
+            folder,
+        )
+        os.replace(env / "pre.part", env / "precondition.json")
+    done: list[Done] = []
+    step(0, len(todo), None)
+    for name in todo:
+        done.append(run_point(folder, campaign, name))
+        step(len(done), len(todo), done[-1])
+    return done
