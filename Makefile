@@ -30,9 +30,10 @@ demo: $(STAMP)
 test: lint debs
 	$(BIN)/python -m pytest -q -n auto
 
-# Debian packages some tests drive: chromium (the site in a browser) and poppler-utils
-# (pdftotext, the layout check of every PDF). Installed when missing (needs root).
-DEBS := chromium:chromium pdftotext:poppler-utils
+# Debian packages some tests drive: chromium (the site in a browser), poppler-utils
+# (pdftotext, the layout check of every PDF) and fio (campaigns run end to end).
+# Installed when missing (needs root).
+DEBS := chromium:chromium pdftotext:poppler-utils fio:fio
 debs:
 	@missing="$$(for d in $(DEBS); do command -v $${d%%:*} >/dev/null 2>&1 || echo $${d#*:}; done)"; \
 	[ -z "$$missing" ] || { apt-get update -qq && \

@@ -101,8 +101,8 @@ def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
     ]
     if campaign.hosts[0].address == "local":
         return [*cmd, str(job)]
-    for host in campaign.hosts:
-        cmd += [f"--client={host.address}", str(job)]
+    for host in campaign.hosts:  # fio writes a server's port after a comma
+        cmd += [f"--client={host.address.replace(':', ',')}", str(job)]
     return cmd
 
 
@@ -197,6 +197,8 @@ def run(
             folder,
         )
         os.replace(env / "pre.part", env / "precondition.json")
+    for stale in (folder / RAW).glob(".*.json.part"):  # left by a run killed with -9
+        stale.unlink()
     done: list[Done] = []
     step(0, len(todo), None)
     for name in todo:
