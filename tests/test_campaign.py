@@ -135,6 +135,35 @@ def test_a_device_with_a_file_system_needs_destroy_data(tmp_path: Path) -> None:
             guard(device, [])
 
 
+def test_a_target_path_cannot_add_fio_options(tmp_path: Path) -> None:
+    path = _campaign(tmp_path)
+    text = path.read_text().replace(
+        'size = "16M"', 'size = "16M"\n[[targets]]\npath = "x\\nioengine=exec"'
+    )
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors) as err:
+        load_campaign(path)
+    assert "targets[1].path" in str(err.value) and "line break" in str(err.value)
+
+
+def test_an_edited_job_file_is_refused_not_run(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path), "-o", folder).returncode == 0
+    job = sorted((folder / "jobs").glob("*.fio"))[0]
+    marker = tmp_path / "ran"
+    job.write_text(
+        job.read_text()
+        .replace("ioengine=psync", f"ioengine=exec\nprogram=touch {marker}")
+        .replace("ioengine=io_uring", f"ioengine=exec\nprogram=touch {marker}")
+        .replace("ioengine=libaio", f"ioengine=exec\nprogram=touch {marker}"),
+        encoding="utf-8",
+    )
+    run = iopress("run", folder)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert job.name in run.stderr and "not as iopress plan writes it" in run.stderr
+    assert not marker.exists() and not list((folder / "raw").glob("*.json"))
+
+
 def _fio_figures(result: Path) -> tuple[float, float]:
     """IOPS and mean latency (µs) of fio's final document, as fio computed them."""
     text, decoder, index, last = result.read_text(), json.JSONDecoder(), 0, None

@@ -58,9 +58,11 @@ class Target(Strict):
 
     @field_validator("path")
     @classmethod
-    def _no_colon(cls, path: str) -> str:
+    def _plain_path(cls, path: str) -> str:
         if ":" in path:
             raise ValueError("fio separates files with ':', so a path may not hold one")
+        if any(ord(c) < 32 or ord(c) == 127 for c in path):  # a line break would add options
+            raise ValueError("a path may not hold a line break or other control character")
         return path
 
     @field_validator("size")

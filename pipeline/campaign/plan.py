@@ -144,9 +144,13 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> list[Po
     for old in (out / JOBS).glob("*.fio"):
         old.unlink()
     for point in found:
-        (out / JOBS / f"{point.name}.fio").write_text(job_file(campaign, point, engine))
+        (out / JOBS / f"{point.name}.fio").write_text(
+            job_file(campaign, point, engine), encoding="utf-8"
+        )
     if campaign.precondition:
-        (out / JOBS / "precondition.fio").write_text(precondition_job(campaign, engine))
+        (out / JOBS / "precondition.fio").write_text(
+            precondition_job(campaign, engine), encoding="utf-8"
+        )
     (out / JOBS / "plan.json").write_text(json.dumps({"engine": engine, "points": len(found)}))
     _skeleton(out, campaign, engine)
     return found
@@ -156,7 +160,9 @@ def _skeleton(out: Path, campaign: Campaign, engine: Engine) -> None:
     from pipeline.campaign.skeleton import report_toml, sections
 
     if not (out / "report.toml").exists():
-        (out / "report.toml").write_text(report_toml(campaign, engine, dt.date.today()))
+        (out / "report.toml").write_text(
+            report_toml(campaign, engine, dt.date.today()), encoding="utf-8"
+        )
     for lang, texts in sections(campaign).items():
         folder = out / "text" / lang
         folder.mkdir(parents=True, exist_ok=True)

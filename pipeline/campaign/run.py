@@ -12,10 +12,12 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from pipeline import ingest
-from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, load_campaign
-from pipeline.campaign.plan import JOBS, RAW
+from pipeline.campaign import plan as planning
+from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
+from pipeline.campaign.plan import ENGINES, JOBS, RAW
 from pipeline.errors import InputError, UsageError
 from pipeline.ingest.base import ReadOptions, interval_frame
 
@@ -173,8 +175,34 @@ def _device_model(path: Path) -> str:
     return ""
 
 
-def names(folder: Path) -> list[str]:
-    return sorted(p.stem for p in (folder / JOBS).glob("*.fio") if p.stem != "precondition")
+def _planned_engine(folder: Path) -> Engine:
+    try:
+        engine = json.loads((folder / JOBS / "plan.json").read_text())["engine"]
+    except (OSError, ValueError, KeyError, TypeError):
+        engine = None
+    if engine not in ENGINES:
+        raise InputError(folder / JOBS / "plan.json", "engine", "not planned", "run iopress plan")
+    return cast(Engine, engine)
+
+
+def check_jobs(folder: Path, campaign: Campaign) -> list[str]:
+    """The points to run, each job file exactly as ``iopress plan`` writes it from
+    campaign.toml: a job file edited by hand (fio can run commands: ioengine=exec) is
+    refused, never run."""
+    engine = _planned_engine(folder)
+    expected = {p.name: planning.job_file(campaign, p, engine) for p in planning.points(campaign)}
+    if campaign.precondition:
+        expected["precondition"] = planning.precondition_job(campaign, engine)
+    for name, text in expected.items():
+        path = folder / JOBS / f"{name}.fio"
+        if not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != text:
+            raise InputError(
+                path,
+                "",
+                "missing, or not as iopress plan writes it from campaign.toml",
+                f"run iopress plan campaign.toml -o {folder} again (it keeps report.toml)",
+            )
+    return [name for name in expected if name != "precondition"]
 
 
 def run(
@@ -182,9 +210,7 @@ def run(
 ) -> list[Done]:
     """Every planned point in order (``step`` after each); preconditioning first."""
     campaign = load_campaign(folder / CAMPAIGN_FILE)
-    todo = names(folder)
-    if not todo:
-        raise InputError(folder, "", "no planned point", "run iopress plan first")
+    todo = check_jobs(folder, campaign)
     guard(campaign, destroy)
     env = folder / RAW / "env"
     env.mkdir(parents=True, exist_ok=True)
