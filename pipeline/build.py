@@ -28,7 +28,6 @@ from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
-from pipeline.language.strings import Strings
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
@@ -243,7 +242,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
         table.write_csv(work / "tables" / f"{name}.csv")
     write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
-    as_frame(ctx.problems, Formatter(Strings("en"))).write_csv(work / "validation.csv")
+    as_frame(ctx.problems, ctx.formatter("en")).write_csv(work / "validation.csv")
     from pipeline import manifest
 
     manifest.write(ctx, work / "manifest.json")
@@ -353,7 +352,7 @@ def refuse(ctx: ReportContext, strict: bool) -> None:
     """Validation errors always stop the build; with ``strict`` warnings do too."""
     fatal = [p for p in ctx.problems if p.severity == "error" or strict]
     if fatal:
-        fmt = Formatter(Strings("en"))
+        fmt = ctx.formatter("en")  # the report's words (per VM where load came from VMs)
         raise InputErrors(
             [
                 InputError(

@@ -7,22 +7,18 @@ skipped where chromium is absent; in CI (CI=true) a missing chromium fails it.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import os
 import re
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from pipeline.build import BuildResult, write_combined_site
 from tests.conftest import once_per_run
+from tests.serve import served
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -41,24 +37,6 @@ FLAGS = [
     "--disable-default-apps",
     "--virtual-time-budget=20000",
 ]
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _serving(folder: Path) -> Iterator[str]:
-    """The site in ``folder`` served on localhost while the block runs: its address."""
-    handler = functools.partial(_Quiet, directory=str(folder))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
 
 
 def _page_requests(netlog: Path) -> set[str]:
@@ -124,7 +102,7 @@ def loaded(
     def load_all(tmp: Path) -> tuple[str, Pages]:
         tmp.mkdir()
         write_combined_site([fs840_build, a800_shared], tmp / "site")
-        with _serving(tmp / "site") as base:
+        with served(tmp / "site") as base:
             return base, {page: _load(base + page, tmp) for page in PAGES}
 
     return once_per_run(tmp_path_factory, "browser", load_all)

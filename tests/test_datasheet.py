@@ -77,6 +77,10 @@ def test_footprint_and_spc1_groups_when_configured(tmp_path: Path) -> None:
     text = _text(paths[1])
     assert "440,011" in text and "708,702 USD" in text and "1,611 USD" in text
     assert "1.3 W" in text
+    # everything configured still fits one page, the key figures included
+    for path in paths:
+        assert len(PdfReader(path).pages) == 1, path
+        assert "Key figures" in _text(path) or "Kennzahlen" in _text(path)
 
 
 def test_same_layout_for_every_system(fs840_context: object) -> None:
@@ -138,17 +142,3 @@ def test_key_figures_and_chart_fill_the_page(a800_shared: BuildResult) -> None:
         text = _text(path)
         assert ("Kennzahlen" if lang == "de" else "Key figures") in text
         assert ("648’293" if lang == "de" else "648,293") in text
-
-
-def test_everything_configured_still_fits_one_page(tmp_path: Path) -> None:
-    report = tmp_path / "r"
-    shutil.copytree(FS840, report)
-    toml = report / "report.toml"
-    toml.write_text(
-        toml.read_text(encoding="utf-8") + '\n[datasheet]\nfootprint = "FS 900"\n'
-        'spc1 = "AE00008"\n',
-        encoding="utf-8",
-    )
-    for path in write_datasheets(report, tmp_path / "out"):
-        assert len(PdfReader(path).pages) == 1, path
-        assert "Key figures" in _text(path) or "Kennzahlen" in _text(path)

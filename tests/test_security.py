@@ -13,7 +13,6 @@ chart is drawn.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
@@ -24,12 +23,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO
 
@@ -39,6 +36,7 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from tests.conftest import DATA, FS840, ROOT, once_per_run
+from tests.serve import served
 
 MIXED = DATA / "reports" / "mixed"
 FIO_LOG = DATA / "fio-log"
@@ -588,22 +586,6 @@ def test_site_pages_hold_no_injected_script(xss: Built) -> None:
     assert found == {}
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def _served(folder: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(folder))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-
-
 def _dump_dom(url: str, profile: Path, timeout: float = 40) -> str | None:
     """The DOM after the page's scripts ran; None when the page never finished: headless
     chromium waits forever on an alert() dialog (a clean page takes ~2 s)."""
@@ -641,7 +623,7 @@ def _dump_dom(url: str, profile: Path, timeout: float = 40) -> str | None:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
 def test_site_payloads_do_not_run_in_a_browser(xss: Built, tmp_path: Path) -> None:
     assert xss.run.code == 0, xss.run
-    with _served(xss.out / "site") as base:
+    with served(xss.out / "site") as base:
         dom = _dump_dom(base + "/fs840/", tmp_path / "profile")
     assert dom is not None, "the page never finished loading: an alert() dialog blocks it"
     assert "<html" in dom
