@@ -267,4 +267,7 @@ def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[
     result = build(folder, tmp_path / "out")
     points = pl.read_parquet(result.out / "dataset.parquet")
     assert set(points["hosts"].to_list()) == {2}  # both servers' load summed per point
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    for i, port in enumerate(two_fio_servers):  # one [[hosts]] each, its name in the data
+        assert f'name = "server{i}"' in toml and f'raw = ["127.0.0.1:{port}"]' in toml
     _tables_equal_fio(result.out, folder / "raw")

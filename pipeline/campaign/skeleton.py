@@ -21,7 +21,6 @@ def _both(de: str, en: str) -> str:
 
 def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
     title = campaign.titles()
-    names = ", ".join(h.name for h in campaign.hosts)
     targets = ", ".join(t.path for t in campaign.targets)
     setup_de = f"fio, {engine}, Queue Depth {campaign.queue_depth}, Ziel {targets}"
     setup_en = f"fio, {engine}, queue depth {campaign.queue_depth}, target {targets}"
@@ -40,10 +39,7 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         f"name = {_s(campaign.system)}",
         f"vendor = {_s(campaign.vendor)}",
         "",
-        "[[hosts]]",
-        f"name = {_s(names)}",
-        f"description = {_both('fio-Lastgenerator', 'fio load generator')}",
-        "",
+        *_hosts(campaign),
         "[[setups]]",
         'name = "default"',
         f"description = {_both(setup_de, setup_en)}",
@@ -53,6 +49,18 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _hosts(campaign: Campaign) -> list[str]:
+    """One [[hosts]] per host; a fio server's data names it by its address (``raw``)."""
+    lines = []
+    for host in campaign.hosts:
+        lines += ["[[hosts]]", f"name = {_s(host.name)}"]
+        lines.append(f"description = {_both('fio-Lastgenerator', 'fio load generator')}")
+        if host.address != "local":
+            lines.append(f"raw = [{_s(host.address)}]")
+        lines.append("")
+    return lines
 
 
 def _headline(campaign: Campaign) -> tuple[str, str, float]:
