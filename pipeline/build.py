@@ -20,14 +20,15 @@ import polars as pl
 
 from pipeline import ingest
 from pipeline.compute import registry
-from pipeline.config import LANGS, REPORT_FILE, Report, load_report
-from pipeline.dataset import Dataset, write
+from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_files
+from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
+from pipeline.machine import load_machine
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
@@ -208,6 +209,9 @@ def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
         histograms=histograms(folder, plan),
     )
     ctx.read = files_read(folder, report, texts)
+    found = provenance_files(folder, report)
+    ctx.machines = [load_machine(p) for p in found["machines"]]
+    ctx.read += [(p, key) for key in ("machines", "method") for p in found[key]]
     ctx.fill_narrative()
     return ctx
 
@@ -237,6 +241,7 @@ def files_read(
 
 def write_data(ctx: ReportContext, work: Path) -> None:
     write(ctx.dataset, work / "dataset.parquet")
+    write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():
         table.write_csv(work / "tables" / f"{name}.csv")

@@ -168,6 +168,23 @@ def run(
 
 
 @app.command()
+def machine(
+    out: Annotated[Path, typer.Option("-o", "--out", help="The description to write (JSON)")],
+    host: Annotated[
+        str, typer.Option(help="The fio server's address as campaign.toml names it")
+    ] = "local",
+    target: Annotated[
+        list[str] | None, typer.Option(help="A target whose device model to state (repeat)")
+    ] = None,
+) -> None:
+    """Describe this machine (fio, kernel, CPU, memory, device models) for a report's
+    provenance: run it on each fio server's host, put the file in the report's raw/env/."""
+    from pipeline.campaign import commands as campaign_commands
+
+    campaign_commands.machine(out, host, target or [])
+
+
+@app.command()
 def version() -> None:
     """Print the iopress version."""
     typer.echo(__version__)

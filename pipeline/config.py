@@ -376,6 +376,11 @@ class Report(Strict):
     # ("all", for the auditor); validation.csv always holds every finding
     findings: Literal["summary", "all"] = "summary"
     charts: list[ChartSpec] | None = None
+    # how the raw data was made, for the provenance appendix (files, globs or folders):
+    # machine descriptions (iopress run, iopress machine) shown as a table, and the method's
+    # files (campaign.toml, fio job files) listed with their SHA-256
+    machines: list[str] = []
+    method: list[str] = []
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -475,18 +480,44 @@ def _base(pattern: str) -> str:
     return GLOB.split(pattern, maxsplit=1)[0].rpartition("/")[0]
 
 
-def _matches(folder: Path, src: Source) -> list[Path]:
-    """The files a glob or folder source names, sorted (hidden files of a folder left out)."""
-    if GLOB.search(src.path):
+def _matches(folder: Path, pattern: str) -> list[Path]:
+    """The files a glob or folder names, sorted (hidden files of a folder left out)."""
+    if GLOB.search(pattern):
         try:
-            found = [p for p in folder.glob(src.path) if p.is_file()]
+            found = [p for p in folder.glob(pattern) if p.is_file()]
         except (NotImplementedError, ValueError):  # an absolute pattern
             return []
         return sorted(p for p in found if not p.name.startswith("."))
-    target = folder / src.path
+    target = folder / pattern
     if not target.is_dir():
         return []
     return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
+    """The files a file name, glob or folder of report.toml (``path``, at ``where``) names,
+    at least one; a glob's matches may still be links out (checked where they are read)."""
+    if not (GLOB.search(pattern) or pattern.endswith("/") or (folder / pattern).is_dir()):
+        found = [inside(folder, pattern, path, where)]
+        if not found[0].is_file():
+            raise InputError(
+                path,
+                where,
+                f"file {pattern!r} not found",
+                "check the path, relative to the report folder",
+            )
+        return found
+    if not is_inside(folder, folder / _base(pattern)):  # nothing outside is even listed
+        raise InputError(path, where, f"{pattern!r} leads outside the report folder", OUTSIDE_HINT)
+    found = _matches(folder, pattern)
+    if not found:
+        raise InputError(
+            path,
+            where,
+            f"{pattern!r} matches no file",
+            "check the pattern, relative to the report folder",
+        )
+    return found
 
 
 def _expanded(folder: Path, path: Path, report: Report) -> Report:
@@ -498,28 +529,37 @@ def _expanded(folder: Path, path: Path, report: Report) -> Report:
             sources.append(src)
             continue
         where = f"sources[{index}].path"
-        if not is_inside(folder, folder / _base(src.path)):  # nothing outside is even listed
-            message = f"{src.path!r} leads outside the report folder"
-            problems.append(InputError(path, where, message, OUTSIDE_HINT))
+        try:
+            found = expand(folder, path, src.path, where)
+        except InputError as err:
+            problems.append(err)
             continue
-        found = _matches(folder, src)
-        if not found:
-            problems.append(
-                InputError(
-                    path,
-                    where,
-                    f"{src.path!r} matches no file",
-                    "check the pattern, relative to the report folder",
-                )
-            )
         for file in found:
-            name = file.relative_to(folder).as_posix() if file.is_relative_to(folder) else str(file)
-            one = src.model_copy(update={"path": name})
+            one = src.model_copy(update={"path": file.relative_to(folder).as_posix()})
             one._listed = f"{where} ({src.path!r})"
             sources.append(one)
     if problems:
         raise InputErrors(problems)
     return report.model_copy(update={"sources": sources})
+
+
+def provenance_files(folder: Path, report: Report) -> dict[str, list[Path]]:
+    """The files ``machines`` and ``method`` name, per key (checked like sources)."""
+    path = folder / REPORT_FILE
+    found: dict[str, list[Path]] = {}
+    problems: list[InputError] = []
+    for key in ("machines", "method"):
+        found[key] = []
+        for index, pattern in enumerate(getattr(report, key)):
+            try:
+                where = f"{key}[{index}]"
+                files = expand(folder, path, pattern, where)
+                found[key] += [inside(folder, f.relative_to(folder), path, where) for f in files]
+            except InputError as err:
+                problems.append(err)
+    if problems:
+        raise InputErrors(problems)
+    return found
 
 
 def _files_named(report: Report) -> list[tuple[str, str]]:

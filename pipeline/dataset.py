@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import polars as pl
 
@@ -60,6 +61,34 @@ def write(dataset: Dataset, path: Path) -> None:
     dataset.intervals.write_parquet(
         intervals_path(path), metadata={**meta, "iopress.level": "intervals"}
     )
+
+
+HIVE = "parquet"  # the output's hive-partitioned copy: parquet/{points,intervals}/system=…/setup=…/
+
+
+def hive_value(value: str) -> str:
+    """A partition value as a path segment: percent-encoded as Hive, Spark, DuckDB, Trino
+    and pyarrow decode it (``/``, ``=``, ``%`` and spaces included)."""
+    return quote(value, safe="") or "__HIVE_DEFAULT_PARTITION__"
+
+
+def write_hive(dataset: Dataset, folder: Path, name: str) -> list[Path]:
+    """Both levels as ``folder/<level>/system=…/setup=…/<name>.parquet``: a folder holding
+    the copies of many reports (``name`` differs) is one table per level for any engine
+    that reads hive partitions. The partition columns live in the path, not the files;
+    a ``report`` column names the report each row comes from."""
+    written = []
+    for level, frame in (("points", dataset.points), ("intervals", dataset.intervals)):
+        parts = frame.sort("system", "setup").partition_by("system", "setup", as_dict=True)
+        for (system, setup), part in parts.items():
+            where = folder / level / f"system={hive_value(str(system))}"
+            where = where / f"setup={hive_value(str(setup))}" / f"{name}.parquet"
+            where.parent.mkdir(parents=True, exist_ok=True)
+            meta = {METADATA_KEY: str(SCHEMA_VERSION), "iopress.level": level}
+            part = part.drop("system", "setup").with_columns(report=pl.lit(name))
+            part.write_parquet(where, metadata=meta)
+            written.append(where)
+    return written
 
 
 def read_points(path: Path) -> pl.DataFrame:

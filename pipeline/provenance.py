@@ -83,6 +83,33 @@ def inputs(
     return [f for f in files if unique[f.path] is f]
 
 
+GROUP = 4  # a folder with more method files than this is one row of the PDF's table
+
+
+def grouped(files: list[InputFile]) -> tuple[list[InputFile], dict[str, int]]:
+    """The files for the PDF: a folder's many method files (a campaign's job files) as one
+    row whose SHA-256 is that of ``LC_ALL=C sha256sum <folder>/*`` run in the report folder;
+    and how many files each such row stands for."""
+    folders: dict[str, list[InputFile]] = {}
+    for f in files:
+        if f.format == "method":
+            folders.setdefault(f.path.rpartition("/")[0], []).append(f)
+    big = {name: found for name, found in folders.items() if len(found) > GROUP}
+    rows, counts = [], {}
+    for f in files:
+        folder = f.path.rpartition("/")[0]
+        if f.format != "method" or folder not in big:
+            rows.append(f)
+        elif f is big[folder][0]:
+            members = sorted(big[folder], key=lambda m: m.path)
+            listing = "".join(f"{m.sha256}  {m.path}\n" for m in members)
+            digest = hashlib.sha256(listing.encode()).hexdigest()
+            size = sum(m.size for m in members)
+            rows.append(InputFile(f"{folder}/*", size, digest, "method", ""))
+            counts[f"{folder}/*"] = len(members)
+    return rows, counts
+
+
 def versions() -> dict[str, str]:
     """iopress and the dependencies that shape the output."""
     found = {"iopress": __version__}

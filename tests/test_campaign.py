@@ -213,6 +213,30 @@ def test_local_campaign_plan_run_resume_build(tmp_path: Path) -> None:
     result = build(folder, tmp_path / "out")
     assert {p.name for p in result.out.glob("*.pdf")} >= {"tiny.de.pdf", "tiny.en.pdf"}
     _tables_equal_fio(result.out, raw)
+    _provenance(folder, result.out, machine)
+
+
+def _provenance(folder: Path, out: Path, machine: dict[str, str]) -> None:
+    """The machine, the command line and every job file in the report's provenance."""
+    typ = (out / "tiny.en.typ").read_text(encoding="utf-8")
+    assert "Load generator" in typ and machine["fio"] in typ and machine["cpu"] in typ
+    assert "fio --output-format=json+ --status-interval=1" in typ
+    listing = subprocess.run(
+        "LC_ALL=C sha256sum jobs/* | sha256sum",
+        shell=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[0]
+    assert all(listing[i : i + 16] in typ for i in range(0, 64, 16))  # one row for jobs/*
+    assert "Lastgenerator" in (out / "tiny.de.typ").read_text(encoding="utf-8")
+    listed = {f["path"] for f in json.loads((out / "manifest.json").read_text())["inputs"]}
+    assert {f"jobs/{p.name}" for p in (folder / "jobs").iterdir()} <= listed
+    assert {"campaign.toml", "raw/env/machine.json"} <= listed
+    hive = out / "parquet" / "points" / "system=A%20file%20on%20tmp" / "setup=default"
+    hive = hive / "tiny.parquet"
+    assert pl.read_parquet(hive).height == 6
 
 
 def _tables_equal_fio(out: Path, raw: Path) -> None:
@@ -264,6 +288,9 @@ def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[
     assert iopress("plan", source, "-o", folder).returncode == 0
     run = iopress("run", folder)
     assert run.returncode == 0, run.stderr
+    server = f"127.0.0.1:{two_fio_servers[0]}"  # what its host's admin runs there
+    described = folder / "raw" / "env" / "machine-server0.json"
+    assert iopress("machine", "--host", server, "-o", described).returncode == 0
     result = build(folder, tmp_path / "out")
     points = pl.read_parquet(result.out / "dataset.parquet")
     assert set(points["hosts"].to_list()) == {2}  # both servers' load summed per point
@@ -271,3 +298,6 @@ def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[
     for i, port in enumerate(two_fio_servers):  # one [[hosts]] each, its name in the data
         assert f'name = "server{i}"' in toml and f'raw = ["127.0.0.1:{port}"]' in toml
     _tables_equal_fio(result.out, folder / "raw")
+    typ = (result.out / "tiny.en.typ").read_text(encoding="utf-8")
+    assert f"--client=127.0.0.1,{two_fio_servers[1]}" in typ and typ.count("Load generator") == 2
+    assert server in typ

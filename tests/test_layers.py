@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "vlrender",
         "schema",
     ),
-    ("language", "config"),
+    ("language", "config", "machine"),
     ("ingest",),
     ("dataset", "normalise", "provenance", "validate", "fingerprint"),
     ("compute",),

@@ -10,6 +10,7 @@ from pipeline.campaign import plan as planning
 from pipeline.campaign import run as running
 from pipeline.campaign.model import load_campaign
 from pipeline.console import err_console, out_console
+from pipeline.machine import save_machine
 
 
 def plan(source: Path, out: Path) -> None:
@@ -47,3 +48,8 @@ def run(folder: Path, destroy: list[str]) -> None:
         results = running.run(folder, destroy, step)
     ran = sum(not d.skipped for d in results)
     out_console.print(f"{len(results)} points: {ran} run, {len(results) - ran} kept from before")
+
+
+def machine(out: Path, host: str, targets: list[str]) -> None:
+    save_machine(running.describe(host, tuple(targets)), out)
+    out_console.print(f"{out}: {host} described; name it in report.toml's machines")

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import platform
+import shlex
 import stat
 import subprocess
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campai
 from pipeline.campaign.plan import ENGINES, JOBS, RAW
 from pipeline.errors import InputError, UsageError
 from pipeline.ingest.base import ReadOptions, interval_frame
+from pipeline.machine import Machine, save_machine
 
 # Signatures of data a write would destroy: (offset, bytes). Partition tables and the
 # common Linux file systems; blkid knows more, and is asked first.
@@ -143,16 +145,38 @@ def run_point(folder: Path, campaign: Campaign, name: str) -> Done:
     return Done(name, False, *found)
 
 
-def machine(campaign: Campaign) -> dict[str, object]:
-    """What ran the load: fio's version, the kernel, the CPU and the targets' models."""
+def describe(host: str = "local", targets: tuple[str, ...] = ()) -> Machine:
+    """This machine: its name, fio's version, the kernel, the CPU, the memory and the
+    models of the devices holding ``targets``."""
     fio = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False)
-    return {
-        "fio": fio.stdout.strip(),
-        "kernel": " ".join(platform.uname()[:3]),
-        "cpu": _cpu_model(),
-        "targets": {t.path: _device_model(Path(t.path)) for t in campaign.targets},
-        "hosts": [h.model_dump() for h in campaign.hosts],
-    }
+    return Machine(
+        host=host,
+        hostname=platform.node(),
+        fio=fio.stdout.strip(),
+        kernel=" ".join(platform.uname()[:3]),
+        cpu=_cpu_model(),
+        cpus=os.cpu_count(),
+        memory_bytes=_memory(),
+        targets={t: _device_model(Path(t)) for t in targets},
+    )
+
+
+def machine(campaign: Campaign) -> Machine:
+    """The machine that runs fio, with the fio servers it drives and the command line
+    of every point."""
+    local = campaign.hosts[0].address == "local"
+    found = describe(targets=tuple(t.path for t in campaign.targets) if local else ())
+    cmd = shlex.join(command(campaign, Path(JOBS) / "POINT.fio", Path(RAW) / "POINT.json"))
+    servers = [] if local else [h.address for h in campaign.hosts]
+    return found.model_copy(update={"servers": servers, "command": cmd.replace("POINT", "{point}")})
+
+
+def _memory() -> int | None:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return None
 
 
 def _cpu_model() -> str:
@@ -214,7 +238,7 @@ def run(
     guard(campaign, destroy)
     env = folder / RAW / "env"
     env.mkdir(parents=True, exist_ok=True)
-    (env / "machine.json").write_text(json.dumps(machine(campaign), indent=2) + "\n")
+    save_machine(machine(campaign), env / "machine.json")
     if campaign.precondition and not (env / "precondition.json").exists():
         pre = folder / JOBS / "precondition.fio"
         _run_fio(

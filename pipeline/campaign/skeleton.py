@@ -34,6 +34,9 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         f"title = {_both(title['de'], title['en'])}",
         f"classification = {_both('intern', 'internal')}",
         f"sponsor = {_both('Eigene Messung.', 'Own measurement.')}",
+        "# what ran the load (iopress run; iopress machine on each fio server's host)",
+        'machines = ["raw/env/machine*.json"]',
+        f"method = {_method(campaign)}  # listed with their SHA-256 in the appendix",
         "",
         "[system]",
         f"name = {_s(campaign.system)}",
@@ -49,6 +52,12 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _method(campaign: Campaign) -> str:
+    files = ["campaign.toml", "jobs/"]
+    files += ["raw/env/precondition.json"] if campaign.precondition else []
+    return "[" + ", ".join(_s(f) for f in files) + "]"
 
 
 def _hosts(campaign: Campaign) -> list[str]:

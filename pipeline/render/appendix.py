@@ -7,7 +7,8 @@ from typing import Any
 import polars as pl
 
 from pipeline.language.fmt import Formatter
-from pipeline.provenance import inputs, versions
+from pipeline.machine import Machine
+from pipeline.provenance import grouped, inputs, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.views import Span, TableView, optimum_verdict
@@ -91,18 +92,51 @@ def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 
 
 def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
-    files = inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read)
+    files, groups = grouped(inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read))
     rows = [
         [
             [Span(f.path)],
             [Span(fmt.integer(f.size))],
             [Span(f.sha256[i : i + 16], "mono") for i in range(0, 64, 16)],
-            [Span(f.tools or f.format)],
+            [Span(_kind(f.path, f.format, groups, fmt) if not f.tools else f.tools)],
         ]
         for f in files
     ]
     header = [fmt.t(f"appendix.{k}") for k in ("file", "size", "sha256", "tool")]
-    return TableView("files", fmt.t("appendix.files_caption"), header, rows)
+    note = fmt.t("appendix.group_note") if groups else ""
+    return TableView("files", fmt.t("appendix.files_caption"), header, rows, note=note)
+
+
+def _kind(path: str, kind: str, groups: dict[str, int], fmt: Formatter) -> str:
+    """What a file is, in the report's language where iopress names it."""
+    if path in groups:
+        return fmt.t.count("appendix.kind_group", groups[path], n=fmt.integer(groups[path]))
+    if kind in ("report", "narrative", "chart", "machines", "method"):
+        return fmt.t(f"appendix.kind_{kind}")
+    return kind
+
+
+def _gib(size: int | None, fmt: Formatter) -> str:
+    return fmt.t("appendix.machine_gib", n=fmt.number(size / 2**30, 1)) if size else ""
+
+
+def machine_view(machine: Machine, fmt: Formatter) -> TableView:
+    """One load generator as the machine description states it."""
+    values = {
+        "host": fmt.t("appendix.machine_local") if machine.host == "local" else machine.host,
+        "hostname": machine.hostname,
+        "fio": machine.fio,
+        "kernel": machine.kernel,
+        "cpu": machine.cpu + (f" ({fmt.integer(machine.cpus)})" if machine.cpus else ""),
+        "memory": _gib(machine.memory_bytes, fmt),
+        "targets": "; ".join(f"{p}: {m}" if m else p for p, m in machine.targets.items()),
+        "servers": ", ".join(machine.servers),
+    }
+    rows = [[[Span(fmt.t(f"appendix.machine_{k}"))], [Span(v)]] for k, v in values.items() if v]
+    if machine.command:
+        rows.append([[Span(fmt.t("appendix.machine_command"))], [Span(machine.command, "mono")]])
+    caption = fmt.t("appendix.machine_caption", host=machine.hostname)
+    return TableView("machine", caption, [fmt.t("appendix.property"), ""], rows)
 
 
 def versions_view(fmt: Formatter) -> TableView:
@@ -195,9 +229,12 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
         else T.paragraph(fmt.t("appendix.no_rejects"))
     )
     parts += validation(ctx, fmt)
+    files = files_view(ctx, fmt)
     parts += [
         T.heading(fmt.t("appendix.provenance"), 2),
-        T.table(files_view(ctx, fmt)),
+        *(T.table(machine_view(m, fmt)) for m in ctx.machines),
+        T.table(files),
+        *([T.paragraph(files.note)] if files.note else []),
         T.table(versions_view(fmt)),
     ]
     return parts

@@ -16,6 +16,7 @@ from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.language import Formatter, Strings
+from pipeline.machine import Machine
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
 from pipeline.report.narrative import Filled, Section, Values, fill
@@ -51,6 +52,7 @@ class ReportContext:
     problems: list[Problem] = field(default_factory=list)
     read: list[tuple[Path, str]] = field(default_factory=list)  # files besides the raw data
     histograms: dict[str, pl.DataFrame] = field(default_factory=dict)  # chart stem -> bins
+    machines: list[Machine] = field(default_factory=list)  # what ran the load
     filled: dict[str, dict[str, Filled]] = field(default_factory=dict)
     _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
 
