@@ -57,6 +57,7 @@ fio-fixtures: $(STAMP)
 	command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
 	tests/data/fio/generate.sh
 	tests/data/fio-log/generate.sh
+	tests/data/pts/generate.sh
 	tests/data/fio-truth/ingest_truth.sh
 	$(BIN)/python -m tests.regenerate_expected
 

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -34,9 +35,18 @@ from pipeline.output import MARK, check_target, scratch, staging
 from pipeline.paths import TEMPLATES
 from pipeline.report import narrative
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import COST_CHART, ChartRef, chart_plan
+from pipeline.report.plan import COST_CHART, MAX_PTS_CHARTS, PTS_CHART, ChartRef, chart_plan
 from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, violations
-from pipeline.validate import as_frame, message, validate, where
+from pipeline.validate import (
+    as_frame,
+    message,
+    point_name,
+    point_rounds,
+    steady_table,
+    validate,
+    where,
+    window_lines,
+)
 
 Step = Callable[[str], None]
 
@@ -207,6 +217,7 @@ def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
         records,
         validate(dataset, report),
         histograms=histograms(folder, plan),
+        steady=steady_table(dataset.intervals),
     )
     ctx.read = files_read(folder, report, texts)
     found = provenance_files(folder, report)
@@ -248,6 +259,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     write_workbook(ctx, work / "tables" / "tables.xlsx")
     ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
     as_frame(ctx.problems, ctx.formatter("en")).write_csv(work / "validation.csv")
+    ctx.steady.write_csv(work / "steady_state.csv")
     from pipeline import manifest
 
     manifest.write(ctx, work / "manifest.json")
@@ -289,7 +301,23 @@ def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, cost: bool) -> N
         if cost and "cost" in ctx.tables:
             chart = CHARTS["cost"](ctx.cost_frame(lang), fmt)
             jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
+        if cost:
+            jobs += _steady_charts(ctx, work, fmt)
     save_many(jobs)
+
+
+def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
+    """The PTS measurement-window chart of the first points that are not steady."""
+    from pipeline.charts.export import KINDS
+    from pipeline.charts.steady import steady_chart
+
+    jobs = []
+    for i, row in enumerate(ctx.unsteady(MAX_PTS_CHARTS), 1):
+        lines = window_lines(point_rounds(ctx.dataset.intervals, row))
+        title = fmt.t("chart.pts_title", point=point_name(row, fmt))
+        path = work / "charts" / f"{PTS_CHART}-{i}.{fmt.t.lang}"
+        jobs.append((steady_chart(lines, fmt, title), path, fmt, KINDS))
+    return jobs
 
 
 def write_pdfs(ctx: ReportContext, work: Path) -> None:
@@ -353,9 +381,12 @@ STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
 )
 
 
-def refuse(ctx: ReportContext, strict: bool) -> None:
-    """Validation errors always stop the build; with ``strict`` warnings do too."""
+def refuse(ctx: ReportContext, strict: bool, require_steady: bool = False) -> None:
+    """Validation errors always stop the build; with ``strict`` warnings do too, and with
+    ``require_steady`` every point that is not judged steady (SNIA PTS)."""
     fatal = [p for p in ctx.problems if p.severity == "error" or strict]
+    if require_steady:
+        _require_steady(ctx)
     if fatal:
         fmt = ctx.formatter("en")  # the report's words (per VM where load came from VMs)
         raise InputErrors(
@@ -371,12 +402,29 @@ def refuse(ctx: ReportContext, strict: bool) -> None:
         )
 
 
+def _require_steady(ctx: ReportContext) -> None:
+    fmt = ctx.formatter("en")
+    rows = ctx.steady.filter(pl.col("verdict") != "steady").iter_rows(named=True)
+    found = [
+        InputError(
+            ctx.folder,
+            point_name(row, fmt),
+            f"{row['verdict']} (SNIA PTS over the last 5 rounds; {row['rounds']} measured)",
+            "measure more or longer rounds, or build without --require-steady",
+        )
+        for row in rows
+    ]
+    if found:
+        raise InputErrors(found)
+
+
 def build(
     folder: Path,
     out: Path,
     step: Step | None = None,
     strict: bool = False,
     keep_going: bool = False,
+    require_steady: bool = False,
 ) -> BuildResult:
     """Build one report into ``out`` (refused unless it is missing, empty or an earlier
     output); a failure leaves the earlier output as it was."""
@@ -384,7 +432,7 @@ def build(
     say = step or (lambda _: None)
     say("ingest")
     ctx = prepare(folder, keep_going)
-    refuse(ctx, strict)
+    refuse(ctx, strict, require_steady)
     with staging(out) as work:
         for name, stage in STAGES:
             say(name)

@@ -58,11 +58,19 @@ def build(
         bool, typer.Option("--force", help="Build even when inputs and output are unchanged")
     ] = False,
     keep_going: Annotated[bool, KEEP_GOING] = False,
+    require_steady: Annotated[
+        bool,
+        typer.Option(
+            "--require-steady",
+            help="Every point must be in steady state (SNIA PTS over its last 5 rounds)",
+        ),
+    ] = False,
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
     target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
-    print_ = fingerprint(report_dir, f"strict={strict} keep_going={keep_going}")
+    options = f"strict={strict} keep_going={keep_going} require_steady={require_steady}"
+    print_ = fingerprint(report_dir, options)
     if not force and up_to_date(target, print_):
         from pipeline.language.strings import Strings
 
@@ -73,7 +81,7 @@ def build(
     load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
     from pipeline import commands
 
-    commands.build_report(report_dir, target, strict, keep_going)
+    commands.build_report(report_dir, target, strict, keep_going, require_steady)
     stamp(target, print_)
 
 

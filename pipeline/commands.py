@@ -48,10 +48,16 @@ def _progress(stages: list[str]) -> tuple[Progress, Callable[[str], None]]:
     return progress, step
 
 
-def build_report(report_dir: Path, target: Path, strict: bool, keep_going: bool = False) -> None:
+def build_report(
+    report_dir: Path,
+    target: Path,
+    strict: bool,
+    keep_going: bool = False,
+    require_steady: bool = False,
+) -> None:
     progress, step = _progress(["ingest", *(name for name, _ in STAGES)])
     with progress:
-        result = build(report_dir, target, step, strict, keep_going)
+        result = build(report_dir, target, step, strict, keep_going, require_steady)
     print_accounting(result.dataset)
     for note in cache.NOTES:
         err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)

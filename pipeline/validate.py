@@ -94,53 +94,105 @@ def stability(data: Dataset, report: Report) -> list[Problem]:
     ]
 
 
-def _steady(values: list[float]) -> tuple[bool, float, float]:
-    """SNIA PTS steady state of the last five values: data excursion and slope excursion,
-    both relative to the mean."""
+Verdict = Literal["steady", "not steady", "not measurable"]
+SHORT_ROUND = 0.5  # a round shorter than this share of the median one is fio's remainder
+
+
+def _steady(values: list[float]) -> tuple[float, float, float, float]:
+    """SNIA PTS over the measurement window (the last five rounds): its mean, the data
+    excursion (max − min) and the slope excursion (the least-squares line's rise across
+    the window), both relative to the mean, and the line's slope per round."""
     window = values[-STEADY_WINDOW:]
-    mean = sum(window) / len(window)
     n = len(window)
-    xs = range(n)
+    mean = sum(window) / n
     x_mean = (n - 1) / 2
-    slope = sum((x - x_mean) * (y - mean) for x, y in zip(xs, window, strict=True)) / sum(
-        (x - x_mean) ** 2 for x in xs
+    slope = sum((x - x_mean) * (y - mean) for x, y in enumerate(window)) / sum(
+        (x - x_mean) ** 2 for x in range(n)
     )
     data_exc = (max(window) - min(window)) / mean if mean else 0.0
     slope_exc = abs(slope) * (n - 1) / mean if mean else 0.0
-    return (
-        data_exc <= STEADY_DATA_EXCURSION and slope_exc <= STEADY_SLOPE_EXCURSION,
-        data_exc,
-        slope_exc,
+    return mean, data_exc, slope_exc, slope
+
+
+def rounds(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Per point and interval the IOPS of all hosts (a PTS round), in order; fio's short
+    last status-interval remainder (under half the median round) is left out."""
+    per_interval = (
+        intervals.group_by([*POINT, "interval"])
+        .agg(pl.col("iops").sum(), pl.col("interval_s").max())
+        .sort([*POINT, "interval"])
     )
+    median = pl.col("interval_s").median().over(POINT)
+    return per_interval.filter(pl.col("interval_s") >= SHORT_ROUND * median)
+
+
+def steady_table(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Every point's SNIA PTS verdict: steady, not steady, or not measurable (fewer than
+    five rounds), with the window's mean and both excursions in %."""
+    rows = []
+    for values, group in rounds(intervals).group_by(POINT, maintain_order=True):
+        iops = group["iops"].to_list()
+        row: dict[str, Any] = dict(zip(POINT, values, strict=True)) | {"rounds": len(iops)}
+        if len(iops) < STEADY_WINDOW:
+            rows.append(row | {"verdict": "not measurable"})
+            continue
+        mean, data_exc, slope_exc, slope = _steady(iops)
+        ok = data_exc <= STEADY_DATA_EXCURSION and slope_exc <= STEADY_SLOPE_EXCURSION
+        rows.append(
+            row
+            | {"window_mean": mean, "data_pct": data_exc * 100, "slope_pct": slope_exc * 100}
+            | {"slope": slope, "verdict": "steady" if ok else "not steady"}
+        )
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {c: intervals.schema[c] for c in POINT}
+    schema |= {"rounds": pl.Int64, "verdict": pl.String}
+    schema |= {c: pl.Float64 for c in ("window_mean", "data_pct", "slope_pct", "slope")}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def window_lines(rounds_of_point: pl.DataFrame) -> pl.DataFrame:
+    """The PTS measurement-window chart's data for one point: every round's IOPS, and over
+    the window the mean, mean ± 10 % and ± 20 % and the least-squares line (long format:
+    round, value, line)."""
+    iops = rounds_of_point["iops"].to_list()
+    mean, _, _, slope = _steady(iops)
+    first = len(iops) - STEADY_WINDOW
+    window = range(first + 1, len(iops) + 1)  # rounds count from 1
+    middle = first + 1 + (STEADY_WINDOW - 1) / 2
+    lines: dict[str, list[tuple[float, float]]] = {
+        "iops": [(i + 1, v) for i, v in enumerate(iops)],
+        "mean": [(r, mean) for r in window],
+        "slope": [(r, mean + slope * (r - middle)) for r in window],
+    }
+    for pct in (10, 20):
+        lines[f"plus{pct}"] = [(r, mean * (1 + pct / 100)) for r in window]
+        lines[f"minus{pct}"] = [(r, mean * (1 - pct / 100)) for r in window]
+    rows = [(r, v, name) for name, values in lines.items() for r, v in values]
+    return pl.DataFrame(rows, schema=["round", "value", "line"], orient="row")
+
+
+def point_rounds(intervals: pl.DataFrame, point: dict[str, Any]) -> pl.DataFrame:
+    """The rounds of one point (see :func:`rounds`)."""
+    found = rounds(intervals)
+    for key in POINT:
+        found = found.filter(pl.col(key) == point[key])
+    return found
 
 
 def steady_state(data: Dataset, report: Report) -> list[Problem]:
-    """SNIA PTS steady state over the last five intervals, reported per point."""
-    key = ["setup", "access", "block_size", "read_pct", "parallelism", "queue_depth"]
-    per_interval = (
-        data.intervals.group_by([*key, "interval"])
-        .agg(pl.col("iops").sum())
-        .sort([*key, "interval"])
-    )
-    problems = []
-    for values, group in per_interval.group_by(key, maintain_order=True):
-        row = dict(zip(key, values, strict=True))
-        iops = group["iops"].to_list()
-        if len(iops) < STEADY_WINDOW:
-            continue
-        ok, data_exc, slope_exc = _steady(iops)
-        if not ok:
-            problems.append(
-                _problem(
-                    "steady-state",
-                    "warning",
-                    row,
-                    "steady_state",
-                    data=data_exc * 100,
-                    slope=slope_exc * 100,
-                )
-            )
-    return problems
+    """SNIA PTS steady state over the last five rounds: a warning per point that is not
+    steady (points with fewer rounds are not measurable, see :func:`steady_table`)."""
+    table = steady_table(data.intervals).filter(pl.col("verdict") == "not steady")
+    return [
+        _problem(
+            "steady-state",
+            "warning",
+            row,
+            "steady_state",
+            data=row["data_pct"],
+            slope=row["slope_pct"],
+        )
+        for row in table.iter_rows(named=True)
+    ]
 
 
 def completeness(data: Dataset, report: Report) -> list[Problem]:
@@ -204,7 +256,11 @@ def validate(data: Dataset, report: Report) -> list[Problem]:
 def where(problem: Problem, fmt: Formatter) -> str:
     if problem.point is None:
         return problem.source or ""
-    p = problem.point
+    return point_name(problem.point, fmt)
+
+
+def point_name(p: dict[str, Any], fmt: Formatter) -> str:
+    """A measured point as the reader names it: setup, profile, parallelism, queue depth."""
     return fmt.t(
         "validation.point",
         setup=fmt.setup(str(p["setup"])),

@@ -11,8 +11,9 @@ from pipeline.machine import Machine
 from pipeline.provenance import grouped, inputs, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
+from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART
 from pipeline.report.views import Span, TableView, optimum_verdict
-from pipeline.validate import Problem, message, where
+from pipeline.validate import Problem, message, point_name, where
 
 MAX_REJECTS = 25
 DEFINITIONS = ("service", "parallelism", "totals", "optimum", "units", "deviation")
@@ -185,6 +186,44 @@ def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     return TableView("validation", fmt.t("validation.by_rule_caption"), header, rows)
 
 
+def steady_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    """Every point that is not steady, with both excursions."""
+    rows = [
+        [
+            [Span(point_name(row, fmt))],
+            [Span(fmt.integer(row["rounds"]))],
+            [Span(fmt.integer(row["window_mean"]))],
+            [Span(fmt.number(row["data_pct"], 1))],
+            [Span(fmt.number(row["slope_pct"], 1))],
+        ]
+        for row in ctx.unsteady()
+    ]
+    header = [fmt.t(f"appendix.steady_{k}") for k in ("point", "rounds", "mean", "data", "slope")]
+    return TableView("steady", fmt.t("appendix.steady_caption"), header, rows)
+
+
+def steady(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """SNIA PTS steady state: how many points are steady, the ones that are not, and the
+    measurement window of the first of them."""
+    verdicts = ctx.steady["verdict"].to_list() if not ctx.steady.is_empty() else []
+    counts = {v: fmt.integer(verdicts.count(v)) for v in ("steady", "not steady", "not measurable")}
+    summary = fmt.t(
+        "appendix.steady_summary",
+        steady=counts["steady"],
+        unsteady=counts["not steady"],
+        unmeasurable=counts["not measurable"],
+    )
+    parts = [T.paragraph(summary)]
+    if ctx.unsteady():
+        parts.append(T.table(steady_view(ctx, fmt)))
+    for i in range(1, len(ctx.unsteady(MAX_PTS_CHARTS)) + 1):
+        stem = f"{PTS_CHART}-{i}"
+        caption = fmt.t("appendix.steady_chart", point=point_name(ctx.unsteady()[i - 1], fmt))
+        alt = fmt.t("chart.alt_pts")
+        parts.append(T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem))
+    return parts
+
+
 def validation(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [T.heading(fmt.t("validation.title"), 2)]
     if not ctx.problems:
@@ -219,6 +258,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     ]
     deviation = deviation_view(ctx.dataset.points, fmt)
     parts += [T.table(deviation), *([T.paragraph(deviation.note)] if deviation.note else [])]
+    parts += steady(ctx, fmt)
     if "performance" in ctx.tables:
         margin = fmt.number(ctx.report.optimum_margin_pp, 1)
         parts.append(T.paragraph(fmt.t("appendix.optimum_intro", margin=margin)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -53,6 +54,15 @@ class ReportContext:
     read: list[tuple[Path, str]] = field(default_factory=list)  # files besides the raw data
     histograms: dict[str, pl.DataFrame] = field(default_factory=dict)  # chart stem -> bins
     machines: list[Machine] = field(default_factory=list)  # what ran the load
+    steady: pl.DataFrame = field(default_factory=pl.DataFrame)  # validate.steady_table
+
+    def unsteady(self, limit: int | None = None) -> list[dict[str, Any]]:
+        """The points that are not steady (SNIA PTS), the first ``limit`` of them."""
+        if self.steady.is_empty():
+            return []
+        rows = self.steady.filter(pl.col("verdict") == "not steady")
+        return list((rows if limit is None else rows.head(limit)).iter_rows(named=True))
+
     filled: dict[str, dict[str, Filled]] = field(default_factory=dict)
     _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
 

@@ -17,6 +17,8 @@ from pipeline.language import Formatter
 from pipeline.units import parse_block_size
 
 COST_CHART = "cost"  # the stem of the cost chart (drawn from the cost table)
+PTS_CHART = "pts"  # pts-1 …: the measurement window of points that are not steady
+MAX_PTS_CHARTS = 4  # in the appendix; the table lists every such point
 
 # kind -> the columns one chart of that kind is drawn for
 GRAIN: dict[ChartKind, tuple[str, ...]] = {

@@ -1,0 +1,131 @@
+"""SNIA PTS steady state on real fio interval data (tests/data/pts, made by Debian's fio),
+each verdict computed here by hand from the raw file: the last five rounds, data excursion
+(max − min) ≤ 20 % and the least-squares line's excursion ≤ 10 % of the window's mean."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline import ingest
+from pipeline.build import build
+from pipeline.ingest.base import ReadOptions, interval_frame
+from pipeline.validate import steady_table
+from tests.test_campaign import iopress
+
+PTS = Path(__file__).resolve().parent / "data" / "pts"
+MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
+WIN = Path(__file__).resolve().parent / "data" / "fio-log"
+
+
+def _by_hand(values: list[float]) -> tuple[float, float]:
+    window = values[-5:]
+    mean = sum(window) / 5
+    slope = sum((x - 2) * (y - mean) for x, y in enumerate(window)) / 10  # Σ(x − x̄)² = 10
+    return (max(window) - min(window)) / mean * 100, abs(slope) * 4 / mean * 100
+
+
+def _verdicts(path: Path) -> list[dict[str, object]]:
+    read = ingest.read(path, ReadOptions(root=path.parent))
+    frame = read.frame if read.frame is not None else interval_frame(read.rows or [])
+    return list(steady_table(frame).iter_rows(named=True))
+
+
+def test_a_rate_limited_fio_log_is_steady() -> None:
+    log = PTS / "pts_iops.1.log"
+    iops = [float(line.split(",")[1]) for line in log.read_text().splitlines()]
+    data, slope = _by_hand(iops)
+    (point,) = _verdicts(log)
+    assert point["verdict"] == "steady" and point["rounds"] == len(iops) == 7
+    assert point["data_pct"] == pytest.approx(data, rel=1e-6)
+    assert point["slope_pct"] == pytest.approx(slope, rel=1e-6)
+
+
+def _snapshots(path: Path) -> list[dict[str, float]]:
+    text, found, at = path.read_text(), [], 0
+    decoder = json.JSONDecoder()
+    while (at := text.find("{", at)) >= 0:
+        doc, at = decoder.raw_decode(text, at)
+        read = doc["jobs"][0]["read"]
+        found.append({"ios": read["total_ios"], "ms": read["runtime"]})
+    return found
+
+
+def test_status_interval_snapshots_with_a_step_are_not_steady() -> None:
+    """A second job joins after 3 s: the rounds are the differences between snapshots;
+    fio's last, short remainder is not a round."""
+    snaps = [{"ios": 0, "ms": 0}, *_snapshots(PTS / "step.json")]
+    pairs = list(itertools.pairwise(snaps))
+    rounds = [(b["ios"] - a["ios"]) / (b["ms"] - a["ms"]) * 1000 for a, b in pairs]
+    lengths = sorted(b["ms"] - a["ms"] for a, b in pairs)
+    full = [r for r, (a, b) in zip(rounds, pairs, strict=True) if b["ms"] - a["ms"] > 500]
+    assert len(full) == len(rounds) - 1 and lengths[0] < 500  # the remainder
+    data, slope = _by_hand(full)
+    (point,) = _verdicts(PTS / "step.json")
+    assert point["verdict"] == "not steady" and point["rounds"] == len(full)
+    assert data > 20 and point["data_pct"] == pytest.approx(data, abs=0.5)
+    assert point["slope_pct"] == pytest.approx(slope, abs=0.5)
+
+
+def test_four_windows_are_not_measurable() -> None:
+    assert {p["verdict"] for p in _verdicts(WIN / "win_iops.1.log")} == {"not measurable"}
+
+
+REPORT = """id = "pts"
+author = "iopress tests"
+version = "0.1"
+date = 2026-11-21
+title = "Steady state"
+classification = "intern"
+sponsor = "Test"
+[system]
+name = "null engine"
+vendor = "fio"
+[[setups]]
+name = "log"
+[[setups]]
+name = "step"
+[[sources]]
+path = "raw/pts_iops.1.log"
+setup = "log"
+[[sources]]
+path = "raw/pts_lat.1.log"
+setup = "log"
+[[sources]]
+path = "raw/step.json"
+setup = "step"
+"""
+
+
+def _pts_report(tmp_path: Path) -> Path:
+    folder = tmp_path / "pts"
+    (folder / "raw").mkdir(parents=True)
+    for name in ("pts_iops.1.log", "pts_lat.1.log", "pts.json", "step.json"):
+        shutil.copy(PTS / name, folder / "raw" / name)
+    (folder / "report.toml").write_text(REPORT, encoding="utf-8")
+    shutil.copytree(MIXED / "text", folder / "text")
+    return folder
+
+
+def test_verdicts_in_the_appendix_csv_and_chart(tmp_path: Path) -> None:
+    out = build(_pts_report(tmp_path), tmp_path / "out").out
+    verdicts = pl.read_csv(out / "steady_state.csv")
+    assert sorted(verdicts["verdict"].to_list()) == ["not steady", "steady"]
+    warnings = pl.read_csv(out / "validation.csv").filter(pl.col("rule") == "steady-state")
+    assert warnings.height == 1 and "step" in warnings["where"][0]
+    de = (out / "pts.de.typ").read_text(encoding="utf-8")
+    assert "1 Messpunkte eingeschwungen, 1 nicht eingeschwungen, 0 nicht beurteilbar" in de
+    assert "charts/pts-1.de.svg" in de and (out / "charts" / "pts-1.en.pdf").is_file()
+    assert not (out / "charts" / "pts-2.de.svg").exists()
+
+
+def test_require_steady_refuses_a_point_that_is_not(tmp_path: Path) -> None:
+    folder = _pts_report(tmp_path)
+    done = iopress("build", folder, "-o", tmp_path / "out", "--require-steady")
+    assert done.returncode == 1 and not (tmp_path / "out").exists()
+    assert "step" in done.stderr and "not steady (SNIA PTS" in done.stderr
