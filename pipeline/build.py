@@ -251,7 +251,14 @@ def files_read(
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
-    write(ctx.dataset, work / "dataset.parquet")
+    limits = ctx.report.latency_limits
+    figures = {
+        "small_us": limits.small_us,
+        "large_us": limits.large_us,
+        "small_block": limits.small_block,
+        "margin_pp": ctx.report.optimum_margin_pp,
+    }
+    write(ctx.dataset, work / "dataset.parquet", figures)
     write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():

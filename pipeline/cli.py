@@ -109,6 +109,33 @@ def verify(
         raise typer.Exit(1)
 
 
+@app.command()
+def compare(
+    old: Annotated[Path, typer.Argument(help="Report folder, build output or dataset")],
+    new: Annotated[Path, typer.Argument(help="Report folder, build output or dataset")],
+    threshold: Annotated[
+        str, typer.Option(help="A change must be worse than this (and the noise): 5 or 5%")
+    ] = "5%",
+    metric: Annotated[
+        str, typer.Option(help="Figures to compare, comma-separated: iops,lat,optimum,limit")
+    ] = "iops,lat,optimum,limit",
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="compare.csv, charts, DE/EN PDF")
+    ] = None,
+    old_setup: Annotated[str | None, typer.Option(help="Only this setup of OLD")] = None,
+    new_setup: Annotated[str | None, typer.Option(help="Only this setup of NEW")] = None,
+) -> None:
+    """Compare two measurements profile by profile; exit 1 when any figure regressed
+    beyond the threshold and the measured noise (a CI gate)."""
+    from pipeline import commands
+
+    options = commands.CompareOptions(
+        commands.parse_threshold(threshold), commands.parse_metrics(metric), old_setup, new_setup
+    )
+    if commands.compare(old, new, options, out):
+        raise typer.Exit(1)
+
+
 @app.command(name="datasheet")
 def datasheet_command(
     report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],

@@ -6,24 +6,28 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline import cache, ingest
+from pipeline import cache, comparison, ingest
 from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
 from pipeline.build import write_datasheets as datasheets
+from pipeline.compute.compare import METRICS, Comparison, Metric
 from pipeline.compute.registry import BY_NAME
 from pipeline.compute.tables import min_latency, performance
 from pipeline.config import ColumnMapping, read_toml
 from pipeline.console import err_console, out_console, print_error
 from pipeline.dataset import Dataset, intervals_path, read_points, write
-from pipeline.errors import InputError
+from pipeline.errors import InputError, UsageError
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
+from pipeline.render import compare_doc
 from pipeline.report.views import Cell, TableView, min_latency_view, performance_view
 from pipeline.schema import conform
 from pipeline.verify import verify as verify_figures
@@ -194,3 +198,72 @@ def _rich_table(view: TableView) -> Table:
     for row in view.rows:
         table.add_row(*(_rich_cell(c) for c in row))
     return table
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    threshold_pct: float
+    metrics: tuple[Metric, ...]
+    old_setup: str | None = None
+    new_setup: str | None = None
+
+
+def parse_threshold(text: str) -> float:
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 1000:
+        raise UsageError(f"--threshold {text!r}: give a percentage such as 5 or 5%")
+    return value
+
+
+def parse_metrics(text: str) -> tuple[Metric, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in METRICS]
+    if unknown or not names:
+        raise UsageError(f"--metric {text!r}: choose from {','.join(METRICS)}")
+    return cast(tuple[Metric, ...], names)
+
+
+STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
+
+
+def _compare_table(result: Comparison, labels: tuple[str, str]) -> Table:
+    fmt = Formatter(EN)
+    table = Table(title=f"{labels[1]} compared with {labels[0]}")
+    for column in ("profile", "figure", "old", "new", "change %", "noise %", "verdict"):
+        table.add_column(column, justify="left" if column in ("profile", "figure") else "right")
+    for r in result.rows.iter_rows(named=True):
+        table.add_row(
+            compare_doc.profile(r, fmt),
+            EN(f"compare.metric_{r['metric']}"),
+            compare_doc.value(r["old"], r["unit"], fmt),
+            compare_doc.value(r["new"], r["unit"], fmt),
+            compare_doc.change(r["change_pct"], fmt),
+            fmt.number(r["noise_pct"], 1),
+            r["status"],
+            style=STATUS_STYLE.get(r["status"]),
+        )
+    return table
+
+
+def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> bool:
+    """Print the comparison (and write it to ``out``); True when anything regressed."""
+    a = comparison.pick_setup(comparison.load_side(old), options.old_setup, "OLD")
+    b = comparison.pick_setup(comparison.load_side(new), options.new_setup, "NEW")
+    result, a, b = comparison.run(a, b, options.threshold_pct, options.metrics)
+    labels = (a.label, b.label)
+    out_console.print(_compare_table(result, labels))
+    for note in result.notes:
+        out_console.print(f"note: {note}", highlight=False, markup=False)
+    for frame, side in ((result.only_old, a.label), (result.only_new, b.label)):
+        for r in frame.iter_rows(named=True):
+            out_console.print(f"only in {side}: {compare_doc.profile(r, Formatter(EN))}")
+    if out is not None:
+        written = comparison.write(result, a, b, out, options.threshold_pct)
+        out_console.print(f"{EN('cli.written')}: {written}")
+    failing = comparison.failing(result)
+    summary = f"{len(failing)} regression(s)" + (": " + "; ".join(failing) if failing else "")
+    out_console.print(summary, highlight=False, markup=False)
+    return bool(failing)

@@ -51,12 +51,17 @@ def intervals_path(points_path: Path) -> Path:
     return points_path.with_name(points_path.stem + ".intervals.parquet")
 
 
-def write(dataset: Dataset, path: Path) -> None:
+FIGURES_KEY = "iopress.figures"  # how the report derives its figures (see compute.compare)
+
+
+def write(dataset: Dataset, path: Path, figures: dict[str, float] | None = None) -> None:
     meta = {
         METADATA_KEY: str(SCHEMA_VERSION),
         "iopress.level": "points",
         "iopress.accounting": json.dumps(dataset.accounting()),
     }
+    if figures:
+        meta[FIGURES_KEY] = json.dumps(figures, sort_keys=True)
     dataset.points.write_parquet(path, metadata=meta)
     dataset.intervals.write_parquet(
         intervals_path(path), metadata={**meta, "iopress.level": "intervals"}
@@ -112,6 +117,17 @@ def read_points(path: Path) -> pl.DataFrame:
             "rebuild the dataset from the raw files with this iopress",
         )
     return conform(pl.read_parquet(path), POINT_FIELDS)
+
+
+def read_figures(path: Path) -> dict[str, float]:
+    """The settings a build stored with its dataset (empty when none)."""
+    try:
+        found = json.loads(pl.read_parquet_metadata(path).get(FIGURES_KEY, "{}"))
+    except (OSError, ValueError, pl.exceptions.ComputeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): float(v) for k, v in found.items() if isinstance(v, int | float)}
 
 
 def read_intervals(path: Path) -> pl.DataFrame:

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("charts", "render"),
     ("manifest", "verify"),
-    ("build", "campaign"),
+    ("build", "campaign", "comparison"),
     ("commands", "cli"),
 )
 

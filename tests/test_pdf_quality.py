@@ -126,7 +126,7 @@ def test_a_long_table_breaks_across_pages_without_overprinting(
 
     rows = [[[Span(f"row-{i:03d}")], [Span("x " * (i % 7))]] for i in range(120)]
     view = TableView("long", "A long table", ["Name", "Value"], rows)
-    meta = T.Meta(fs840_context.report, fs840_context.formatter("en"))
+    meta = T.Meta.of(fs840_context.report, fs840_context.formatter("en"))
     source = tmp_path / "long.typ"
     source.write_text(T.document(meta, [T.heading("Long"), T.table(view)]), encoding="utf-8")
     shutil.copy(TEMPLATES / "typst" / T.TEMPLATE_NAME, tmp_path / T.TEMPLATE_NAME)

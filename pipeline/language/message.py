@@ -13,14 +13,20 @@ from pipeline.language.strings import Strings
 class Message:
     key: str
     values: tuple[tuple[str, str], ...] = ()
+    table: str = "reject"  # the locales' table of the key
 
     @classmethod
     def of(cls, key: str, **values: object) -> Message:
         """``Message.of("fio.no_io")``; values are text from the raw file, shown as read."""
         return cls(key, tuple((name, str(value)) for name, value in values.items()))
 
+    @classmethod
+    def in_table(cls, table: str, key: str, **values: object) -> Message:
+        """A message of another table (``compare``'s notes on what was matched)."""
+        return cls(key, tuple((name, str(value)) for name, value in values.items()), table)
+
     def text(self, strings: Strings) -> str:
-        return strings(f"reject.{self.key}", **dict(self.values))
+        return strings(f"{self.table}.{self.key}", **dict(self.values))
 
     def __str__(self) -> str:
         return self.text(Strings("en"))

@@ -88,32 +88,54 @@ def figure(path: str, caption: str, alt: str, label: str) -> str:
 
 @dataclass(frozen=True)
 class Meta:
-    report: Report
+    """What the title page and the running heads show, in the document's language."""
+
     fmt: Formatter
+    title: str
+    date: dt.date
+    subtitle: str = ""
+    author: str = ""
+    organisation: str = ""
+    version: str = ""
+    classification: str = ""
+    notice: str = ""
+
+    @classmethod
+    def of(cls, r: Report, fmt: Formatter) -> Meta:
+        lang = fmt.t.lang
+        return cls(
+            fmt,
+            r.title[lang],
+            r.date,
+            r.subtitle[lang],
+            r.author,
+            r.organisation,
+            r.version,
+            r.classification[lang],
+            fmt.t("doc.reconstructed") if r.reconstructed else "",
+        )
 
     def typst(self) -> str:
-        r, t, lang = self.report, self.fmt.t, self.fmt.t.lang
+        t, lang, d = self.fmt.t, self.fmt.t.lang, self.date
         region = self.fmt.region
         labels = {
             k: t(f"doc.{k}")
             for k in ("figure", "table", "page", "version", "date", "classification", "toc")
         }
         labels["page-of"] = t("doc.page_of")
-        notice = t("doc.reconstructed") if r.reconstructed else ""
         fields = {
             "lang": lang,
-            "title": r.title[lang],
-            "subtitle": r.subtitle[lang],
-            "author": r.author,
-            "organisation": r.organisation,
-            "version": r.version,
-            "date": self.fmt.date(r.date),
-            "classification": r.classification[lang],
-            "notice": notice,
+            "title": self.title,
+            "subtitle": self.subtitle,
+            "author": self.author,
+            "organisation": self.organisation,
+            "version": self.version,
+            "date": self.fmt.date(d),
+            "classification": self.classification,
+            "notice": self.notice,
         }
         items = [f"{k}: {lit(v)}" for k, v in fields.items()]
         items.append(f"region: {lit(region) if region else 'none'}")
-        d = r.date
         items.append(f"doc-date: datetime(year: {d.year}, month: {d.month}, day: {d.day})")
         items.append("labels: (" + ", ".join(f"{k}: {lit(v)}" for k, v in labels.items()) + ")")
         return "(\n  " + ",\n  ".join(items) + ",\n)"

@@ -211,4 +211,4 @@ def body(ctx: ReportContext, lang: str) -> str:
         _narrative(ctx, fmt, "conclusion"),
         *appendix(ctx, fmt),
     ]
-    return T.document(T.Meta(ctx.report, fmt), parts)
+    return T.document(T.Meta.of(ctx.report, fmt), parts)

@@ -1,0 +1,82 @@
+"""The comparison's overlay chart: one profile of both sides, I/O rate (MB/s for
+sequential access) and service time against parallelism, old dashed, new solid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import altair as alt
+import polars as pl
+
+from pipeline.charts.standard import parallelism_x, value_scale
+from pipeline.charts.theme import standard_definition, theme
+from pipeline.language.fmt import Formatter
+
+PROFILE = ("setup", "queue_depth", "access", "block_size", "read_pct")
+
+
+def profiles(
+    old: pl.DataFrame, new: pl.DataFrame
+) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
+    """(file stem, old points, new points) of every profile both sides measured."""
+    keys = old.select(PROFILE).unique().join(new.select(PROFILE).unique(), on=list(PROFILE))
+    for n, key in enumerate(keys.sort(list(PROFILE)).iter_rows(named=True), 1):
+        match = pl.all_horizontal(pl.col(k) == v for k, v in key.items())
+        stem = f"compare-{n:03d}-{key['access']}-{key['block_size']}-r{key['read_pct']:g}"
+        yield stem, old.filter(match), new.filter(match)
+
+
+def _data(points: pl.DataFrame, side: str, fmt: Formatter) -> pl.DataFrame:
+    sequential = points["access"][0] == "sequential"
+    rate = pl.col("bytes_per_s") / fmt.mega if sequential else pl.col("iops")
+    return points.sort("parallelism").select(
+        "parallelism",
+        rate.alias("rate"),
+        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        pl.lit(side).alias("side"),
+    )
+
+
+def overlay_chart(
+    old: pl.DataFrame, new: pl.DataFrame, fmt: Formatter, labels: tuple[str, str]
+) -> alt.TopLevelMixin:
+    """``old`` and ``new``: the points of one profile on each side."""
+    data = pl.concat([_data(old, labels[0], fmt), _data(new, labels[1], fmt)])
+    sequential = old["access"][0] == "sequential"
+    style, spec = theme(), standard_definition()
+    x = parallelism_x(data["parallelism"].to_list(), fmt)
+    colour = alt.Color(
+        "side:N",
+        title=None,
+        sort=list(labels),
+        scale=alt.Scale(domain=list(labels), range=["#7f7f7f", style.vendor_colour]),
+    )
+    dash = alt.StrokeDash(
+        "side:N",
+        title=None,
+        sort=list(labels),
+        scale=alt.Scale(domain=list(labels), range=[[5, 3], [1, 0]]),
+    )
+
+    def panel(field: str, title: str, number: str) -> alt.Chart:
+        scale = (
+            value_scale(data[field].to_list()) if field == "latency_ms" else alt.Scale(zero=True)
+        )
+        y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number), scale=scale)
+        mark = alt.Chart(data).mark_line(
+            point=alt.OverlayMarkDef(size=style.point_size), strokeWidth=style.line_width
+        )
+        drawn: alt.Chart = mark.encode(x=x, y=y, color=colour, strokeDash=dash)
+        return drawn.properties(width=spec.width, height=spec.height)
+
+    left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), ",d")
+    right = panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+    title = fmt.t(
+        "compare.chart_title",
+        block=fmt.block(int(old["block_size"][0])),
+        access=fmt.t.access(str(old["access"][0]), True),
+        mix=fmt.t.mix(float(old["read_pct"][0]), True),
+    )
+    config = {**style.vega_config(), "locale": {"number": fmt.d3_locale()}}
+    chart: alt.TopLevelMixin = alt.hconcat(left, right, title=title).configure(**config)
+    return chart

@@ -1,0 +1,229 @@
+"""``iopress compare OLD NEW``: two measurements (report folders, build outputs or
+datasets) matched profile by profile, written as compare.csv, the overlay charts and a
+short DE/EN PDF. What was matched and how is said, nothing is silently dropped."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.compute.compare import (
+    MATCH,
+    Comparison,
+    Metric,
+    Settings,
+    common_levels,
+    compare,
+    figures,
+)
+from pipeline.config import LANGS, REPORT_FILE
+from pipeline.dataset import intervals_path, read_figures, read_intervals, read_points
+from pipeline.errors import UsageError
+from pipeline.language.message import Message
+from pipeline.output import check_target, staging
+from pipeline.paths import TEMPLATES
+from pipeline.schema import INTERVAL_FIELDS, polars_schema
+from pipeline.units import Convention
+
+
+@dataclass
+class Side:
+    """One side of a comparison: its points and intervals and how its figures are derived."""
+
+    label: str
+    points: pl.DataFrame
+    intervals: pl.DataFrame
+    settings: Settings = field(default_factory=Settings)
+    units: Convention | None = None  # the report's convention (report folders only)
+    date: dt.date | None = None
+
+
+def _from_report(path: Path) -> Side:
+    from pipeline.build import prepare
+
+    ctx = prepare(path)
+    r, limits = ctx.report, ctx.report.latency_limits
+    settings = Settings((limits.small_us, limits.large_us), limits.small_block, r.optimum_margin_pp)
+    return Side(r.id, ctx.dataset.points, ctx.dataset.intervals, settings, r.units, r.date)
+
+
+def _from_dataset(path: Path, label: str) -> Side:
+    points = read_points(path)
+    if intervals_path(path).is_file():
+        intervals = read_intervals(path)
+    else:  # no interval level: no noise known
+        intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
+    return Side(label, points, intervals, Settings.stored(read_figures(path)))
+
+
+def load_side(path: Path) -> Side:
+    """A report folder (built now), a build output (its dataset) or a dataset file."""
+    if path.is_dir() and (path / REPORT_FILE).is_file():
+        return _from_report(path)
+    if path.is_dir() and (path / "dataset.parquet").is_file():
+        return _from_dataset(path / "dataset.parquet", path.name)
+    if path.is_file() and path.suffix == ".parquet":
+        return _from_dataset(path, path.stem)
+    raise UsageError(
+        f"{path}: not a report folder, a build output or a dataset (.parquet); give one of those"
+    )
+
+
+def pick_setup(side: Side, setup: str | None, role: str) -> Side:
+    """The side reduced to one setup, when one is named."""
+    if setup is None:
+        return side
+    found = sorted(set(side.points["setup"].to_list()))
+    if setup not in found:
+        raise UsageError(f"{role} {side.label} has no setup {setup!r} (it has: {', '.join(found)})")
+    keep = pl.col("setup") == setup
+    return Side(
+        f"{side.label} ({setup})",
+        side.points.filter(keep),
+        side.intervals.filter(keep),
+        side.settings,
+        side.units,
+        side.date,
+    )
+
+
+def _relabel(side: Side) -> Side:
+    common = pl.lit("").alias("setup")
+    return Side(
+        side.label,
+        side.points.with_columns(common),
+        side.intervals.with_columns(common),
+        side.settings,
+        side.units,
+        side.date,
+    )
+
+
+def align_setups(old: Side, new: Side) -> tuple[Side, Side, list[Message]]:
+    """Setups matched by name; one setup each is matched whatever their names."""
+    a, b = (sorted(set(s.points["setup"].to_list())) for s in (old, new))
+    if len(a) == 1 and len(b) == 1:
+        note = Message.in_table(
+            "compare",
+            "note_setup_pair",
+            old=old.label,
+            old_setup=a[0],
+            new=new.label,
+            new_setup=b[0],
+        )
+        return _relabel(old), _relabel(new), [note] if a != b else []
+    if a == b:
+        return old, new, [Message.in_table("compare", "note_setups", setups=", ".join(a))]
+    raise UsageError(
+        f"{old.label} has setups {', '.join(a)} and {new.label} has {', '.join(b)}: "
+        "name one of each with --old-setup and --new-setup"
+    )
+
+
+def _on_levels(side: Side, levels: list[int]) -> Side:
+    keep = pl.col("parallelism").is_in(levels)
+    return Side(
+        side.label,
+        side.points.filter(keep),
+        side.intervals.filter(keep),
+        side.settings,
+        side.units,
+        side.date,
+    )
+
+
+def _unit_note(old: Side, new: Side) -> list[Message]:
+    if old.units and new.units and old.units != new.units:
+        return [
+            Message.in_table(
+                "compare",
+                "note_units",
+                old=old.label,
+                new=new.label,
+                old_units=old.units,
+                new_units=new.units,
+            )
+        ]
+    return []
+
+
+def run(
+    old: Side, new: Side, threshold_pct: float, metrics: tuple[Metric, ...]
+) -> tuple[Comparison, Side, Side]:
+    """Both sides aligned (setups, parallelism grid) and compared."""
+    old, new, notes = align_setups(old, new)
+    levels, grid = common_levels(old.points, new.points, new.label)
+    old, new = _on_levels(old, levels), _on_levels(new, levels)
+    result = compare(
+        figures(old.points, old.intervals, old.settings),
+        figures(new.points, new.intervals, new.settings),
+        threshold_pct,
+        metrics,
+    )
+    if old.settings != new.settings:
+        notes.append(Message.in_table("compare", "note_settings"))
+    result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new)]
+    result.old_points, result.new_points = old.points, new.points
+    return result, old, new
+
+
+def as_csv(result: Comparison) -> pl.DataFrame:
+    """The rows, then the profiles measured on one side only (status says which)."""
+    one_side = [
+        frame.with_columns(pl.lit(status).alias("status"))
+        for frame, status in ((result.only_old, "old only"), (result.only_new, "new only"))
+    ]
+    return pl.concat([result.rows, *one_side], how="diagonal_relaxed").select(
+        [*MATCH, *(c for c in result.rows.columns if c not in MATCH)]
+    )
+
+
+def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float) -> Path:
+    """compare.csv, the overlay charts and compare.{de,en}.pdf into ``out`` (replaced only
+    when everything succeeded)."""
+    from pipeline.charts.export import KINDS, save_many
+    from pipeline.charts.overlay import overlay_chart, profiles
+    from pipeline.language import Formatter, Strings
+    from pipeline.render import compare_doc
+    from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+
+    target = check_target(out)
+    date = max((d for d in (old.date, new.date) if d), default=dt.date(2000, 1, 1))
+    with staging(target) as work:
+        as_csv(result).write_csv(work / "compare.csv")
+        (work / "charts").mkdir()
+        shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
+        for lang in LANGS:
+            fmt = Formatter(Strings(lang), {}, new.units or "binary", None)
+            jobs = [
+                (
+                    overlay_chart(o, n, fmt, (old.label, new.label)),
+                    work / "charts" / f"{stem}.{lang}",
+                    fmt,
+                    KINDS,
+                )
+                for stem, o, n in profiles(result.old_points, result.new_points)
+            ]
+            save_many(jobs)
+            source = work / f"compare.{lang}.typ"
+            body = compare_doc.body(result, (old.label, new.label), threshold, date, fmt)
+            source.write_text(body, encoding="utf-8")
+            compile_pdf(source, work / f"compare.{lang}.pdf", work, date)
+    return target
+
+
+def failing(result: Comparison) -> list[str]:
+    """The profiles with a regression, as the terminal names them."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.render.compare_doc import profile
+
+    fmt = Formatter(Strings("en"))
+    found = []
+    for row in result.regressions.iter_rows(named=True):
+        figure = fmt.t(f"compare.metric_{row['metric']}")
+        found.append(f"{profile(row, fmt)} ({figure})")
+    return found

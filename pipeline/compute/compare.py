@@ -1,0 +1,209 @@
+"""Two measurements of the same profiles compared: per profile the maximum I/O rate (MB/s
+for sequential access), the minimum latency, the rate at the optimum and at the latency
+limit, each with the interval spread of the point it was read from. A change is a
+regression only when it is worse by more than the threshold and by more than the noise
+(the spreads of both sides added)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import polars as pl
+
+from pipeline.compute.tables import PROFILE, iops_at_latency, min_latency, performance
+from pipeline.errors import InputError
+from pipeline.language.message import Message
+
+Metric = Literal["iops", "lat", "optimum", "limit"]
+METRICS: tuple[Metric, ...] = get_args(Metric)
+Status = Literal[
+    "regression", "improvement", "within noise", "within threshold", "unchanged", "not reached"
+]
+MATCH = [c for c in PROFILE if c != "setup"] + ["setup"]
+POINT = [*PROFILE, "parallelism"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How each side's figures are derived (the report's settings, or report.toml's
+    defaults: 1 ms up to 32K blocks, 3 ms above, no optimum margin)."""
+
+    limits_us: tuple[float, float] = (1000.0, 3000.0)
+    small_block: int = 32 * 1024
+    margin_pp: float = 0.0
+
+    @classmethod
+    def stored(cls, found: dict[str, float]) -> Settings:
+        """From a dataset's stored figures (dataset.read_figures); defaults where absent."""
+        base = cls()
+        limits = (
+            found.get("small_us", base.limits_us[0]),
+            found.get("large_us", base.limits_us[1]),
+        )
+        block = int(found.get("small_block", base.small_block))
+        return cls(limits, block, found.get("margin_pp", base.margin_pp))
+
+
+@dataclass
+class Comparison:
+    rows: pl.DataFrame  # one per profile and metric: old, new, change, noise, status
+    only_old: pl.DataFrame  # profiles measured on one side only
+    only_new: pl.DataFrame
+    notes: list[Message] = field(default_factory=list)  # what was matched, and how
+    old_points: pl.DataFrame = field(default_factory=pl.DataFrame)  # as compared (aligned)
+    new_points: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    @property
+    def regressions(self) -> pl.DataFrame:
+        return self.rows.filter(pl.col("status") == "regression")
+
+
+def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Per point the largest deviation of one interval from the point's mean, in % of the
+    mean: of the I/O rate (IOPS and bytes/s) and of the latency (hosts summed per
+    interval, latency weighted by I/Os)."""
+    per = intervals.group_by([*POINT, "interval"]).agg(
+        pl.col("iops").sum(),
+        pl.col("bytes_per_s").sum(),
+        ((pl.col("lat_mean_us") * pl.col("iops")).sum() / pl.col("iops").sum()).alias("lat"),
+    )
+
+    def spread(c: str) -> pl.Expr:
+        mean = pl.col(c).mean()
+        return ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None).alias(f"{c}_noise")
+
+    return per.group_by(POINT).agg(spread("iops"), spread("bytes_per_s"), spread("lat"))
+
+
+def _by_access(sequential: pl.Expr, random: pl.Expr) -> pl.Expr:
+    """The rate the seeds state per profile: bytes/s for sequential access, else IOPS."""
+    return pl.when(pl.col("access") == "sequential").then(sequential).otherwise(random)
+
+
+def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.DataFrame:
+    """Per profile and metric: the value, its unit, the parallelism it was read at and the
+    interval spread there (null where the point has one interval)."""
+    perf = performance(points, s.margin_pp)
+    parts = {
+        "iops": perf.filter(pl.col("kind") == "maximum"),
+        "optimum": perf.filter(pl.col("kind") == "optimum"),
+        # null where every point is above the limit: the rate there is none (0)
+        "limit": iops_at_latency(points, s.limits_us, s.small_block).with_columns(
+            pl.col("iops", "bytes_per_s").fill_null(0.0)
+        ),
+        "lat": min_latency(points),
+    }
+    noise = spreads(intervals)
+    found = []
+    rate = (
+        _by_access(pl.col("bytes_per_s"), pl.col("iops")),
+        _by_access(pl.lit("B/s"), pl.lit("IOPS")),
+        _by_access(pl.col("bytes_per_s_noise"), pl.col("iops_noise")),
+    )
+    latency = (pl.col("lat_mean_us"), pl.lit("µs"), pl.col("lat_noise"))
+    for metric, table in parts.items():
+        value, unit, noise_col = latency if metric == "lat" else rate
+        found.append(
+            table.with_columns(value.alias("value"))
+            .join(noise, on=POINT, how="left", nulls_equal=True)
+            .select(
+                *PROFILE,
+                pl.lit(metric).alias("metric"),
+                "value",
+                unit.alias("unit"),
+                "parallelism",
+                noise_col.alias("noise_pct"),
+            )
+        )
+    return pl.concat(found)
+
+
+def _label(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.select(MATCH).unique(maintain_order=True)
+
+
+def status(worse: float | None, noise: float | None, threshold: float) -> Status:
+    """A change worse by more than the threshold and the noise is a regression; better by
+    as much an improvement; otherwise it says which of the two it stayed within. No change
+    to measure (a rate of 0 at the latency limit on both sides): not reached."""
+    noise = noise or 0.0
+    if worse is None:
+        return "not reached"
+    if abs(worse) < 1e-9:
+        return "unchanged"
+    if abs(worse) <= threshold:
+        return "within threshold"
+    if abs(worse) <= noise:
+        return "within noise"
+    return "regression" if worse > 0 else "improvement"
+
+
+def compare(
+    old: pl.DataFrame, new: pl.DataFrame, threshold_pct: float, metrics: tuple[Metric, ...]
+) -> Comparison:
+    """``figures`` of both sides matched by profile (and setup)."""
+    old, new = (f.filter(pl.col("metric").is_in(list(metrics))) for f in (old, new))
+    key = [*MATCH, "metric"]
+    both = old.join(new, on=key, how="inner", suffix="_new", nulls_equal=True)
+    both = both.rename({"value": "old", "value_new": "new", "noise_pct": "noise_old"})
+    both = both.rename({"noise_pct_new": "noise_new", "parallelism": "parallelism_old"})
+    change = (
+        pl.when(pl.col("old") > 0)
+        .then((pl.col("new") - pl.col("old")) / pl.col("old") * 100)
+        .when(pl.col("new") > 0)
+        .then(float("inf"))  # from none to some: an improvement beyond any threshold
+        .otherwise(None)
+    )
+    worse = pl.when(pl.col("metric") == "lat").then(change).otherwise(-change)
+    both = both.with_columns(change.alias("change_pct"), worse.alias("worse_pct"))
+    both = both.with_columns(
+        (pl.col("noise_old").fill_null(0) + pl.col("noise_new").fill_null(0)).alias("noise_pct")
+    )
+    verdicts = [
+        status(w, n, threshold_pct)
+        for w, n in zip(both["worse_pct"], both["noise_pct"], strict=True)
+    ]
+    rows = both.with_columns(pl.Series("status", verdicts, pl.String)).select(
+        *MATCH,
+        "metric",
+        "unit",
+        "old",
+        "new",
+        "change_pct",
+        "noise_old",
+        "noise_new",
+        "noise_pct",
+        "status",
+        "parallelism_old",
+        pl.col("parallelism_new"),
+    )
+    only_old = _label(old).join(_label(new), on=MATCH, how="anti", nulls_equal=True)
+    only_new = _label(new).join(_label(old), on=MATCH, how="anti", nulls_equal=True)
+    return Comparison(rows, only_old, only_new)
+
+
+def common_levels(
+    old: pl.DataFrame, new: pl.DataFrame, where: str
+) -> tuple[list[int], Message | None]:
+    """The parallelism levels both sides measured, and a note when the grids differ."""
+    a, b = (sorted(set(f["parallelism"].to_list())) for f in (old, new))
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise InputError(
+            where,
+            "parallelism",
+            f"no parallelism level in common (old: {_levels(a)}; new: {_levels(b)})",
+            "compare measurements of the same parallelism grid",
+        )
+    if a == b:
+        return common, None
+    note = Message.in_table(
+        "compare", "note_levels", old=_levels(a), new=_levels(b), common=_levels(common)
+    )
+    return common, note
+
+
+def _levels(levels: list[int]) -> str:
+    """1–512 (18), or the one level."""
+    return f"{levels[0]}–{levels[-1]} ({len(levels)})" if len(levels) > 1 else str(levels[0])

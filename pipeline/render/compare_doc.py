@@ -1,0 +1,102 @@
+"""The comparison as a short typst document: what was compared and how, every change
+with its noise and verdict, the profiles of one side only, and the overlay charts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+from pipeline.charts.overlay import profiles
+from pipeline.compute.compare import Comparison
+from pipeline.language.fmt import Formatter
+from pipeline.render import typst_doc as T
+from pipeline.report.views import Span, TableView
+
+
+def profile(row: dict[str, Any], fmt: Formatter) -> str:
+    label = (
+        f"{fmt.block(int(row['block_size']))} {fmt.t.access(str(row['access']))} "
+        f"{fmt.t.mix(float(row['read_pct']), True)}"
+    )
+    return f"{label} ({row['setup']})" if row["setup"] else label
+
+
+def value(v: float | None, unit: str, fmt: Formatter) -> str:
+    """A figure in its unit as the report prints it (rates in MB/s for sequential)."""
+    if v is None:
+        return "–"
+    if unit == "B/s":
+        return f"{fmt.mb_s(v)} {fmt.t('chart.mb_s')}"
+    if unit == "µs":
+        return fmt.lat_us(v)
+    return f"{fmt.integer(v)} IOPS"
+
+
+def change(pct: float | None, fmt: Formatter) -> str:
+    if pct is None or math.isnan(pct):
+        return "–"
+    if math.isinf(pct):
+        return fmt.t("compare.from_none")
+    return ("+" if pct > 0 else "") + fmt.number(pct, 1)
+
+
+def table(result: Comparison, fmt: Formatter) -> TableView:
+    rows = [
+        [
+            [Span(profile(r, fmt))],
+            [Span(fmt.t(f"compare.metric_{r['metric']}"))],
+            [Span(value(r["old"], r["unit"], fmt))],
+            [Span(value(r["new"], r["unit"], fmt))],
+            [Span(change(r["change_pct"], fmt))],
+            [Span(fmt.number(r["noise_pct"], 1))],
+            [Span(fmt.t(f"compare.status_{r['status'].replace(' ', '_')}"))],
+        ]
+        for r in result.rows.iter_rows(named=True)
+    ]
+    keys = ("profile", "metric", "old", "new", "change", "noise", "status")
+    header = [fmt.t(f"compare.col_{k}") for k in keys]
+    return TableView("compare", fmt.t("compare.caption"), header, rows)
+
+
+def _one_side(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:
+    parts = []
+    for frame, label in ((result.only_old, labels[0]), (result.only_new, labels[1])):
+        if frame.height:
+            parts.append(T.paragraph(fmt.t("compare.only", side=label)))
+            parts.append(T.bullets(profile(r, fmt) for r in frame.iter_rows(named=True)))
+    return parts
+
+
+def _charts(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:
+    return [
+        T.figure(
+            f"charts/{stem}.{fmt.t.lang}.svg",
+            fmt.t("compare.figure", profile=profile(old.row(0, named=True), fmt)),
+            fmt.t("compare.alt", old=labels[0], new=labels[1]),
+            stem,
+        )
+        for stem, old, _ in profiles(result.old_points, result.new_points)
+    ]
+
+
+def body(
+    result: Comparison, labels: tuple[str, str], threshold: float, date: dt.date, fmt: Formatter
+) -> str:
+    counts = result.rows["status"].to_list()
+    intro = fmt.t(
+        "compare.intro",
+        old=labels[0],
+        new=labels[1],
+        threshold=fmt.number(threshold, 1),
+        regressions=fmt.integer(counts.count("regression")),
+        improvements=fmt.integer(counts.count("improvement")),
+    )
+    parts = [T.heading(fmt.t("compare.heading")), T.paragraph(intro)]
+    parts.append(T.paragraph(fmt.t("compare.rule")))
+    if result.notes:
+        parts.append(T.bullets(note.text(fmt.t) for note in result.notes))
+    parts += [T.table(table(result, fmt)), *_one_side(result, labels, fmt)]
+    parts += _charts(result, labels, fmt)
+    title = fmt.t("compare.doc_title", old=labels[0], new=labels[1])
+    return T.document(T.Meta(fmt, title, date, author="iopress"), parts)

@@ -1,0 +1,126 @@
+"""iopress compare: two measurements profile by profile, a CI gate (exit 1 on a regression
+beyond the threshold and the measured noise)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.build import BuildResult
+from pipeline.comparison import load_side, pick_setup, run
+from pipeline.compute.compare import METRICS, status
+from pipeline.dataset import intervals_path
+from tests.test_campaign import iopress
+
+ROOT = Path(__file__).resolve().parent.parent
+A800 = ROOT / "data" / "examples" / "a800"
+READ_4K = (pl.col("block_size") == 4096) & (pl.col("access") == "random")
+READ_4K &= pl.col("read_pct") == 100
+
+
+def test_status_needs_both_threshold_and_noise() -> None:
+    assert status(8.0, 2.0, 5.0) == "regression"
+    assert status(8.0, 9.0, 5.0) == "within noise"
+    assert status(4.0, 0.0, 5.0) == "within threshold"
+    assert status(-8.0, 2.0, 5.0) == "improvement"
+    assert status(0.0, None, 5.0) == "unchanged" and status(None, None, 5.0) == "not reached"
+
+
+def test_a800_setups_48_against_4_vcpu(a800_shared: BuildResult) -> None:
+    data = a800_shared.out
+    old = pick_setup(load_side(data), "4vcpu", "OLD")
+    new = pick_setup(load_side(data), "48vcpu", "NEW")
+    result, _, _ = run(old, new, 5.0, METRICS)
+    rows = {(r["block_size"], r["read_pct"], r["metric"]): r for r in result.rows.to_dicts()}
+    read = rows[(8192, 100.0, "iops")]
+    assert read["old"] == pytest.approx(640_000)  # seed 004, Tabelle 2, 4 vCPU
+    # 48 vCPU measured 20 levels, 4 vCPU 16: compared over the common 16 (said so)
+    assert any(n.key == "note_levels" for n in result.notes)
+    common = a800_shared.dataset.points.filter(
+        (pl.col("setup") == "48vcpu") & (pl.col("parallelism") <= 256)
+    )
+    best = common.filter((pl.col("block_size") == 8192) & (pl.col("read_pct") == 100))
+    assert read["new"] == pytest.approx(best["iops"].max())
+    assert read["status"] == "improvement" and result.regressions.is_empty()
+    assert {r["status"] for r in result.rows.to_dicts() if r["metric"] == "lat"} == {
+        "within threshold"
+    }
+
+
+def test_the_cli_gate_and_its_outputs(tmp_path: Path, a800_shared: BuildResult) -> None:
+    out = tmp_path / "cmp"
+    args = ("--old-setup", "4vcpu", "--new-setup", "48vcpu", "-o", out)
+    done = iopress("compare", A800, a800_shared.out, *args)
+    assert done.returncode == 0, done.stderr
+    assert "0 regression(s)" in done.stdout and "improvement" in done.stdout
+    assert {"compare.de.pdf", "compare.en.pdf", "compare.csv"} <= {p.name for p in out.iterdir()}
+    assert len(list((out / "charts").glob("*.de.svg"))) == 4  # one overlay per profile
+    de = (out / "compare.de.typ").read_text(encoding="utf-8")
+    assert "Verbesserung" in de and "Konfiguration 4vcpu" in de
+    swapped = iopress("compare", A800, A800, "--old-setup", "48vcpu", "--new-setup", "4vcpu")
+    assert swapped.returncode == 1 and "8K random 100% read" in swapped.stdout
+
+
+def _planted(tmp_path: Path, build: BuildResult, factor: float) -> Path:
+    """The build's dataset with one profile's rate scaled by ``factor``."""
+    path = tmp_path / "planted.parquet"
+    scaled = [
+        pl.when(READ_4K).then(pl.col(c) * factor).otherwise(pl.col(c)).alias(c)
+        for c in ("iops", "bytes_per_s", "read_iops", "read_bytes_per_s")
+    ]
+    pl.read_parquet(build.out / "dataset.parquet").with_columns(scaled).write_parquet(
+        path, metadata=pl.read_parquet_metadata(build.out / "dataset.parquet")
+    )
+    source = intervals_path(build.out / "dataset.parquet")
+    pl.read_parquet(source).with_columns(scaled).write_parquet(intervals_path(path))
+    return path
+
+
+def test_a_planted_ten_percent_drop_fails_and_names_the_profile(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    same = iopress("compare", fs840_build.out, fs840_build.out / "dataset.parquet")
+    assert same.returncode == 0 and "0 regression(s)" in same.stdout
+    assert "regression" not in same.stdout.replace("0 regression(s)", "")
+    dropped = iopress("compare", fs840_build.out, _planted(tmp_path, fs840_build, 0.9))
+    assert dropped.returncode == 1
+    summary = dropped.stdout.strip().splitlines()[-1]
+    assert summary.startswith("3 regression(s)") and summary.count("4K random 100% read") == 3
+    assert "8K" not in summary and "-10.0" in dropped.stdout
+
+
+def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: BuildResult) -> None:
+    path = tmp_path / "fewer.parquet"
+    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
+    points.filter(~READ_4K & (pl.col("parallelism") <= 64)).write_parquet(
+        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
+    )
+    old, new = load_side(fs840_build.out), load_side(path)
+    result, _, _ = run(old, new, 5.0, METRICS)
+    assert result.only_old.filter(READ_4K).height == 1 and result.only_new.is_empty()
+    assert [n.key for n in result.notes] == ["note_levels"]
+    assert result.rows.filter(pl.col("metric") == "iops")["noise_new"].is_null().all()
+    done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "out")
+    assert "only in fs840: 4K random 100% read" in done.stdout
+    csv = pl.read_csv(tmp_path / "out" / "compare.csv")
+    assert csv.filter(pl.col("status") == "old only").height == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--threshold", "five"), "--threshold 'five'"),
+        (("--metric", "iops,speed"), "choose from iops,lat,optimum,limit"),
+        (("--old-setup", "nope"), "has no setup 'nope'"),
+    ],
+)
+def test_bad_options_are_refused(args: tuple[str, ...], message: str) -> None:
+    done = iopress("compare", A800, A800, *args)
+    assert done.returncode == 2 and message in done.stderr
+
+
+def test_a800_setups_unnamed_are_refused() -> None:
+    done = iopress("compare", A800, ROOT / "data" / "examples" / "fs840")
+    assert done.returncode == 2 and "--old-setup" in done.stderr
