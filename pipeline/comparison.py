@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -40,6 +40,9 @@ class Side:
     settings: Settings = field(default_factory=Settings)
     units: Convention | None = None  # the report's convention (report folders only)
     date: dt.date | None = None
+
+    def filtered(self, keep: pl.Expr) -> Side:
+        return replace(self, points=self.points.filter(keep), intervals=self.intervals.filter(keep))
 
 
 def _from_report(path: Path) -> Side:
@@ -80,26 +83,13 @@ def pick_setup(side: Side, setup: str | None, role: str) -> Side:
     found = sorted(set(side.points["setup"].to_list()))
     if setup not in found:
         raise UsageError(f"{role} {side.label} has no setup {setup!r} (it has: {', '.join(found)})")
-    keep = pl.col("setup") == setup
-    return Side(
-        f"{side.label} ({setup})",
-        side.points.filter(keep),
-        side.intervals.filter(keep),
-        side.settings,
-        side.units,
-        side.date,
-    )
+    return replace(side.filtered(pl.col("setup") == setup), label=f"{side.label} ({setup})")
 
 
 def _relabel(side: Side) -> Side:
     common = pl.lit("").alias("setup")
-    return Side(
-        side.label,
-        side.points.with_columns(common),
-        side.intervals.with_columns(common),
-        side.settings,
-        side.units,
-        side.date,
+    return replace(
+        side, points=side.points.with_columns(common), intervals=side.intervals.with_columns(common)
     )
 
 
@@ -124,18 +114,6 @@ def align_setups(old: Side, new: Side) -> tuple[Side, Side, list[Message]]:
     )
 
 
-def _on_levels(side: Side, levels: list[int]) -> Side:
-    keep = pl.col("parallelism").is_in(levels)
-    return Side(
-        side.label,
-        side.points.filter(keep),
-        side.intervals.filter(keep),
-        side.settings,
-        side.units,
-        side.date,
-    )
-
-
 def _unit_note(old: Side, new: Side) -> list[Message]:
     if old.units and new.units and old.units != new.units:
         return [
@@ -157,7 +135,8 @@ def run(
     """Both sides aligned (setups, parallelism grid) and compared."""
     old, new, notes = align_setups(old, new)
     levels, grid = common_levels(old.points, new.points, new.label)
-    old, new = _on_levels(old, levels), _on_levels(new, levels)
+    keep = pl.col("parallelism").is_in(levels)
+    old, new = old.filtered(keep), new.filtered(keep)
     result = compare(
         figures(old.points, old.intervals, old.settings),
         figures(new.points, new.intervals, new.settings),
