@@ -229,8 +229,7 @@ def parse_metrics(text: str) -> tuple[Metric, ...]:
 STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
 
 
-def _compare_table(result: Comparison, labels: tuple[str, str]) -> Table:
-    fmt = Formatter(EN)
+def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> Table:
     table = Table(title=f"{labels[1]} compared with {labels[0]}")
     for column in ("profile", "figure", "old", "new", "change %", "noise %", "verdict"):
         table.add_column(column, justify="left" if column in ("profile", "figure") else "right")
@@ -250,16 +249,19 @@ def _compare_table(result: Comparison, labels: tuple[str, str]) -> Table:
 
 def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> bool:
     """Print the comparison (and write it to ``out``); True when anything regressed."""
+    if out is not None:
+        comparison.check_out(out, old, new)  # refused before any work
     a = comparison.pick_setup(comparison.load_side(old), options.old_setup, "OLD")
     b = comparison.pick_setup(comparison.load_side(new), options.new_setup, "NEW")
     result, a, b = comparison.run(a, b, options.threshold_pct, options.metrics)
-    labels = (a.label, b.label)
-    out_console.print(_compare_table(result, labels))
+    labels, fmt = (a.label, b.label), Formatter(EN, units=comparison.units(b))
+    out_console.print(_compare_table(result, labels, fmt))
     for note in result.notes:
         out_console.print(f"note: {note}", highlight=False, markup=False)
-    for frame, side in ((result.only_old, a.label), (result.only_new, b.label)):
+    lists = ((result.only_old, f"only in {a.label}"), (result.only_new, f"only in {b.label}"))
+    for frame, where in (*lists, (result.apart, "no common parallelism level")):
         for r in frame.iter_rows(named=True):
-            out_console.print(f"only in {side}: {compare_doc.profile(r, Formatter(EN))}")
+            out_console.print(f"{where}: {compare_doc.profile(r, fmt)}", markup=False)
     if out is not None:
         written = comparison.write(result, a, b, out, options.threshold_pct)
         out_console.print(f"{EN('cli.written')}: {written}")

@@ -16,9 +16,10 @@ from pipeline.compute.compare import (
     Comparison,
     Metric,
     Settings,
-    common_levels,
+    common_points,
     compare,
     figures,
+    labels,
 )
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.dataset import intervals_path, read_figures, read_intervals, read_points
@@ -40,6 +41,7 @@ class Side:
     settings: Settings = field(default_factory=Settings)
     units: Convention | None = None  # the report's convention (report folders only)
     date: dt.date | None = None
+    path: Path | None = None  # what was given on the command line
 
     def filtered(self, keep: pl.Expr) -> Side:
         return replace(self, points=self.points.filter(keep), intervals=self.intervals.filter(keep))
@@ -66,11 +68,11 @@ def _from_dataset(path: Path, label: str) -> Side:
 def load_side(path: Path) -> Side:
     """A report folder (built now), a build output (its dataset) or a dataset file."""
     if path.is_dir() and (path / REPORT_FILE).is_file():
-        return _from_report(path)
+        return replace(_from_report(path), path=path)
     if path.is_dir() and (path / "dataset.parquet").is_file():
-        return _from_dataset(path / "dataset.parquet", path.name)
+        return replace(_from_dataset(path / "dataset.parquet", path.name), path=path)
     if path.is_file() and path.suffix == ".parquet":
-        return _from_dataset(path, path.stem)
+        return replace(_from_dataset(path, path.stem), path=path)
     raise UsageError(
         f"{path}: not a report folder, a build output or a dataset (.parquet); give one of those"
     )
@@ -114,6 +116,15 @@ def align_setups(old: Side, new: Side) -> tuple[Side, Side, list[Message]]:
     )
 
 
+def _on_cells(side: Side, cells: pl.DataFrame) -> Side:
+    """The side's points and intervals at the (profile, parallelism) cells given."""
+
+    def keep(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.join(cells, on=list(cells.columns), how="semi", nulls_equal=True)
+
+    return replace(side, points=keep(side.points), intervals=keep(side.intervals))
+
+
 def _unit_note(old: Side, new: Side) -> list[Message]:
     if old.units and new.units and old.units != new.units:
         return [
@@ -134,19 +145,31 @@ def run(
 ) -> tuple[Comparison, Side, Side]:
     """Both sides aligned (setups, parallelism grid) and compared."""
     old, new, notes = align_setups(old, new)
-    levels, grid = common_levels(old.points, new.points, new.label)
-    keep = pl.col("parallelism").is_in(levels)
-    old, new = old.filtered(keep), new.filtered(keep)
+    cells, apart, grid = common_points(old.points, new.points)
+    a, b = _on_cells(old, cells), _on_cells(new, cells)
     result = compare(
-        figures(old.points, old.intervals, old.settings),
-        figures(new.points, new.intervals, new.settings),
+        figures(a.points, a.intervals, a.settings),
+        figures(b.points, b.intervals, b.settings),
         threshold_pct,
         metrics,
     )
+    result.only_old = labels(old.points).join(
+        labels(new.points), on=MATCH, how="anti", nulls_equal=True
+    )
+    result.only_new = labels(new.points).join(
+        labels(old.points), on=MATCH, how="anti", nulls_equal=True
+    )
+    result.apart = apart
     if old.settings != new.settings:
         notes.append(Message.in_table("compare", "note_settings"))
+    notes += [
+        Message.in_table("compare", "note_no_noise", side=s.label)
+        for s in (a, b)
+        if s.intervals.is_empty()
+    ]
     result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new)]
-    result.old_points, result.new_points = old.points, new.points
+    result.old_points, result.new_points = a.points, b.points
+    old, new = a, b
     return result, old, new
 
 
@@ -154,11 +177,29 @@ def as_csv(result: Comparison) -> pl.DataFrame:
     """The rows, then the profiles measured on one side only (status says which)."""
     one_side = [
         frame.with_columns(pl.lit(status).alias("status"))
-        for frame, status in ((result.only_old, "old only"), (result.only_new, "new only"))
+        for frame, status in (
+            (result.only_old, "old only"),
+            (result.only_new, "new only"),
+            (result.apart, "no common level"),
+        )
     ]
     return pl.concat([result.rows, *one_side], how="diagonal_relaxed").select(
         [*MATCH, *(c for c in result.rows.columns if c not in MATCH)]
     )
+
+
+def check_out(out: Path, *inputs: Path | None) -> Path:
+    """``out`` checked like a build's output, and never one of the inputs, inside a report
+    folder given, or holding an input."""
+    target = check_target(out)
+    for given in inputs:
+        if given is None:
+            continue
+        if given.is_dir():
+            check_target(out, given)
+        elif given.resolve().is_relative_to(target):
+            raise UsageError(f"{out} holds the input {given}: write the comparison elsewhere")
+    return target
 
 
 def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float) -> Path:
@@ -170,14 +211,14 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
     from pipeline.render import compare_doc
     from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
 
-    target = check_target(out)
-    date = max((d for d in (old.date, new.date) if d), default=dt.date(2000, 1, 1))
+    target = check_out(out, old.path, new.path)
+    date = max((d for d in (old.date, new.date) if d), default=dt.date.today())
     with staging(target) as work:
         as_csv(result).write_csv(work / "compare.csv")
         (work / "charts").mkdir()
         shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
         for lang in LANGS:
-            fmt = Formatter(Strings(lang), {}, new.units or "binary", None)
+            fmt = Formatter(Strings(lang), {}, units(new), None)
             jobs = [
                 (
                     overlay_chart(o, n, fmt, (old.label, new.label)),
@@ -193,6 +234,11 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
             source.write_text(body, encoding="utf-8")
             compile_pdf(source, work / f"compare.{lang}.pdf", work, date)
     return target
+
+
+def units(side: Side) -> Convention:
+    """The convention figures are shown in: the newer side's."""
+    return side.units or "binary"
 
 
 def failing(result: Comparison) -> list[str]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StrictInt, StringConstraints, ValidationError
 
 from pipeline.config import Strict, from_validation
 from pipeline.errors import InputError
@@ -16,17 +17,21 @@ from pipeline.inputs import read_text
 MAX_BYTES = 1 << 20
 
 
+# one line of printable text, as long as a command line may reasonably be
+Line = Annotated[str, StringConstraints(max_length=4096, pattern=r"^[^\x00-\x1f\x7f]*$")]
+
+
 class Machine(Strict):
-    host: str = "local"  # "local", or the fio server's address host:port
-    hostname: str
-    fio: str = ""  # fio --version
-    kernel: str = ""
-    cpu: str = ""
-    cpus: int | None = Field(default=None, gt=0)
-    memory_bytes: int | None = Field(default=None, gt=0)
-    targets: dict[str, str] = Field(default_factory=dict)  # target -> device model
-    servers: list[str] = Field(default_factory=list)  # fio servers it drove
-    command: str = ""  # fio's command line for each point; {point} is the point's name
+    host: Line = "local"  # "local", or the fio server's address host:port
+    hostname: Annotated[Line, StringConstraints(min_length=1)]
+    fio: Line = ""  # fio --version
+    kernel: Line = ""
+    cpu: Line = ""
+    cpus: StrictInt | None = Field(default=None, gt=0, le=1 << 20)
+    memory_bytes: StrictInt | None = Field(default=None, gt=0, le=1 << 60)
+    targets: dict[Line, Line] = Field(default_factory=dict, max_length=256)  # -> device model
+    servers: list[Line] = Field(default_factory=list, max_length=256)  # fio servers it drove
+    command: Line = ""  # fio's command line for each point; {point} is the point's name
 
 
 def load_machine(path: Path) -> Machine:

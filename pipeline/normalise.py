@@ -60,6 +60,9 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+SHORT_ROUND = 0.5  # an interval shorter than this share of the point's median is a remainder
+
+
 def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     """The points level: one row per system × setup × tool × profile × parallelism."""
     if intervals.is_empty():
@@ -68,7 +71,10 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     summed = per_interval(conform(intervals, INTERVAL_FIELDS)).sort([*POINT_KEY, "interval"])
     seconds = pl.col("interval_s")
     mean = (pl.col("iops") * seconds).sum() / seconds.sum()
-    dev = pl.max_horizontal(pl.col("iops").max() - mean, mean - pl.col("iops").min())
+    # the spread leaves out fio's short last status snapshot (a remainder of the run, its
+    # rate from a handful of I/Os); the mean weighs it by its length
+    full = pl.col("iops").filter(seconds >= SHORT_ROUND * seconds.median())
+    dev = pl.max_horizontal(full.max() - mean, mean - full.min())
     points = summed.group_by(list(POINT_KEY)).agg(
         mean.alias("iops"),
         ((pl.col("bytes_per_s") * seconds).sum() / seconds.sum()).alias("bytes_per_s"),
@@ -84,8 +90,8 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
         pl.col("hosts").max(),
         pl.len().alias("intervals"),
-        pl.col("iops").min().alias("iops_min"),
-        pl.col("iops").max().alias("iops_max"),
+        full.min().alias("iops_min"),
+        full.max().alias("iops_max"),
         pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct"),
         pl.col("source").unique().sort().str.join(", "),
     )

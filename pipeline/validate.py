@@ -13,6 +13,7 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.language.fmt import Formatter
+from pipeline.normalise import SHORT_ROUND
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -95,7 +96,6 @@ def stability(data: Dataset, report: Report) -> list[Problem]:
 
 
 Verdict = Literal["steady", "not steady", "not measurable"]
-SHORT_ROUND = 0.5  # a round shorter than this share of the median one is fio's remainder
 
 
 def _steady(values: list[float]) -> tuple[float, float, float, float]:

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.build import BuildResult
 from pipeline.comparison import load_side, pick_setup, run
-from pipeline.compute.compare import METRICS, status
+from pipeline.compute.compare import METRICS, spreads, status
 from pipeline.dataset import intervals_path
 from tests.test_campaign import iopress
 
@@ -100,7 +100,7 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
     old, new = load_side(fs840_build.out), load_side(path)
     result, _, _ = run(old, new, 5.0, METRICS)
     assert result.only_old.filter(READ_4K).height == 1 and result.only_new.is_empty()
-    assert [n.key for n in result.notes] == ["note_levels"]
+    assert [n.key for n in result.notes] == ["note_no_noise", "note_levels"]
     assert result.rows.filter(pl.col("metric") == "iops")["noise_new"].is_null().all()
     done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "out")
     assert "only in fs840: 4K random 100% read" in done.stdout
@@ -124,3 +124,55 @@ def test_bad_options_are_refused(args: tuple[str, ...], message: str) -> None:
 def test_a800_setups_unnamed_are_refused() -> None:
     done = iopress("compare", A800, ROOT / "data" / "examples" / "fs840")
     assert done.returncode == 2 and "--old-setup" in done.stderr
+
+
+def test_no_common_profile_is_an_error_and_out_may_not_touch_inputs(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    path = tmp_path / "other.parquet"
+    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
+    points.with_columns(pl.col("block_size") * 3).write_parquet(
+        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
+    )
+    done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "c")
+    assert done.returncode == 2 and "nothing to compare" in done.stderr
+    assert not (tmp_path / "c").exists()
+    inside = iopress("compare", A800, A800, "--old-setup", "4vcpu", "-o", A800 / "cmp")
+    assert inside.returncode == 2 and not (A800 / "cmp").exists()
+    over = iopress("compare", fs840_build.out, path, "-o", fs840_build.out)  # an input
+    assert over.returncode == 2 and (fs840_build.out / "fs840.de.pdf").is_file()
+    copy = tmp_path / "out"
+    copy.mkdir()
+    (copy / ".iopress-output").write_text("iopress output\n", encoding="utf-8")
+    (copy / "new.parquet").write_bytes(path.read_bytes())
+    held = iopress("compare", fs840_build.out, copy / "new.parquet", "-o", copy)
+    assert held.returncode == 2 and "holds the input" in held.stderr
+
+
+def test_a_profile_without_a_common_level_is_listed(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    path = tmp_path / "shifted.parquet"
+    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
+    shifted = pl.when(READ_4K).then(pl.col("parallelism") * 1000).otherwise(pl.col("parallelism"))
+    points.with_columns(shifted.alias("parallelism")).write_parquet(
+        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
+    )
+    result, _, _ = run(load_side(fs840_build.out), load_side(path), 5.0, METRICS)
+    assert result.apart.filter(READ_4K).height == 1 and result.rows.filter(READ_4K).is_empty()
+    assert result.only_old.is_empty() and result.only_new.is_empty()
+
+
+def test_fios_short_last_snapshot_is_not_noise() -> None:
+    """A 0.05 s remainder with a handful of I/Os would widen the noise beyond any drop."""
+    rows = [(1, 1.0, 2000.0), (2, 1.0, 2010.0), (3, 1.0, 1990.0), (4, 0.05, 700.0)]
+    point = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    point |= {"read_pct": 100.0, "parallelism": 1, "host": "h", "lat_mean_us": 500.0}
+    frame = pl.DataFrame(
+        [
+            point | {"interval": i, "interval_s": s, "iops": v, "bytes_per_s": v * 4096}
+            for i, s, v in rows
+        ]
+    )
+    (found,) = spreads(frame).iter_rows(named=True)
+    assert found["iops_noise"] == pytest.approx(0.5)

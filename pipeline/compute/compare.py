@@ -12,8 +12,9 @@ from typing import Literal, get_args
 import polars as pl
 
 from pipeline.compute.tables import PROFILE, iops_at_latency, min_latency, performance
-from pipeline.errors import InputError
+from pipeline.errors import UsageError
 from pipeline.language.message import Message
+from pipeline.normalise import SHORT_ROUND
 
 Metric = Literal["iops", "lat", "optimum", "limit"]
 METRICS: tuple[Metric, ...] = get_args(Metric)
@@ -50,6 +51,7 @@ class Comparison:
     rows: pl.DataFrame  # one per profile and metric: old, new, change, noise, status
     only_old: pl.DataFrame  # profiles measured on one side only
     only_new: pl.DataFrame
+    apart: pl.DataFrame = field(default_factory=pl.DataFrame)  # both, no common level
     notes: list[Message] = field(default_factory=list)  # what was matched, and how
     old_points: pl.DataFrame = field(default_factory=pl.DataFrame)  # as compared (aligned)
     new_points: pl.DataFrame = field(default_factory=pl.DataFrame)
@@ -67,6 +69,11 @@ def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("iops").sum(),
         pl.col("bytes_per_s").sum(),
         ((pl.col("lat_mean_us") * pl.col("iops")).sum() / pl.col("iops").sum()).alias("lat"),
+        pl.col("interval_s").max(),
+    )
+    # fio's short last status snapshot is a remainder, not a round (see validate.rounds)
+    per = per.filter(
+        pl.col("interval_s") >= SHORT_ROUND * pl.col("interval_s").median().over(POINT)
     )
 
     def spread(c: str) -> pl.Expr:
@@ -119,7 +126,7 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
     return pl.concat(found)
 
 
-def _label(frame: pl.DataFrame) -> pl.DataFrame:
+def labels(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(MATCH).unique(maintain_order=True)
 
 
@@ -178,30 +185,29 @@ def compare(
         "parallelism_old",
         pl.col("parallelism_new"),
     )
-    only_old = _label(old).join(_label(new), on=MATCH, how="anti", nulls_equal=True)
-    only_new = _label(new).join(_label(old), on=MATCH, how="anti", nulls_equal=True)
+    only_old = labels(old).join(labels(new), on=MATCH, how="anti", nulls_equal=True)
+    only_new = labels(new).join(labels(old), on=MATCH, how="anti", nulls_equal=True)
     return Comparison(rows, only_old, only_new)
 
 
-def common_levels(
-    old: pl.DataFrame, new: pl.DataFrame, where: str
-) -> tuple[list[int], Message | None]:
-    """The parallelism levels both sides measured, and a note when the grids differ."""
-    a, b = (sorted(set(f["parallelism"].to_list())) for f in (old, new))
-    common = sorted(set(a) & set(b))
-    if not common:
-        raise InputError(
-            where,
-            "parallelism",
-            f"no parallelism level in common (old: {_levels(a)}; new: {_levels(b)})",
-            "compare measurements of the same parallelism grid",
+def common_points(
+    old: pl.DataFrame, new: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, Message | None]:
+    """The (profile, parallelism) cells both sides measured; the profiles measured on both
+    sides but at no common level; and a note when the parallelism grids differ."""
+    cells = [*MATCH, "parallelism"]
+    both = old.select(cells).unique().join(new.select(cells).unique(), on=cells, nulls_equal=True)
+    if both.is_empty():
+        raise UsageError(
+            "the two sides have no profile and parallelism level in common: nothing to compare"
         )
-    if a == b:
-        return common, None
-    note = Message.in_table(
-        "compare", "note_levels", old=_levels(a), new=_levels(b), common=_levels(common)
-    )
-    return common, note
+    apart = labels(old).join(labels(new), on=MATCH, nulls_equal=True)
+    apart = apart.join(labels(both), on=MATCH, how="anti", nulls_equal=True)
+    a, b = (sorted(set(f["parallelism"].to_list())) for f in (old, new))
+    note = None
+    if a != b:
+        note = Message.in_table("compare", "note_levels", old=_levels(a), new=_levels(b))
+    return both, apart, note
 
 
 def _levels(levels: list[int]) -> str:

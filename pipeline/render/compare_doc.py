@@ -19,6 +19,8 @@ def profile(row: dict[str, Any], fmt: Formatter) -> str:
         f"{fmt.block(int(row['block_size']))} {fmt.t.access(str(row['access']))} "
         f"{fmt.t.mix(float(row['read_pct']), True)}"
     )
+    if row["queue_depth"] != 1:
+        label += f" {fmt.t('compare.qd', n=fmt.integer(row['queue_depth']))}"
     return f"{label} ({row['setup']})" if row["setup"] else label
 
 
@@ -61,9 +63,14 @@ def table(result: Comparison, fmt: Formatter) -> TableView:
 
 def _one_side(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:
     parts = []
-    for frame, label in ((result.only_old, labels[0]), (result.only_new, labels[1])):
+    lists = (
+        (result.only_old, fmt.t("compare.only", side=labels[0])),
+        (result.only_new, fmt.t("compare.only", side=labels[1])),
+        (result.apart, fmt.t("compare.apart")),
+    )
+    for frame, text in lists:
         if frame.height:
-            parts.append(T.paragraph(fmt.t("compare.only", side=label)))
+            parts.append(T.paragraph(text))
             parts.append(T.bullets(profile(r, fmt) for r in frame.iter_rows(named=True)))
     return parts
 
