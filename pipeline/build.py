@@ -21,6 +21,7 @@ import polars as pl
 
 from pipeline import ingest
 from pipeline.compute import registry
+from pipeline.compute.compare import Settings
 from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_files
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
@@ -42,6 +43,7 @@ from pipeline.validate import (
     message,
     point_name,
     point_rounds,
+    rounds,
     steady_table,
     validate,
     where,
@@ -251,14 +253,7 @@ def files_read(
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
-    limits = ctx.report.latency_limits
-    figures = {
-        "small_us": limits.small_us,
-        "large_us": limits.large_us,
-        "small_block": limits.small_block,
-        "margin_pp": ctx.report.optimum_margin_pp,
-    }
-    write(ctx.dataset, work / "dataset.parquet", figures)
+    write(ctx.dataset, work / "dataset.parquet", Settings.of(ctx.report).stored())
     write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():
@@ -289,11 +284,12 @@ def write_workbook(ctx: ReportContext, path: Path) -> None:
 
 def write_charts(ctx: ReportContext, work: Path) -> None:
     """Every chart of the plan (and the cost chart) in both languages, drawn in one batch."""
-    _draw(ctx, ctx.charts, work, cost=True)
+    _draw(ctx, ctx.charts, work, whole=True)
 
 
-def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, cost: bool) -> None:
-    """``refs`` (and the cost chart if ``cost``) in both languages into ``work/charts``."""
+def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool) -> None:
+    """``refs`` in both languages into ``work/charts``; with ``whole`` also the charts of
+    the whole report beyond its plan (the cost chart, the PTS measurement windows)."""
     from pipeline.charts import CHARTS
     from pipeline.charts.draw import draw
     from pipeline.charts.export import KINDS, save_many
@@ -305,10 +301,10 @@ def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, cost: bool) -> N
         for ref in refs:
             chart = draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt)
             jobs.append((chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS))
-        if cost and "cost" in ctx.tables:
+        if whole and "cost" in ctx.tables:
             chart = CHARTS["cost"](ctx.cost_frame(lang), fmt)
             jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
-        if cost:
+        if whole:
             jobs += _steady_charts(ctx, work, fmt)
     save_many(jobs)
 
@@ -318,9 +314,12 @@ def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
     from pipeline.charts.export import KINDS
     from pipeline.charts.steady import steady_chart
 
-    jobs = []
-    for i, row in enumerate(ctx.unsteady(MAX_PTS_CHARTS), 1):
-        lines = window_lines(point_rounds(ctx.dataset.intervals, row))
+    unsteady = ctx.unsteady(MAX_PTS_CHARTS)
+    if not unsteady:
+        return []
+    jobs, found = [], rounds(ctx.dataset.intervals)
+    for i, row in enumerate(unsteady, 1):
+        lines = window_lines(point_rounds(found, row))
         title = fmt.t("chart.pts_title", point=point_name(row, fmt))
         path = work / "charts" / f"{PTS_CHART}-{i}.{fmt.t.lang}"
         jobs.append((steady_chart(lines, fmt, title), path, fmt, KINDS))
@@ -355,7 +354,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
     (out / MARK).touch()
     with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
         ref = datasheet.chart(ctx)
-        _draw(ctx, [ref] if ref else [], Path(tmp), cost=False)
+        _draw(ctx, [ref] if ref else [], Path(tmp), whole=False)
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
         final = [out / p.name for p in written]
         for src, dst in zip(written, final, strict=True):

@@ -62,7 +62,7 @@ def _from_dataset(path: Path, label: str) -> Side:
         intervals = read_intervals(path)
     else:  # no interval level: no noise known
         intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
-    return Side(label, points, intervals, Settings.stored(read_figures(path)))
+    return Side(label, points, intervals, Settings.read(read_figures(path)))
 
 
 def load_side(path: Path) -> Side:

@@ -71,10 +71,22 @@ def write(dataset: Dataset, path: Path, figures: dict[str, float] | None = None)
 HIVE = "parquet"  # the output's hive-partitioned copy: parquet/{points,intervals}/system=…/setup=…/
 
 
-def hive_value(value: str) -> str:
-    """A partition value as a path segment: percent-encoded as Hive, Spark, DuckDB, Trino
-    and pyarrow decode it (``/``, ``=``, ``%`` and spaces included)."""
-    return quote(value, safe="") or "__HIVE_DEFAULT_PARTITION__"
+MAX_SEGMENT = 240  # bytes of one path segment (file systems allow 255)
+
+
+def hive_value(key: str, value: str) -> str:
+    """``key=value`` as a path segment, the value percent-encoded as Hive, Spark, DuckDB,
+    Trino and pyarrow decode it (``/``, ``=``, ``%`` and spaces included)."""
+    segment = f"{key}={quote(value, safe='') or '__HIVE_DEFAULT_PARTITION__'}"
+    if len(segment) > MAX_SEGMENT:
+        raise InputError(
+            "report.toml",
+            "system.name" if key == "system" else "setups",
+            f"the {key} name {value[:40]!r}… is too long for a folder name "
+            f"({len(segment)} bytes percent-encoded; at most {MAX_SEGMENT})",
+            "shorten it",
+        )
+    return segment
 
 
 def write_hive(dataset: Dataset, folder: Path, name: str) -> list[Path]:
@@ -86,8 +98,8 @@ def write_hive(dataset: Dataset, folder: Path, name: str) -> list[Path]:
     for level, frame in (("points", dataset.points), ("intervals", dataset.intervals)):
         parts = frame.sort("system", "setup").partition_by("system", "setup", as_dict=True)
         for (system, setup), part in parts.items():
-            where = folder / level / f"system={hive_value(str(system))}"
-            where = where / f"setup={hive_value(str(setup))}" / f"{name}.parquet"
+            where = folder / level / hive_value("system", str(system))
+            where = where / hive_value("setup", str(setup)) / f"{name}.parquet"
             where.parent.mkdir(parents=True, exist_ok=True)
             meta = {METADATA_KEY: str(SCHEMA_VERSION), "iopress.level": level}
             part = part.drop("system", "setup").with_columns(report=pl.lit(name))

@@ -14,7 +14,7 @@ import polars as pl
 
 from pipeline.compute.registry import BY_NAME, Table
 from pipeline.language import Strings
-from pipeline.provenance import inputs, versions
+from pipeline.provenance import versions
 from pipeline.report.context import ReportContext
 from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, Field
 
@@ -96,7 +96,7 @@ def manifest(ctx: ReportContext) -> dict[str, Any]:
             "version": ctx.report.version,
             "date": ctx.report.date.isoformat(),
         },
-        "inputs": [asdict(f) for f in inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read)],
+        "inputs": [asdict(f) for f in ctx.inputs()],
         "spc1_records": [r.submission for r in ctx.spc1],
         "accounting": ctx.dataset.accounting(),
         "versions": versions(),

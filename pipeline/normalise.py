@@ -63,6 +63,14 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
 SHORT_ROUND = 0.5  # an interval shorter than this share of the point's median is a remainder
 
 
+def full_round(over: list[str] | None = None) -> pl.Expr:
+    """True for an interval that is a full round: fio's short last status snapshot (a
+    remainder of the run, its rate from a handful of I/Os) is not. ``over``: the point's
+    key, where the frame holds many points."""
+    median = pl.col("interval_s").median()
+    return pl.col("interval_s") >= SHORT_ROUND * (median.over(over) if over else median)
+
+
 def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     """The points level: one row per system × setup × tool × profile × parallelism."""
     if intervals.is_empty():
@@ -73,7 +81,7 @@ def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
     mean = (pl.col("iops") * seconds).sum() / seconds.sum()
     # the spread leaves out fio's short last status snapshot (a remainder of the run, its
     # rate from a handful of I/Os); the mean weighs it by its length
-    full = pl.col("iops").filter(seconds >= SHORT_ROUND * seconds.median())
+    full = pl.col("iops").filter(full_round())
     dev = pl.max_horizontal(full.max() - mean, mean - full.min())
     points = summed.group_by(list(POINT_KEY)).agg(
         mean.alias("iops"),

@@ -13,7 +13,7 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.language.fmt import Formatter
-from pipeline.normalise import SHORT_ROUND
+from pipeline.normalise import full_round
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -115,15 +115,20 @@ def _steady(values: list[float]) -> tuple[float, float, float, float]:
 
 
 def rounds(intervals: pl.DataFrame) -> pl.DataFrame:
-    """Per point and interval the IOPS of all hosts (a PTS round), in order; fio's short
-    last status-interval remainder (under half the median round) is left out."""
+    """Per point and interval the I/O rate of all hosts and their latency weighted by I/Os
+    (a PTS round), in order; fio's short last status-interval remainder is left out."""
+    weighted = (pl.col("lat_mean_us") * pl.col("iops")).sum() / pl.col("iops").sum()
     per_interval = (
         intervals.group_by([*POINT, "interval"])
-        .agg(pl.col("iops").sum(), pl.col("interval_s").max())
+        .agg(
+            pl.col("iops").sum(),
+            pl.col("bytes_per_s").sum(),
+            weighted.alias("lat_mean_us"),
+            pl.col("interval_s").max(),
+        )
         .sort([*POINT, "interval"])
     )
-    median = pl.col("interval_s").median().over(POINT)
-    return per_interval.filter(pl.col("interval_s") >= SHORT_ROUND * median)
+    return per_interval.filter(full_round(list(POINT)))
 
 
 def steady_table(intervals: pl.DataFrame) -> pl.DataFrame:
@@ -170,9 +175,8 @@ def window_lines(rounds_of_point: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=["round", "value", "line"], orient="row")
 
 
-def point_rounds(intervals: pl.DataFrame, point: dict[str, Any]) -> pl.DataFrame:
-    """The rounds of one point (see :func:`rounds`)."""
-    found = rounds(intervals)
+def point_rounds(found: pl.DataFrame, point: dict[str, Any]) -> pl.DataFrame:
+    """The rounds of one point, out of every point's (:func:`rounds`)."""
     for key in POINT:
         found = found.filter(pl.col(key) == point[key])
     return found

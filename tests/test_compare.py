@@ -3,6 +3,7 @@ beyond the threshold and the measured noise)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -63,6 +64,15 @@ def test_the_cli_gate_and_its_outputs(tmp_path: Path, a800_shared: BuildResult) 
     assert swapped.returncode == 1 and "8K random 100% read" in swapped.stdout
 
 
+def _variant(
+    build: BuildResult, path: Path, change: Callable[[pl.DataFrame], pl.DataFrame]
+) -> Path:
+    """The build's points, changed, as a dataset of their own (no interval level)."""
+    points = build.out / "dataset.parquet"
+    change(pl.read_parquet(points)).write_parquet(path, metadata=pl.read_parquet_metadata(points))
+    return path
+
+
 def _planted(tmp_path: Path, build: BuildResult, factor: float) -> Path:
     """The build's dataset with one profile's rate scaled by ``factor``."""
     path = tmp_path / "planted.parquet"
@@ -70,9 +80,7 @@ def _planted(tmp_path: Path, build: BuildResult, factor: float) -> Path:
         pl.when(READ_4K).then(pl.col(c) * factor).otherwise(pl.col(c)).alias(c)
         for c in ("iops", "bytes_per_s", "read_iops", "read_bytes_per_s")
     ]
-    pl.read_parquet(build.out / "dataset.parquet").with_columns(scaled).write_parquet(
-        path, metadata=pl.read_parquet_metadata(build.out / "dataset.parquet")
-    )
+    _variant(build, path, lambda f: f.with_columns(scaled))
     source = intervals_path(build.out / "dataset.parquet")
     pl.read_parquet(source).with_columns(scaled).write_parquet(intervals_path(path))
     return path
@@ -92,11 +100,8 @@ def test_a_planted_ten_percent_drop_fails_and_names_the_profile(
 
 
 def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: BuildResult) -> None:
-    path = tmp_path / "fewer.parquet"
-    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
-    points.filter(~READ_4K & (pl.col("parallelism") <= 64)).write_parquet(
-        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
-    )
+    keep = ~READ_4K & (pl.col("parallelism") <= 64)
+    path = _variant(fs840_build, tmp_path / "fewer.parquet", lambda f: f.filter(keep))
     old, new = load_side(fs840_build.out), load_side(path)
     result, _, _ = run(old, new, 5.0, METRICS)
     assert result.only_old.filter(READ_4K).height == 1 and result.only_new.is_empty()
@@ -129,11 +134,8 @@ def test_a800_setups_unnamed_are_refused() -> None:
 def test_no_common_profile_is_an_error_and_out_may_not_touch_inputs(
     tmp_path: Path, fs840_build: BuildResult
 ) -> None:
-    path = tmp_path / "other.parquet"
-    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
-    points.with_columns(pl.col("block_size") * 3).write_parquet(
-        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
-    )
+    tripled = pl.col("block_size") * 3
+    path = _variant(fs840_build, tmp_path / "other.parquet", lambda f: f.with_columns(tripled))
     done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "c")
     assert done.returncode == 2 and "nothing to compare" in done.stderr
     assert not (tmp_path / "c").exists()
@@ -152,11 +154,9 @@ def test_no_common_profile_is_an_error_and_out_may_not_touch_inputs(
 def test_a_profile_without_a_common_level_is_listed(
     tmp_path: Path, fs840_build: BuildResult
 ) -> None:
-    path = tmp_path / "shifted.parquet"
-    points = pl.read_parquet(fs840_build.out / "dataset.parquet")
     shifted = pl.when(READ_4K).then(pl.col("parallelism") * 1000).otherwise(pl.col("parallelism"))
-    points.with_columns(shifted.alias("parallelism")).write_parquet(
-        path, metadata=pl.read_parquet_metadata(fs840_build.out / "dataset.parquet")
+    path = _variant(
+        fs840_build, tmp_path / "shifted.parquet", lambda f: f.with_columns(parallelism=shifted)
     )
     result, _, _ = run(load_side(fs840_build.out), load_side(path), 5.0, METRICS)
     assert result.apart.filter(READ_4K).height == 1 and result.rows.filter(READ_4K).is_empty()

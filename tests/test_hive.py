@@ -9,9 +9,11 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow.dataset as ds
+import pytest
 
 from pipeline.build import BuildResult
 from pipeline.dataset import HIVE, Dataset, write_hive
+from pipeline.errors import InputError
 from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, polars_schema
 
 
@@ -57,3 +59,11 @@ def test_partition_values_with_slashes_spaces_and_equals_round_trip(tmp_path: Pa
     assert found["system"].to_list() == [system] and found["setup"].to_list() == [setup]
     hived = pl.scan_parquet(tmp_path / "points" / "**" / "*.parquet", hive_partitioning=True)
     assert hived.collect()["setup"].to_list() == [setup]
+
+
+def test_a_name_too_long_for_a_folder_is_an_input_error(tmp_path: Path) -> None:
+    row = {f.name: None for f in POINT_FIELDS} | {"system": "Sp€icher" * 30, "setup": "a"}
+    points = pl.DataFrame([row], schema=polars_schema(POINT_FIELDS))
+    intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
+    with pytest.raises(InputError, match=r"system name 'Sp€icher.*too long"):
+        write_hive(Dataset(intervals, points), tmp_path, "r1")

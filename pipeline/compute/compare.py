@@ -12,9 +12,10 @@ from typing import Literal, get_args
 import polars as pl
 
 from pipeline.compute.tables import PROFILE, iops_at_latency, min_latency, performance
+from pipeline.config import Report
 from pipeline.errors import UsageError
 from pipeline.language.message import Message
-from pipeline.normalise import SHORT_ROUND
+from pipeline.validate import rounds
 
 Metric = Literal["iops", "lat", "optimum", "limit"]
 METRICS: tuple[Metric, ...] = get_args(Metric)
@@ -35,15 +36,26 @@ class Settings:
     margin_pp: float = 0.0
 
     @classmethod
-    def stored(cls, found: dict[str, float]) -> Settings:
+    def of(cls, report: Report) -> Settings:
+        limits = report.latency_limits
+        return cls((limits.small_us, limits.large_us), limits.small_block, report.optimum_margin_pp)
+
+    def stored(self) -> dict[str, float]:
+        """As a build stores them with its dataset (dataset.write's ``figures``)."""
+        small, large = self.limits_us
+        return {
+            "small_us": small,
+            "large_us": large,
+            "small_block": self.small_block,
+            "margin_pp": self.margin_pp,
+        }
+
+    @classmethod
+    def read(cls, found: dict[str, float]) -> Settings:
         """From a dataset's stored figures (dataset.read_figures); defaults where absent."""
-        base = cls()
-        limits = (
-            found.get("small_us", base.limits_us[0]),
-            found.get("large_us", base.limits_us[1]),
-        )
-        block = int(found.get("small_block", base.small_block))
-        return cls(limits, block, found.get("margin_pp", base.margin_pp))
+        base = cls().stored() | found
+        limits = (base["small_us"], base["large_us"])
+        return cls(limits, int(base["small_block"]), base["margin_pp"])
 
 
 @dataclass
@@ -62,25 +74,22 @@ class Comparison:
 
 
 def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
-    """Per point the largest deviation of one interval from the point's mean, in % of the
-    mean: of the I/O rate (IOPS and bytes/s) and of the latency (hosts summed per
-    interval, latency weighted by I/Os)."""
-    per = intervals.group_by([*POINT, "interval"]).agg(
-        pl.col("iops").sum(),
-        pl.col("bytes_per_s").sum(),
-        ((pl.col("lat_mean_us") * pl.col("iops")).sum() / pl.col("iops").sum()).alias("lat"),
-        pl.col("interval_s").max(),
-    )
-    # fio's short last status snapshot is a remainder, not a round (see validate.rounds)
-    per = per.filter(
-        pl.col("interval_s") >= SHORT_ROUND * pl.col("interval_s").median().over(POINT)
-    )
+    """Per point the largest deviation of one round from the point's mean, in % of the
+    mean: of the I/O rate (IOPS and bytes/s) and of the latency (see validate.rounds)."""
 
-    def spread(c: str) -> pl.Expr:
+    def spread(c: str, name: str) -> pl.Expr:
         mean = pl.col(c).mean()
-        return ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None).alias(f"{c}_noise")
+        return ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None).alias(name)
 
-    return per.group_by(POINT).agg(spread("iops"), spread("bytes_per_s"), spread("lat"))
+    return (
+        rounds(intervals)
+        .group_by(POINT)
+        .agg(
+            spread("iops", "iops_noise"),
+            spread("bytes_per_s", "bytes_per_s_noise"),
+            spread("lat_mean_us", "lat_noise"),
+        )
+    )
 
 
 def _by_access(sequential: pl.Expr, random: pl.Expr) -> pl.Expr:

@@ -8,7 +8,7 @@ import polars as pl
 
 from pipeline.language.fmt import Formatter
 from pipeline.machine import Machine
-from pipeline.provenance import grouped, inputs, versions
+from pipeline.provenance import grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART
@@ -93,7 +93,7 @@ def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 
 
 def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
-    files, groups = grouped(inputs(ctx.folder, ctx.report, ctx.dataset, ctx.read))
+    files, groups = grouped(ctx.inputs())
     rows = [
         [
             [Span(f.path)],
@@ -136,7 +136,8 @@ def machine_view(machine: Machine, fmt: Formatter) -> TableView:
     rows = [[[Span(fmt.t(f"appendix.machine_{k}"))], [Span(v)]] for k, v in values.items() if v]
     if machine.command:
         rows.append([[Span(fmt.t("appendix.machine_command"))], [Span(machine.command, "mono")]])
-    caption = fmt.t("appendix.machine_caption", host=machine.hostname)
+    where = "" if machine.host == "local" else f" ({machine.host})"  # servers may share a host
+    caption = fmt.t("appendix.machine_caption", host=machine.hostname + where)
     return TableView("machine", caption, [fmt.t("appendix.property"), ""], rows)
 
 

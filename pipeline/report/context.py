@@ -18,6 +18,7 @@ from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.language import Formatter, Strings
 from pipeline.machine import Machine
+from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
 from pipeline.report.narrative import Filled, Section, Values, fill
@@ -65,6 +66,14 @@ class ReportContext:
 
     filled: dict[str, dict[str, Filled]] = field(default_factory=dict)
     _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
+    _inputs: list[InputFile] | None = field(default=None, repr=False)
+
+    def inputs(self) -> list[InputFile]:
+        """Every file the build read, with its SHA-256 (hashed once per build: the manifest
+        and the appendix of each language list them)."""
+        if self._inputs is None:
+            self._inputs = inputs(self.folder, self.report, self.dataset, self.read)
+        return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
         setups = {s.name: s.description[lang] for s in self.report.setups}
