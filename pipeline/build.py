@@ -319,7 +319,7 @@ def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
         return []
     jobs, found = [], rounds(ctx.dataset.intervals)
     for i, row in enumerate(unsteady, 1):
-        lines = window_lines(point_rounds(found, row))
+        lines = window_lines(point_rounds(found, row), row)
         title = fmt.t("chart.pts_title", point=point_name(row, fmt))
         path = work / "charts" / f"{PTS_CHART}-{i}.{fmt.t.lang}"
         jobs.append((steady_chart(lines, fmt, title), path, fmt, KINDS))

@@ -98,22 +98,6 @@ def stability(data: Dataset, report: Report) -> list[Problem]:
 Verdict = Literal["steady", "not steady", "not measurable"]
 
 
-def _steady(values: list[float]) -> tuple[float, float, float, float]:
-    """SNIA PTS over the measurement window (the last five rounds): its mean, the data
-    excursion (max − min) and the slope excursion (the least-squares line's rise across
-    the window), both relative to the mean, and the line's slope per round."""
-    window = values[-STEADY_WINDOW:]
-    n = len(window)
-    mean = sum(window) / n
-    x_mean = (n - 1) / 2
-    slope = sum((x - x_mean) * (y - mean) for x, y in enumerate(window)) / sum(
-        (x - x_mean) ** 2 for x in range(n)
-    )
-    data_exc = (max(window) - min(window)) / mean if mean else 0.0
-    slope_exc = abs(slope) * (n - 1) / mean if mean else 0.0
-    return mean, data_exc, slope_exc, slope
-
-
 def rounds(intervals: pl.DataFrame) -> pl.DataFrame:
     """Per point and interval the I/O rate of all hosts and their latency weighted by I/Os
     (a PTS round), in order; fio's short last status-interval remainder is left out."""
@@ -133,33 +117,47 @@ def rounds(intervals: pl.DataFrame) -> pl.DataFrame:
 
 def steady_table(intervals: pl.DataFrame) -> pl.DataFrame:
     """Every point's SNIA PTS verdict: steady, not steady, or not measurable (fewer than
-    five rounds), with the window's mean and both excursions in %."""
-    rows = []
-    for values, group in rounds(intervals).group_by(POINT, maintain_order=True):
-        iops = group["iops"].to_list()
-        row: dict[str, Any] = dict(zip(POINT, values, strict=True)) | {"rounds": len(iops)}
-        if len(iops) < STEADY_WINDOW:
-            rows.append(row | {"verdict": "not measurable"})
-            continue
-        mean, data_exc, slope_exc, slope = _steady(iops)
-        ok = data_exc <= STEADY_DATA_EXCURSION and slope_exc <= STEADY_SLOPE_EXCURSION
-        rows.append(
-            row
-            | {"window_mean": mean, "data_pct": data_exc * 100, "slope_pct": slope_exc * 100}
-            | {"slope": slope, "verdict": "steady" if ok else "not steady"}
-        )
-    schema: dict[str, pl.DataType | type[pl.DataType]] = {c: intervals.schema[c] for c in POINT}
-    schema |= {"rounds": pl.Int64, "verdict": pl.String}
-    schema |= {c: pl.Float64 for c in ("window_mean", "data_pct", "slope_pct", "slope")}
-    return pl.DataFrame(rows, schema=schema)
+    five rounds), with the window's mean and both excursions in % (as :func:`_steady`,
+    for all points at once)."""
+    found = rounds(intervals).with_columns(
+        pl.len().over(POINT).cast(pl.Int64).alias("rounds"),  # unsigned: rounds − 5 < 0
+        pl.int_range(pl.len()).over(POINT).alias("x"),
+    )
+    window = found.filter(pl.col("x") >= pl.col("rounds") - STEADY_WINDOW)
+    dx, dy = pl.col("x") - pl.col("x").mean(), pl.col("iops") - pl.col("iops").mean()
+    table = window.group_by(POINT, maintain_order=True).agg(
+        pl.col("rounds").first(),
+        pl.col("iops").mean().alias("window_mean"),
+        ((pl.col("iops").max() - pl.col("iops").min()) / pl.col("iops").mean() * 100)
+        .fill_nan(0.0)
+        .alias("data_pct"),
+        ((dx * dy).sum() / (dx * dx).sum()).alias("slope"),
+    )
+    measured = pl.col("rounds") >= STEADY_WINDOW
+    slope_pct = pl.col("slope").abs() * (STEADY_WINDOW - 1) / pl.col("window_mean") * 100
+    steady = (pl.col("data_pct") <= STEADY_DATA_EXCURSION * 100) & (
+        pl.col("slope_pct") <= STEADY_SLOPE_EXCURSION * 100
+    )
+    stats = ("window_mean", "data_pct", "slope", "slope_pct")
+    table = table.with_columns(slope_pct.fill_nan(0.0).alias("slope_pct"))
+    table = table.with_columns(pl.when(measured).then(pl.col(c)).alias(c) for c in stats)
+    verdict = (
+        pl.when(~measured)
+        .then(pl.lit("not measurable"))
+        .when(steady)
+        .then(pl.lit("steady"))
+        .otherwise(pl.lit("not steady"))
+    )
+    columns = [*POINT, "rounds", "verdict", "window_mean", "data_pct", "slope_pct", "slope"]
+    return table.with_columns(verdict.alias("verdict")).select(columns)
 
 
-def window_lines(rounds_of_point: pl.DataFrame) -> pl.DataFrame:
-    """The PTS measurement-window chart's data for one point: every round's IOPS, and over
-    the window the mean, mean ± 10 % and ± 20 % and the least-squares line (long format:
-    round, value, line)."""
+def window_lines(rounds_of_point: pl.DataFrame, verdict: dict[str, Any]) -> pl.DataFrame:
+    """The PTS measurement-window chart's data for one judged point (its row of
+    :func:`steady_table`): every round's IOPS, and over the window the mean, mean ± 10 %
+    and ± 20 % and the least-squares line (long format: round, value, line)."""
     iops = rounds_of_point["iops"].to_list()
-    mean, _, _, slope = _steady(iops)
+    mean, slope = verdict["window_mean"], verdict["slope"]
     first = len(iops) - STEADY_WINDOW
     window = range(first + 1, len(iops) + 1)  # rounds count from 1
     middle = first + 1 + (STEADY_WINDOW - 1) / 2
