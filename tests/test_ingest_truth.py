@@ -209,3 +209,24 @@ def test_a_build_with_a_file_that_gives_nothing_exits_1_and_writes_nothing(
     kept = _iopress("build", str(folder), "-o", str(out), "--keep-going")
     assert kept.returncode == 0, kept.stderr
     assert "raw/none.json: file: holds no job record" in kept.stderr
+
+
+def test_clones_of_two_job_sections_in_one_group_add_up_to_the_parallelism() -> None:
+    result = _read(TRUTH / "sections" / "split.json")  # [p] numjobs=1 + [q] numjobs=3
+    points = to_points(result.intervals)
+    assert points["parallelism"].to_list() == [4]
+    doc = json.loads((TRUTH / "sections" / "split.json").read_text(encoding="utf-8"))
+    assert points["iops"].item() == pytest.approx(sum(j["read"]["iops"] for j in doc["jobs"]))
+
+
+def test_a_group_report_of_several_sections_is_rejected_not_read_as_fewer_jobs() -> None:
+    # group_reporting over [p] numjobs=2 + [q] numjobs=2: fio names only p's options
+    result = _read(TRUTH / "sections" / "grouped.json")
+    assert result.intervals.is_empty()
+    [reject] = result.rejects
+    assert "about 4 jobs" in str(reject.reason) and "numjobs=2" in str(reject.reason)
+
+
+def test_a_group_report_of_one_section_keeps_its_numjobs() -> None:
+    points = to_points(_read(TRUTH / "sections" / "one.json").intervals)
+    assert points["parallelism"].to_list() == [4]

@@ -46,28 +46,35 @@ def test_a_rate_limited_fio_log_is_steady() -> None:
     assert point["slope_pct"] == pytest.approx(slope, rel=1e-6)
 
 
-def _snapshots(path: Path) -> list[dict[str, float]]:
+def _snapshots(path: Path) -> list[list[dict[str, float]]]:
+    """Per status snapshot, per job record: its reads so far and their run time."""
     text, found, at = path.read_text(), [], 0
     decoder = json.JSONDecoder()
     while (at := text.find("{", at)) >= 0:
         doc, at = decoder.raw_decode(text, at)
-        read = doc["jobs"][0]["read"]
-        found.append({"ios": read["total_ios"], "ms": read["runtime"]})
+        jobs = [j["read"] for j in doc["jobs"]]
+        found.append([{"ios": r["total_ios"], "ms": r["runtime"]} for r in jobs])
     return found
 
 
 def test_status_interval_snapshots_with_a_step_are_not_steady() -> None:
-    """A second job joins after 3 s: the rounds are the differences between snapshots;
-    fio's last, short remainder is not a round."""
-    snaps = [{"ios": 0, "ms": 0}, *_snapshots(PTS / "step.json")]
-    pairs = list(itertools.pairwise(snaps))
-    rounds = [(b["ios"] - a["ios"]) / (b["ms"] - a["ms"]) * 1000 for a, b in pairs]
-    lengths = sorted(b["ms"] - a["ms"] for a, b in pairs)
-    full = [r for r, (a, b) in zip(rounds, pairs, strict=True) if b["ms"] - a["ms"] > 500]
-    assert len(full) == len(rounds) - 1 and lengths[0] < 500  # the remainder
+    """A second job joins after 3 s (two records, no group_reporting): a round is the sum
+    of the jobs' rates between two snapshots; fio's last, short remainder is not a round."""
+    snaps = _snapshots(PTS / "step.json")
+    snaps = [[{"ios": 0, "ms": 0}] * len(snaps[0]), *snaps]
+    rounds, lengths = [], []
+    for before, after in itertools.pairwise(snaps):
+        moved = [
+            (b["ios"] - a["ios"], b["ms"] - a["ms"]) for a, b in zip(before, after, strict=True)
+        ]
+        rounds.append(sum(ios / ms * 1000 for ios, ms in moved if ms > 0))
+        lengths.append(max(ms for _, ms in moved))
+    full = [r for r, ms in zip(rounds, lengths, strict=True) if ms > 500]
+    assert len(full) == len(rounds) - 1 and min(lengths) < 500  # the remainder
     data, slope = _by_hand(full)
     (point,) = _verdicts(PTS / "step.json")
     assert point["verdict"] == "not steady" and point["rounds"] == len(full)
+    assert point["parallelism"] == 2  # the run's two jobs, also before the second joins
     assert data > 20 and point["data_pct"] == pytest.approx(data, abs=0.5)
     assert point["slope_pct"] == pytest.approx(slope, abs=0.5)
 

@@ -123,13 +123,14 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     params = fio_params.Resolver(path, doc.data, options.root)
     label = options.source_label(path)
     rows, rejects, notes, groups = [], [], list(doc.notes), []
+    runs = _run_jobs(records, params)
     for interval, (start, batch) in enumerate(_batches(doc, key, records), start=1):
         lines = _record_lines(text, start, len(batch))
         for i, record in enumerate(batch):
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
             try:
-                row = _row(record, params, options, label, lines[i], doc.data)
+                row = _row(record, params, options, label, lines[i], doc.data, runs.get(i))
                 rows.append({**row, "interval": interval})
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
@@ -305,10 +306,19 @@ def _row(
     label: str,
     line: int,
     doc: dict[str, Any],
+    run: int | fio_params.JobError | None,
 ) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
+    if isinstance(run, fio_params.JobError):
+        raise run
     profile = params.profile(record)
+    if run is not None:
+        per_worker = (
+            profile["target_iops"] / profile["parallelism"] if profile["target_iops"] else None
+        )
+        profile["parallelism"], profile["target_iops"] = run, per_worker and per_worker * run
+    measures = _measures(record)
     return {
         "system": options.system,
         "setup": options.setup,
@@ -316,12 +326,59 @@ def _row(
         "host": host_of(record, options.host),
         "interval": 1,  # a record covers the whole run; groups are runs, not intervals
         **profile,
-        **_measures(record),
+        **measures,
         "cpu_pct": _cpu(record),
         "tool_version": str(doc.get("fio version", "")) or None,
         "source": label,
         "line": line,
     }
+
+
+def _check_members(record: dict[str, Any], workers: int) -> None:
+    """A lower bound on the jobs one record sums: ``job_runtime`` adds up the run time of
+    every job of a reporting group, a direction's ``runtime`` is the longest of them. Under
+    group_reporting fio names only the first job section's options (its numjobs), so a
+    group of several sections would otherwise pass as fewer jobs than ran."""
+    total = _num(record, "job_runtime", "job")
+    longest = max(_direction(record, d).runtime_s for d in ("read", "write")) * 1000
+    if longest > 0 and total > workers * (longest + 1) * MEMBER_SLACK:
+        raise fio_params.JobError(
+            "group_members", workers=workers, jobs=round(total / longest), job=record.get("jobname")
+        )
+
+
+MEMBER_SLACK = 1.01  # job_runtime and a direction's runtime come from two clocks
+
+
+def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]:
+    """Per record of the final result (by position), what its run tells about it: the
+    number of jobs that ran together, where fio printed one record per job clone (without
+    group_reporting, the clones of one group with one profile add up, whichever job
+    section they come from; numjobs counts only one section's), or a JobError when the
+    record sums more jobs than its options say. Read from the final result, not from
+    --status-interval snapshots: fio's job_runtime of a job still in its startdelay is
+    garbage there."""
+    found: dict[int, Any] = {}
+    same: dict[tuple[Any, ...], list[int]] = {}
+    for i, record in enumerate(records):
+        if not isinstance(record, dict) or record.get("jobname") == ALL_CLIENTS:
+            continue
+        try:
+            profile = params.profile(record)
+            _check_members(record, profile["parallelism"])
+        except fio_params.JobError as err:
+            found[i] = err
+            continue
+        target, workers = profile["target_iops"], profile["parallelism"]
+        group = repr(record.get("groupid", 0))  # hand-edited JSON: anything, hashable or not
+        key = (host_of(record, ""), group, target and target / workers)
+        same.setdefault((*key, *(profile[k] for k in CLONE_KEY)), []).append(i)
+    for members in same.values():
+        found.update(dict.fromkeys(members, len(members)) if len(members) > 1 else {})
+    return found
+
+
+CLONE_KEY = ("access", "read_pct", "block_size", "queue_depth")
 
 
 def host_of(record: dict[str, Any], default: str) -> str:

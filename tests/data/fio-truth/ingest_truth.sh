@@ -14,9 +14,9 @@ for port in 8765 8766; do
         echo "port $port is already in use (a fio server left running?)" >&2; exit 1
     fi
 done
-mkdir -p rate clones cs utf16 empty
+mkdir -p rate clones cs utf16 empty sections
 # Only what this script writes is removed; expected files beside the samples stay.
-rm -f rate/*.json clones/*.log clones/*.json cs/*.json utf16/*.json empty/*.json empty/error.stderr.txt
+rm -f sections/*.json rate/*.json clones/*.log clones/*.json cs/*.json utf16/*.json empty/*.json empty/error.stderr.txt
 fio --version > FIO_VERSION
 
 # --- rate/: two rate-limited jobs in one job file, stonewall => two groups (groupid 0 and
@@ -59,6 +59,46 @@ rw=randrw
 rate=2m,1m
 EOF
 fio --output-format=json+ --output=rate/rate_bytes.json rate/rate_bytes.fio
+
+# --- sections/: one reporting group made of two job sections with the same profile.
+# Without group_reporting fio prints one record per clone (1 + 3 = 4 jobs ran); with it, one
+# record whose "job options" are the first section's only (numjobs=2, though 4 jobs ran).
+cat > sections/sections.fio <<'EOF'
+[global]
+ioengine=null
+size=64M
+rw=randread
+bs=4k
+time_based
+runtime=1
+
+[p]
+numjobs=1
+
+[q]
+numjobs=3
+EOF
+fio --output-format=json --output=sections/split.json sections/sections.fio
+cat > sections/grouped.fio <<'EOF'
+[global]
+ioengine=null
+size=64M
+rw=randread
+bs=4k
+time_based
+runtime=1
+group_reporting
+
+[p]
+numjobs=2
+
+[q]
+numjobs=2
+EOF
+fio --output-format=json --output=sections/grouped.json sections/grouped.fio
+# one section, group_reporting, numjobs=4: one record that honestly says numjobs=4
+fio --ioengine=null --size=64M --time_based --runtime=1 --name=one --rw=randread --bs=4k \
+    --numjobs=4 --group_reporting --output-format=json --output=sections/one.json
 
 # --- clones/: numjobs=2 without group_reporting => two JSON records named "cl" and one log
 # set per clone (cl_*.1.log, cl_*.2.log). iodepth stays 1, so with the null engine fio

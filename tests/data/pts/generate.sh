@@ -10,6 +10,7 @@ fio --ioengine=null --size=64M --time_based --runtime=4 --name=pts --rw=randread
     --rate_iops=3000 --log_avg_msec=500 --per_job_logs=1 --write_iops_log=pts \
     --write_lat_log=pts --output-format=json --output=pts.json
 rm -f pts_slat.1.log pts_clat.1.log
-# not steady: a second job joins after 3 s (step.fio), status snapshots every second
+# not steady: a second job joins after 3 s (step.fio, no group_reporting: two records,
+# and the run counts as parallelism 2 throughout), status snapshots every second
 fio --output-format=json --status-interval=1 --output=step.json step.fio
 fio --version > FIO_VERSION
