@@ -9,13 +9,15 @@ everything succeeded, so a failed build never replaces a good earlier one.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -49,8 +51,12 @@ from pipeline.validate import (
     where,
     window_lines,
 )
+from pipeline.vlrender import warm_up
 
 Step = Callable[[str], None]
+
+if TYPE_CHECKING:
+    from pipeline.charts.export import Pending
 
 
 @dataclass(frozen=True)
@@ -282,17 +288,17 @@ def write_workbook(ctx: ReportContext, path: Path) -> None:
             table.write_excel(workbook=book, worksheet=name[:31])
 
 
-def write_charts(ctx: ReportContext, work: Path) -> None:
-    """Every chart of the plan (and the cost chart) in both languages, drawn in one batch."""
-    _draw(ctx, ctx.charts, work, whole=True)
+def start_charts(ctx: ReportContext, work: Path) -> Pending:
+    """Start drawing every chart of the plan (and the cost chart) in both languages."""
+    return _draw(ctx, ctx.charts, work, whole=True)
 
 
-def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool) -> None:
+def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool) -> Pending:
     """``refs`` in both languages into ``work/charts``; with ``whole`` also the charts of
     the whole report beyond its plan (the cost chart, the PTS measurement windows)."""
     from pipeline.charts import CHARTS
     from pipeline.charts.draw import draw
-    from pipeline.charts.export import KINDS, save_many
+    from pipeline.charts.export import KINDS, start_saving
 
     (work / "charts").mkdir()
     jobs = []
@@ -306,7 +312,7 @@ def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool) -> 
             jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
         if whole:
             jobs += _steady_charts(ctx, work, fmt)
-    save_many(jobs)
+    return start_saving(jobs)
 
 
 def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
@@ -326,22 +332,28 @@ def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
     return jobs
 
 
-def write_pdfs(ctx: ReportContext, work: Path) -> None:
-    from pipeline.render import whitepaper
-    from pipeline.render.typst_doc import TEMPLATE_NAME, compile_pdf
+def write_sources(ctx: ReportContext, work: Path) -> list[Path]:
+    """The typst sources of the whitepapers and the datasheets, in both languages."""
+    from pipeline.render import datasheet, whitepaper
+    from pipeline.render.typst_doc import TEMPLATE_NAME
 
     shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
-    rid = ctx.report.id
+    sources = []
     for lang in LANGS:
-        source = work / f"{rid}.{lang}.typ"
+        source = work / f"{ctx.report.id}.{lang}.typ"
         source.write_text(whitepaper.body(ctx, lang), encoding="utf-8")
-        compile_pdf(source, work / f"{rid}.{lang}.pdf", work, ctx.report.date)
+        sources.append(source)
+    return sources + datasheet.sources(ctx, work, TEMPLATES / "typst")
 
 
-def _datasheet_stage(ctx: ReportContext, work: Path) -> None:
-    from pipeline.render import datasheet
+def compile_pdfs(sources: list[Path], work: Path, date: dt.date) -> None:
+    """Each source beside it as PDF, on two threads (typst releases the GIL)."""
+    from pipeline.render.typst_doc import compile_pdf
 
-    datasheet.write(ctx, work, TEMPLATES / "typst")
+    with ThreadPoolExecutor(2, thread_name_prefix="iopress-pdf") as pool:
+        done = [pool.submit(compile_pdf, s, s.with_suffix(".pdf"), work, date) for s in sources]
+    for future in done:
+        future.result()
 
 
 def write_datasheets(folder: Path, out: Path) -> list[Path]:
@@ -354,7 +366,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
     (out / MARK).touch()
     with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
         ref = datasheet.chart(ctx)
-        _draw(ctx, [ref] if ref else [], Path(tmp), whole=False)
+        _draw(ctx, [ref] if ref else [], Path(tmp), whole=False).wait()
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
         final = [out / p.name for p in written]
         for src, dst in zip(written, final, strict=True):
@@ -372,19 +384,42 @@ def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -
 
 
 def write_site(ctx: ReportContext, work: Path) -> None:
+    """The site, with stand-ins for the charts and PDFs still being made (``fill_site``)."""
     from pipeline.render import site
 
     with scratch(work / "site") as tmp:
         site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site", draw_compare)
 
 
-STAGES: tuple[tuple[str, Callable[[ReportContext, Path], None]], ...] = (
-    ("data", write_data),
-    ("charts", write_charts),
-    ("pdf", write_pdfs),
-    ("datasheet", _datasheet_stage),
-    ("site", write_site),
-)
+def fill_site(ctx: ReportContext, work: Path) -> None:
+    from pipeline.render import site
+
+    site.fill([site.Built(ctx, work)], work / "site")
+
+
+STAGES = ("ingest", "charts", "data", "pdf", "site", "finish")
+
+
+def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
+    """Every output of a build. The charts are drawn on their own threads while the data
+    files, the document sources and the site are written; the PDFs are compiled once
+    their charts are there, and the site gets its charts and PDFs last."""
+    from pipeline.render import sanitize
+
+    say("charts")
+    charts = start_charts(ctx, work)
+    texts = [(f.text, f.path) for lang in LANGS for f in ctx.filled[lang].values()]
+    sanitize.prefetch(texts, ("typst", "html"))
+    say("data")
+    write_data(ctx, work)
+    say("pdf")
+    sources = write_sources(ctx, work)
+    say("site")
+    write_site(ctx, work)
+    say("finish")
+    charts.wait()
+    compile_pdfs(sources, work, ctx.report.date)
+    fill_site(ctx, work)
 
 
 def refuse(ctx: ReportContext, strict: bool, require_steady: bool = False) -> None:
@@ -437,12 +472,11 @@ def build(
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
+    warm_up()  # Vega's engine starts on its thread while the data is read
     ctx = prepare(folder, keep_going)
     refuse(ctx, strict, require_steady)
     with staging(out) as work:
-        for name, stage in STAGES:
-            say(name)
-            stage(ctx, work)
+        write_outputs(ctx, work, say)
     return BuildResult(out, ctx.dataset, ctx)
 
 
@@ -469,3 +503,4 @@ def write_combined_site(results: list[BuildResult], target: Path) -> None:
         # mkdocs empties its site folder first, but keeps dot files such as the mark
         built = [site.Built(r.ctx, r.out) for r in results]
         site.build_site(built, tmp / "docs", work, draw_compare)
+        site.fill(built, work)

@@ -59,7 +59,7 @@ def build_report(
     keep_going: bool = False,
     require_steady: bool = False,
 ) -> None:
-    progress, step = _progress(["ingest", *(name for name, _ in STAGES)])
+    progress, step = _progress(list(STAGES))
     with progress:
         result = build(report_dir, target, step, strict, keep_going, require_steady)
     print_accounting(result.dataset)

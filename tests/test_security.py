@@ -841,12 +841,13 @@ def test_build_killed_midway_leaves_nothing_and_next_build_works(tmp_path: Path)
     survivors: dict[int, str] = {}
     groups = []
     try:
-        # first while charts are drawn (workers running), then while the site is made
-        # (a fresh cache: the charts must be drawn)
+        # first while the texts are converted (pandoc processes running) and the charts
+        # drawn on their threads, then while the site is made (a fresh cache: the charts
+        # must be drawn)
         first = start("build", report, "-o", out, cwd=tmp_path, env=env)
         groups.append(first.pid)
         survivors |= _kill_when(
-            first, lambda: any("multiprocessing" in c for c in _children(first.pid).values()), 20
+            first, lambda: any("pandoc" in c for c in _children(first.pid).values()), 20
         )
         second = start("build", report, "-o", out, cwd=tmp_path, env=env)
         groups.append(second.pid)

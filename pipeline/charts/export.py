@@ -1,21 +1,23 @@
-"""Saving charts as SVG, PDF and Vega-Lite JSON, through the content-hashed cache; charts
-not in the cache are drawn on as many processes as there are cores."""
+"""Saving charts as SVG, PDF and Vega-Lite JSON, through the content-hashed cache. Charts
+not in the cache are drawn on two threads of this process (``vlrender.Renderer``), so a
+build goes on with other work while its charts are drawn (``start_saving`` ...
+``Pending.wait``)."""
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
 
 import altair as alt
 
-from pipeline import cache, procs
+from pipeline import cache
 from pipeline.language.fmt import Formatter
-from pipeline.vlrender import CLEANING, render
+from pipeline.vlrender import CLEANING, renderer
 
 KINDS = ("svg", "pdf", "vl.json")
 # what a drawing depends on besides its spec: the renderers (typst makes the PDFs)
@@ -23,7 +25,6 @@ RENDERERS = (
     f"vl-convert {metadata.version('vl-convert-python')}, typst {metadata.version('typst')}, "
     + CLEANING
 )
-PARALLEL_FROM = 4  # charts; fewer are drawn here (a process costs ~0.4 s to warm up)
 
 
 @dataclass(frozen=True)
@@ -37,27 +38,38 @@ class Drawing:
         return cache.key("chart", RENDERERS, self.spec, self.locale, self.kind)
 
 
-def _render_all(drawings: list[Drawing]) -> dict[str, bytes]:
-    """The drawings by cache key; each chart goes through Vega once for all its kinds."""
-    charts: dict[tuple[str, str], list[Drawing]] = {}
-    for drawing in drawings:
-        charts.setdefault((drawing.spec, drawing.locale), []).append(drawing)
-    jobs = [(spec, locale, tuple(d.kind for d in ds)) for (spec, locale), ds in charts.items()]
-    workers = min(os.cpu_count() or 1, 4)
-    if len(jobs) < PARALLEL_FROM or workers < 2:
-        results = [render(job) for job in jobs]
-    else:
-        with procs.pool(workers) as pool:
-            results = list(pool.map(render, jobs))
-    return {
-        d.key: data
-        for ds, made in zip(charts.values(), results, strict=True)
-        for d, data in zip(ds, made, strict=True)
-    }
+def _render_all(drawings: list[Drawing]) -> dict[str, Future[bytes]]:
+    """The drawings by cache key, as futures; each chart goes through Vega once."""
+    found: dict[str, Future[bytes]] = {}
+    svgs: dict[tuple[str, str], Future[bytes]] = {}
+    for d in sorted(drawings, key=lambda d: d.kind != "svg"):  # every SVG before a PDF
+        svg = svgs.get((d.spec, d.locale)) or renderer().svg(d.spec, d.locale)
+        svgs[(d.spec, d.locale)] = svg
+        found[d.key] = svg if d.kind == "svg" else renderer().pdf(svg)
+    return found
 
 
-def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]]) -> None:
-    """Every chart of ``jobs`` (chart, file stem, formatter, kinds) to its files."""
+@dataclass
+class Pending:
+    """Charts being drawn: ``wait`` writes every file (and fills the cache)."""
+
+    wanted: list[tuple[Path, Drawing]]
+    found: dict[str, bytes]
+    drawing: dict[str, Future[bytes]] = field(default_factory=dict)
+
+    def wait(self) -> None:
+        for name, future in self.drawing.items():
+            self.found[name] = future.result()
+            cache.put(name, self.found[name])
+        for path, drawing in self.wanted:
+            path.write_bytes(self.found[drawing.key])
+
+
+def start_saving(
+    jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]],
+) -> Pending:
+    """Start drawing every chart of ``jobs`` (chart, file stem, formatter, kinds) that is
+    not in the cache; the Vega-Lite JSON is written at once."""
     wanted: list[tuple[Path, Drawing]] = []
     for chart, stem, fmt, kinds in jobs:
         spec = chart.to_dict(validate=False)  # validated by the tests (test_charts)
@@ -72,19 +84,14 @@ def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str
             for k in kinds
             if k != "vl.json"
         ]
-    found: dict[str, bytes] = {}
-    missing: dict[str, Drawing] = {}
-    for _, drawing in wanted:
-        data = cache.get(drawing.key)
-        if data is None:
-            missing[drawing.key] = drawing
-        else:
-            found[drawing.key] = data
-    for name, data in _render_all(list(missing.values())).items():
-        cache.put(name, data)
-        found[name] = data
-    for path, drawing in wanted:
-        path.write_bytes(found[drawing.key])
+    found = {d.key: data for _, d in wanted if (data := cache.get(d.key)) is not None}
+    missing = {d.key: d for _, d in wanted if d.key not in found}
+    return Pending(wanted, found, _render_all(list(missing.values())))
+
+
+def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]]) -> None:
+    """Every chart of ``jobs`` (chart, file stem, formatter, kinds) to its files."""
+    start_saving(jobs).wait()
 
 
 def save(

@@ -303,14 +303,21 @@ def source(ctx: ReportContext, lang: str) -> str:
     return f'#import "{TEMPLATE}": *\n#datasheet({body})\n'
 
 
-def write(ctx: ReportContext, work: Path, templates: Path) -> list[Path]:
-    """``<id>-datasheet.<lang>.pdf`` for every language, into ``work``."""
+def sources(ctx: ReportContext, work: Path, templates: Path) -> list[Path]:
+    """``<id>-datasheet.<lang>.typ`` for every language (and the template), into ``work``."""
     shutil.copy(templates / TEMPLATE, work / TEMPLATE)
     written = []
     for lang in LANGS:
         typ = work / f"{ctx.report.id}-datasheet.{lang}.typ"
         typ.write_text(source(ctx, lang), encoding="utf-8")
-        pdf = typ.with_suffix(".pdf")
-        T.compile_pdf(typ, pdf, work, ctx.report.date)
-        written.append(pdf)
+        written.append(typ)
+    return written
+
+
+def write(ctx: ReportContext, work: Path, templates: Path) -> list[Path]:
+    """``<id>-datasheet.<lang>.pdf`` for every language, into ``work``."""
+    written = []
+    for typ in sources(ctx, work, templates):
+        T.compile_pdf(typ, typ.with_suffix(".pdf"), work, ctx.report.date)
+        written.append(typ.with_suffix(".pdf"))
     return written

@@ -3,15 +3,19 @@
 The i18n plugin builds the site once per language, each time with a new jinja
 environment that compiles the Material templates again. Compiled templates are kept in
 this process's memory and shared by those builds; never on disk, where a cached code
-object would be a way to run code."""
+object would be a way to run code. The theme's file listing (mkdocs copies the theme's
+static files) is made once per process too, without walking Material's thousands of
+icons in dot folders, which mkdocs' own filter leaves out anyway."""
 
 from __future__ import annotations
 
+import functools
+import os
 import posixpath
 import re
 from typing import Any
 
-from jinja2 import Environment
+from jinja2 import Environment, FileSystemLoader
 from jinja2.bccache import Bucket, BytecodeCache
 
 
@@ -29,6 +33,36 @@ class MemoryBytecodeCache(BytecodeCache):
 
 
 COMPILED = MemoryBytecodeCache()
+
+
+@functools.cache
+def theme_files(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """What jinja's ``FileSystemLoader.list_templates`` gives for ``folders``, less the
+    files inside dot folders (mkdocs skips those: patterns ``.*`` and ``*/.*``)."""
+    found: set[str] = set()
+    for folder in folders:
+        for here, dirs, names in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            rel = os.path.relpath(here, folder).replace(os.sep, "/")
+            found.update(name if rel == "." else f"{rel}/{name}" for name in names)
+    return tuple(sorted(found))
+
+
+def _listing(make: Any) -> Any:
+    def get_env() -> Environment:
+        env: Environment = make()
+        loader = env.loader
+        if isinstance(loader, FileSystemLoader):
+            folders = tuple(str(p) for p in loader.searchpath)
+            loader.list_templates = lambda: list(theme_files(folders))  # type: ignore[method-assign]
+        return env
+
+    return get_env
+
+
+def on_config(config: Any) -> Any:
+    config.theme.get_env = _listing(config.theme.get_env)
+    return config
 
 
 def on_env(env: Environment, config: Any, files: Any) -> Environment:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -123,18 +125,35 @@ class _Cleaner:
 
 
 @functools.cache
+def _pandoc_binary() -> str:
+    return str(pypandoc.get_pandoc_path())
+
+
+@functools.cache
 def _pandoc_version() -> str:
     return str(pypandoc.get_pandoc_version())
+
+
+def _run_pandoc(text: str, to: str, source: str, args: tuple[str, ...]) -> bytes:
+    """pandoc itself, once per conversion (pypandoc starts it three times: twice to list
+    the formats it knows). --sandbox: no file and no network access, whatever the text."""
+    done = subprocess.run(
+        [_pandoc_binary(), "--sandbox", f"--from={source}", f"--to={to}", *args],
+        input=text.encode("utf-8"),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace").strip()
+        raise RuntimeError(f"pandoc {source} -> {to} failed: {message}")
+    return done.stdout
 
 
 def _pandoc(text: str, to: str, source: str, *args: str) -> str:
     """pandoc's conversion of ``text``, kept in the cache under everything it depends on
     (pandoc's version, the formats, the options, the text): a warm build runs no pandoc."""
-    name = cache.key("pandoc", _pandoc_version(), to, source, *args, text)
-    made = cache.cached(
-        name, lambda: str(pypandoc.convert_text(text, to, format=source, extra_args=args)).encode()
-    )
-    return made.decode("utf-8")
+    name = cache.key("pandoc", _pandoc_version(), to, source, "--sandbox", *args, text)
+    return cache.cached(name, lambda: _run_pandoc(text, to, source, args)).decode("utf-8")
 
 
 def clean_tree(markdown: str, path: Path | str) -> str:
@@ -145,15 +164,13 @@ def clean_tree(markdown: str, path: Path | str) -> str:
     return json.dumps(doc)
 
 
-def to_typst(markdown: str, path: Path | str) -> str:
-    """Untrusted Markdown -> typst markup (headings one level down, text literal)."""
+def _typst(markdown: str, path: Path | str) -> str:
     return _pandoc(
         clean_tree(markdown, path), "typst", "json", "--shift-heading-level-by=1", "--wrap=preserve"
     )
 
 
-def to_html(markdown: str, path: Path | str) -> str:
-    """Untrusted Markdown -> an HTML fragment with only allow-listed tags and attributes."""
+def _html(markdown: str, path: Path | str) -> str:
     fragment = _pandoc(
         clean_tree(markdown, path), "html", "json", "--shift-heading-level-by=2", "--wrap=none"
     )
@@ -166,3 +183,44 @@ def to_html(markdown: str, path: Path | str) -> str:
             link_rel="noopener noreferrer",
         )
     )
+
+
+CONVERTERS: dict[str, Callable[[str, Path | str], str]] = {"typst": _typst, "html": _html}
+MAX_KEPT = 512  # conversions kept in memory (a long test session builds many reports)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(4, thread_name_prefix="iopress-pandoc")
+
+
+_MADE: dict[tuple[str, str, str], Future[str]] = {}
+
+
+def _convert(kind: str, markdown: str, path: Path | str) -> Future[str]:
+    """The conversion of ``markdown`` to ``kind``, started once per process (pandoc runs
+    as a process of its own, so several conversions run at the same time)."""
+    key = (kind, markdown, str(path))
+    if key not in _MADE:
+        if len(_MADE) >= MAX_KEPT:
+            _MADE.clear()
+        _MADE[key] = _pool().submit(CONVERTERS[kind], markdown, path)
+    return _MADE[key]
+
+
+def prefetch(texts: Iterable[tuple[str, Path | str]], kinds: Iterable[str]) -> None:
+    """Start converting every text to every kind now; ``to_typst``/``to_html`` then wait
+    for their conversion instead of starting it."""
+    for kind in kinds:
+        for markdown, path in texts:
+            _convert(kind, markdown, path)
+
+
+def to_typst(markdown: str, path: Path | str) -> str:
+    """Untrusted Markdown -> typst markup (headings one level down, text literal)."""
+    return _convert("typst", markdown, path).result()
+
+
+def to_html(markdown: str, path: Path | str) -> str:
+    """Untrusted Markdown -> an HTML fragment with only allow-listed tags and attributes."""
+    return _convert("html", markdown, path).result()

@@ -319,27 +319,51 @@ def compare_caption(key: tuple[str, int, float], fmt: Formatter) -> str:
 # --- files and the mkdocs build --------------------------------------------------------
 
 
+def late_files(b: Built) -> list[tuple[Path, str]]:
+    """The files of a report's site that a build makes while the site is built (chart
+    drawings and PDFs): (file in the build folder, path in the site). mkdocs gets an empty
+    stand-in for each, which ``fill`` replaces in the built site."""
+    files = [
+        (b.work / "charts" / f"{stem}.{lang}.svg", f"charts/{b.rid}/{stem}-{lang}.svg")
+        for stem in b.ctx.chart_stems()
+        for lang in LANGS
+    ]
+    for lang in LANGS:
+        files.append((b.work / f"{b.rid}.{lang}.pdf", f"downloads/{b.rid}/{b.rid}-{lang}.pdf"))
+        files.append(
+            (
+                b.work / f"{b.rid}-datasheet.{lang}.pdf",
+                f"downloads/{b.rid}/{b.rid}-datasheet-{lang}.pdf",
+            )
+        )
+    return files
+
+
 def _copy_report(b: Built, docs: Path) -> None:
     charts, downloads = docs / "charts" / b.rid, docs / "downloads" / b.rid
     charts.mkdir(parents=True)
     downloads.mkdir(parents=True)
+    for _, target in late_files(b):
+        (docs / target).write_bytes(b"")
     for stem in b.ctx.chart_stems():
         for lang in LANGS:
             # "x-de-spec.json", not "x-de.vl.json": the i18n plugin reads ".vl" as a language
-            for ext, target in (
-                ("svg", f"{stem}-{lang}.svg"),
-                ("vl.json", f"{stem}-{lang}-spec.json"),
-            ):
-                shutil.copy(b.work / "charts" / f"{stem}.{lang}.{ext}", charts / target)
-    for lang in LANGS:
-        shutil.copy(b.work / f"{b.rid}.{lang}.pdf", downloads / f"{b.rid}-{lang}.pdf")
-        shutil.copy(
-            b.work / f"{b.rid}-datasheet.{lang}.pdf", downloads / f"{b.rid}-datasheet-{lang}.pdf"
-        )
+            shutil.copy(
+                b.work / "charts" / f"{stem}.{lang}.vl.json", charts / f"{stem}-{lang}-spec.json"
+            )
     shutil.copy(b.work / "dataset.parquet", downloads / "dataset.parquet")
     for table in [*b.ctx.tables, "tables"]:
         ext = "xlsx" if table == "tables" else "csv"
         shutil.copy(b.work / "tables" / f"{table}.{ext}", downloads / f"{table}.{ext}")
+
+
+def fill(built: Sequence[Built], site: Path) -> None:
+    """The late files into the built site, over mkdocs' copies of their stand-ins."""
+    for b in built:
+        for source, target in late_files(b):
+            if not (site / target).is_file():
+                raise RuntimeError(f"the site has no {target} to fill (mkdocs layout changed?)")
+            shutil.copy(source, site / target)
 
 
 # Draws one comparison chart (points, formatter, title) as ``<stem>.svg`` and
