@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from types import SimpleNamespace
 
+import msgspec
 import pytest
 
 from pipeline import ingest
@@ -72,3 +75,38 @@ def test_sniff() -> None:
     assert fio.sniff((SAMPLES / "preamble.txt").read_bytes())
     assert fio.sniff(b'{\n  "fio version" : "fio-3.33",')
     assert not fio.sniff(b"host;block_size;access\n")
+
+
+CORPUS = DATA.parents[2] / "shared" / "corpus"
+FIO_JSON = sorted(
+    p
+    for folder in ("fio", "fio-truth", "pts")
+    for p in (DATA / folder).rglob("*.json")
+    if "bad" not in p.parts
+) + sorted(
+    p for pattern in ("*.json", "fio-result.txt") for p in CORPUS.rglob(pattern)
+)  # the corpus is optional: absent, the list is shorter
+
+
+def _outcome(path: Path) -> object:
+    try:
+        result = ingest.read(path, ReadOptions(root=path.parent))
+    except Exception as exc:  # the same refusal either way
+        return type(exc).__name__, str(exc)
+    rows = result.intervals.to_dicts() if not result.intervals.is_empty() else []
+    return rows, [str(r) for r in result.rejects], result.notes, result.records_read
+
+
+@pytest.mark.parametrize("path", FIO_JSON, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_typed_fast_path_reads_what_the_full_parse_reads(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The typed decoder names only the fields iopress reads; with it forced off (every
+    file parsed in full, as a hand-edited file is), every row, reject and note is the same."""
+    fast = _outcome(path)
+
+    def refuse(_: str) -> None:
+        raise msgspec.ValidationError("forced")
+
+    monkeypatch.setattr(fio, "_TYPED", SimpleNamespace(decode=refuse))
+    assert _outcome(path) == fast

@@ -7,8 +7,9 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
+import msgspec
 import orjson
 import polars as pl
 
@@ -62,19 +63,82 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
     return found, first_error
 
 
-def _whole(text: str) -> dict[str, Any] | None:
-    """Fast path: the file is one JSON document and nothing else (orjson)."""
+class _Stats(TypedDict, total=False):
+    mean: float
+    max: float
+    percentile: dict[str, float]
+
+
+class _Side(TypedDict, total=False):
+    iops: float
+    bw_bytes: float
+    bw: float
+    runtime: float
+    total_ios: float
+    lat_ns: _Stats
+    lat: _Stats
+    clat_ns: _Stats
+    clat: _Stats
+    slat_ns: _Stats
+    slat: _Stats
+
+
+_Job = TypedDict(
+    "_Job",
+    {
+        "jobname": Any,
+        "groupid": Any,
+        "hostname": Any,
+        "port": Any,
+        "job options": dict[str, Any],
+        "job_runtime": float,
+        "usr_cpu": Any,
+        "sys_cpu": Any,
+        "read": _Side,
+        "write": _Side,
+    },
+    total=False,
+)
+_Result = TypedDict(
+    "_Result",
+    {
+        "fio version": Any,
+        "global options": dict[str, Any],
+        "jobs": list[_Job],
+        "client_stats": list[_Job],
+    },
+    total=False,
+)
+# Only the fields iopress reads, decoded to plain dicts; the rest (percentile bins of
+# json+, iodepth tables, disk_util ...) is skipped without building it. A file whose
+# fields do not have fio's types (edited by hand) is read again in full, so that each
+# bad record is rejected on its own, with its reason.
+_TYPED = msgspec.json.Decoder(_Result)
+
+
+def _whole(text: str, bins: bool = False) -> dict[str, Any] | None:
+    """Fast path: the file is one JSON document and nothing else. With ``bins`` the whole
+    document (json+ histogram bins included), for a histogram chart."""
     if not text.lstrip().startswith("{"):
         return None
     try:
-        obj = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        obj: Any = _full(text) if bins else _TYPED.decode(text)
+    except msgspec.ValidationError:
+        obj = _full(text)
+    except msgspec.DecodeError:
         return None
     return obj if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj) else None
 
 
-def final_document(path: Path, text: str) -> _Document:
-    whole = _whole(text)
+def _full(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def final_document(path: Path, text: str, bins: bool = False) -> _Document:
+    whole = _whole(text, bins)
     if whole is not None:
         return _Document(whole, text.index("{"), [])
     found, error = _documents(text)
@@ -306,18 +370,14 @@ def _row(
     label: str,
     line: int,
     doc: dict[str, Any],
-    run: int | fio_params.JobError | None,
+    run: dict[str, Any] | fio_params.JobError | None,
 ) -> dict[str, Any]:
+    """``run``: the profile (or the rejection) of this record's job in the final result."""
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
     if isinstance(run, fio_params.JobError):
         raise run
-    profile = params.profile(record)
-    if run is not None:
-        per_worker = (
-            profile["target_iops"] / profile["parallelism"] if profile["target_iops"] else None
-        )
-        profile["parallelism"], profile["target_iops"] = run, per_worker and per_worker * run
+    profile = run if run is not None else params.profile(record)
     measures = _measures(record)
     return {
         "system": options.system,
@@ -356,20 +416,20 @@ MEMBER_SLACK = 1.01  # job_runtime and a direction's runtime come from two clock
 
 
 def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]:
-    """Per record of the final result (by position), what its run tells about it: the
-    number of jobs that ran together, where fio printed one record per job clone (without
-    group_reporting, the clones of one group with one profile add up, whichever job
-    section they come from; numjobs counts only one section's), or a JobError when the
-    record sums more jobs than its options say. Read from the final result, not from
-    --status-interval snapshots: fio's job_runtime of a job still in its startdelay is
-    garbage there."""
+    """Per record of the final result (by position): its profile, or the JobError that
+    rejects it. A profile's parallelism is the number of jobs that ran together: without
+    group_reporting fio prints one record per job clone, and the clones of one group with
+    one profile add up, whichever job section they come from (numjobs counts only one
+    section's). A record that sums more jobs than its options say is rejected. Read from
+    the final result, not from --status-interval snapshots: fio's job_runtime of a job
+    still in its startdelay is garbage there."""
     found: dict[int, Any] = {}
     same: dict[tuple[Any, ...], list[int]] = {}
     for i, record in enumerate(records):
         if not isinstance(record, dict) or record.get("jobname") == ALL_CLIENTS:
             continue
         try:
-            profile = params.profile(record)
+            found[i] = profile = params.profile(record)
             _check_members(record, profile["parallelism"])
         except fio_params.JobError as err:
             found[i] = err
@@ -378,9 +438,14 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
         group = repr(record.get("groupid", 0))  # hand-edited JSON: anything, hashable or not
         key = (host_of(record, ""), group, target and target / workers)
         same.setdefault((*key, *(profile[k] for k in CLONE_KEY)), []).append(i)
-    for members in same.values():
-        found.update(dict.fromkeys(members, len(members)) if len(members) > 1 else {})
+    for members in (m for m in same.values() if len(m) > 1):
+        found.update({i: _as_clones(found[i], len(members)) for i in members})
     return found
+
+
+def _as_clones(profile: dict[str, Any], jobs: int) -> dict[str, Any]:
+    rate = profile["target_iops"] / profile["parallelism"] if profile["target_iops"] else None
+    return {**profile, "parallelism": jobs, "target_iops": rate and rate * jobs}
 
 
 CLONE_KEY = ("access", "read_pct", "block_size", "queue_depth")
@@ -421,7 +486,7 @@ def _one_run_per_profile(
 def latency_bins(path: Path, job: int) -> pl.DataFrame:
     """fio json+ latency histogram of one job record, reads and writes together:
     ``lat_us`` (the bin's latency) and ``count``. fio 3.x bins are keyed in ns."""
-    doc = final_document(path, read_text(path)).data
+    doc = final_document(path, read_text(path), bins=True).data
     records = doc.get("client_stats") or doc.get("jobs") or []
     if not isinstance(records, list) or not 0 <= job < len(records):
         raise InputError(
