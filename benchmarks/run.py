@@ -283,7 +283,7 @@ def main() -> None:
         print(f"{name:<{width}}  {value:>14}  {note}")
     print()
     for label, (name, goal, unit, higher) in {
-        "S cold build ≤ 5 s": ("build S cold", 5.0, "s", False),
+        "S cold build ≤ 3 s": ("build S cold", 3.0, "s", False),
         "S warm build ≤ 0.5 s": ("build S warm", 0.5, "s", False),
         "L ingest ≥ 300 MB/s": ("ingest L", 300.0, "MB/s", True),
         "LOG peak RSS ≤ 2 GB": ("ingest LOG", 2048.0, "MB", False),
