@@ -51,7 +51,6 @@ from pipeline.validate import (
     where,
     window_lines,
 )
-from pipeline.vlrender import warm_up
 
 Step = Callable[[str], None]
 
@@ -472,9 +471,12 @@ def build(
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
-    warm_up()  # Vega's engine starts on its thread while the data is read
     ctx = prepare(folder, keep_going)
     refuse(ctx, strict, require_steady)
+    # only now: a refused build imports no renderer and waits for no engine to start
+    from pipeline.vlrender import warm_up
+
+    warm_up()  # Vega's engine starts on its thread while the build goes on
     with staging(out) as work:
         write_outputs(ctx, work, say)
     return BuildResult(out, ctx.dataset, ctx)

@@ -33,11 +33,14 @@ _PAGE = (
 
 def svg_to_pdf(svg: str) -> bytes:
     """One SVG as a one-page PDF of its own size, reproducibly."""
-    # the stub's one type variable for the input and the font paths admits no bytes input
-    # beside str font paths; the binding itself takes both
+    # root: a file an SVG links to is looked up in the fonts folder only, never in the
+    # working directory (typst's default for a source given as bytes). The stub's one type
+    # variable for the input and the paths admits no bytes input beside str paths; the
+    # binding itself takes both.
     return bytes(
         typst.compile(  # type: ignore[misc]
             _PAGE.encode("utf-8"),
+            root=str(FONTS),
             font_paths=[str(FONTS)],
             ignore_system_fonts=True,
             timestamp=0,

@@ -954,3 +954,37 @@ def test_fuzzed_labels_and_narrative_give_a_document_or_an_input_error(
         except (InputError, InputErrors):
             return
         assert all(bodies) and pages
+
+
+def _png() -> bytes:
+    """A valid 1×1 PNG."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0\0\0\0"))
+    )
+
+
+def test_a_chart_pdf_reads_no_file_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chart's PDF is made from its SVG given as bytes; an image the SVG links to is not
+    looked up in the working directory (typst's default root for such a source)."""
+    import typst
+
+    from pipeline.vlrender import svg_to_pdf
+
+    (tmp_path / "secret.png").write_bytes(_png())
+    monkeypatch.chdir(tmp_path)
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+        '<image href="secret.png" width="10" height="10"/></svg>'
+    )
+    with pytest.raises(typst.TypstError, match="not found"):
+        svg_to_pdf(svg)

@@ -400,12 +400,8 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
     group_reporting fio names only the first job section's options (its numjobs), so a
     group of several sections would otherwise pass as fewer jobs than ran."""
     total = _num(record, "job_runtime", "job")
-    sides = [record.get(d) for d in ("read", "write")]
-    longest = (
-        max(_num(d, "runtime", "job") for d in sides if isinstance(d, dict))
-        if any(isinstance(d, dict) for d in sides)
-        else 0.0
-    )
+    sides = [d for d in (record.get("read"), record.get("write")) if isinstance(d, dict)]
+    longest = max((_num(d, "runtime", "job") for d in sides), default=0.0)
     if longest > 0 and total > workers * (longest + 1) * MEMBER_SLACK:
         raise fio_params.JobError(
             "group_members", workers=workers, jobs=round(total / longest), job=record.get("jobname")
