@@ -473,10 +473,6 @@ def build(
     say("ingest")
     ctx = prepare(folder, keep_going)
     refuse(ctx, strict, require_steady)
-    # only now: a refused build imports no renderer and waits for no engine to start
-    from pipeline.vlrender import warm_up
-
-    warm_up()  # Vega's engine starts on its thread while the build goes on
     with staging(out) as work:
         write_outputs(ctx, work, say)
     return BuildResult(out, ctx.dataset, ctx)

@@ -230,16 +230,21 @@ def _terminate(signum: int, _frame: object) -> None:
     sys.exit(128 + signum)
 
 
-def main() -> None:
-    signal.signal(signal.SIGTERM, _terminate)
+def invoke(args: list[str] | None = None) -> None:
+    """The command line ``args`` (``sys.argv`` when None); exits with its status."""
     try:
-        app()
+        app(args=args, prog_name="iopress")
     except (InputError, InputErrors) as err:
         print_error(err)
         sys.exit(1)
     except UsageError as err:
         print_error(err)
         sys.exit(2)
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
+    invoke()
 
 
 if __name__ == "__main__":

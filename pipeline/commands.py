@@ -13,7 +13,7 @@ from typing import cast
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline import cache, comparison, ingest
+from pipeline import cache, ingest
 from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
 from pipeline.build import write_datasheets as datasheets
 from pipeline.compute.compare import METRICS, Comparison, Metric
@@ -27,7 +27,6 @@ from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
-from pipeline.render import compare_doc
 from pipeline.report.views import Cell, TableView, min_latency_view, performance_view
 from pipeline.schema import conform
 from pipeline.verify import verify as verify_figures
@@ -230,6 +229,8 @@ STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
 
 
 def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> Table:
+    from pipeline.render import compare_doc  # the charts of a comparison load altair
+
     table = Table(title=f"{labels[1]} compared with {labels[0]}")
     for column in ("profile", "figure", "old", "new", "change %", "noise %", "verdict"):
         table.add_column(column, justify="left" if column in ("profile", "figure") else "right")
@@ -249,6 +250,9 @@ def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) 
 
 def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> bool:
     """Print the comparison (and write it to ``out``); True when anything regressed."""
+    from pipeline import comparison
+    from pipeline.render import compare_doc
+
     if out is not None:
         comparison.check_out(out, old, new)  # refused before any work
     a = comparison.pick_setup(comparison.load_side(old), options.old_setup, "OLD")

@@ -84,9 +84,3 @@ class Renderer:
 def renderer() -> Renderer:
     """This process's renderer: Vega's engine starts once per process."""
     return Renderer()
-
-
-def warm_up() -> None:
-    """Start Vega's engine now, on its thread, while the caller goes on (a build reads its
-    data meanwhile)."""
-    renderer()

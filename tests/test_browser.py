@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,9 @@ def _page_requests(netlog: Path) -> set[str]:
 
 
 def _load(url: str, tmp: Path) -> tuple[str, set[str]]:
-    """The page's DOM after its scripts ran, and every URL the page asked for."""
+    """The page's DOM after its scripts ran, and every URL the page asked for (a Chromium
+    of its own: its own profile and net log in ``tmp``)."""
+    tmp.mkdir()
     netlog = tmp / "net.json"
     profile = tmp / "profile"
     assert CHROMIUM
@@ -95,15 +98,18 @@ def loaded(
     tmp_path_factory: pytest.TempPathFactory, fs840_build: BuildResult, a800_shared: BuildResult
 ) -> tuple[str, Pages]:
     """The site of both examples (as ``iopress site`` makes it, from the session's builds),
-    every page loaded once per test run (a Chromium start each): the server's address,
-    and per page its DOM and the URLs it asked for."""
+    every page loaded once per test run (a Chromium start each, two at a time): the
+    server's address, and per page its DOM and the URLs it asked for."""
     assert CHROMIUM, "chromium must be installed in CI (make test installs it)"
 
     def load_all(tmp: Path) -> tuple[str, Pages]:
         tmp.mkdir()
         write_combined_site([fs840_build, a800_shared], tmp / "site")
-        with served(tmp / "site") as base:
-            return base, {page: _load(base + page, tmp) for page in PAGES}
+        with served(tmp / "site") as base, ThreadPoolExecutor(2) as pool:
+            loads = [
+                pool.submit(_load, base + page, tmp / f"page{i}") for i, page in enumerate(PAGES)
+            ]
+            return base, {page: load.result() for page, load in zip(PAGES, loads, strict=True)}
 
     return once_per_run(tmp_path_factory, "browser", load_all)
 

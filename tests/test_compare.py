@@ -13,7 +13,7 @@ from pipeline.build import BuildResult
 from pipeline.comparison import load_side, pick_setup, run
 from pipeline.compute.compare import METRICS, spreads, status
 from pipeline.dataset import intervals_path
-from tests.test_campaign import iopress
+from tests.cli import iopress
 
 ROOT = Path(__file__).resolve().parent.parent
 A800 = ROOT / "data" / "examples" / "a800"

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -17,23 +15,13 @@ from pipeline import ingest
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, problems
 from pipeline.normalise import to_points
-from tests.conftest import ROOT
+from tests.cli import iopress
 
 TRUTH = Path(__file__).resolve().parent / "data" / "fio-truth"
 
 
 def _read(path: Path) -> ingest.ReadResult:
     return ingest.read(path, ReadOptions(root=TRUTH))
-
-
-def _iopress(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
 
 
 def test_two_rate_limited_jobs_are_two_points_with_target_and_achieved_rate() -> None:
@@ -105,7 +93,7 @@ def test_a_file_whose_every_record_is_rejected_is_a_problem() -> None:
 def test_ingest_of_a_file_that_gives_nothing_exits_1_and_writes_nothing(
     tmp_path: Path, name: str
 ) -> None:
-    run = _iopress("ingest", str(TRUTH / "empty" / name), "-o", str(tmp_path / "d.parquet"))
+    run = iopress("ingest", str(TRUTH / "empty" / name), "-o", str(tmp_path / "d.parquet"))
     assert run.returncode == 1, run.stdout
     assert f"error: {TRUTH / 'empty' / name}" in run.stderr
     assert "Traceback" not in run.stderr
@@ -116,7 +104,7 @@ def test_messages_are_never_folded(tmp_path: Path) -> None:
     deep = tmp_path / ("a-rather-long-folder-name-" * 4) / ("another-long-one-" * 3)
     deep.mkdir(parents=True)
     shutil.copy(TRUTH / "empty" / "no_jobs.json", deep / "no_jobs.json")
-    run = _iopress("ingest", str(deep / "no_jobs.json"), "-o", str(tmp_path / "d.parquet"))
+    run = iopress("ingest", str(deep / "no_jobs.json"), "-o", str(tmp_path / "d.parquet"))
     assert f"error: {deep / 'no_jobs.json'}: holds no job record" in run.stderr.splitlines()
 
 
@@ -202,11 +190,11 @@ def test_a_build_with_a_file_that_gives_nothing_exits_1_and_writes_nothing(
     )
     shutil.copy(TRUTH / "empty" / "no_jobs.json", folder / "raw" / "none.json")
     out = tmp_path / "out"
-    run = _iopress("build", str(folder), "-o", str(out))
+    run = iopress("build", str(folder), "-o", str(out))
     assert run.returncode == 1 and "raw/none.json: holds no job record" in run.stderr
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
-    kept = _iopress("build", str(folder), "-o", str(out), "--keep-going")
+    kept = iopress("build", str(folder), "-o", str(out), "--keep-going")
     assert kept.returncode == 0, kept.stderr
     assert "raw/none.json: file: holds no job record" in kept.stderr
 

@@ -3,11 +3,14 @@ that vendors sent them. Each test is one reproduction and states the REQUIRED be
 the attack is refused with a message naming the file and place (exit 1), or a usage
 error (exit 2), never a traceback, never a side effect outside the output folder.
 
-The CLI runs as a subprocess (``python -m pipeline.cli``) with a memory ceiling
-(RLIMIT_DATA, so that a memory bomb cannot take the machine down) and its own process
-group (so that a test that times out leaves no process behind). Full builds are slow:
-the site attacks share one build (``xss``); most other attacks must fail before any
-chart is drawn.
+Most attacks run the CLI in the test's process (``tests.cli``): they must be refused
+before any harm, and an answer takes milliseconds there. What could hang, eat memory or
+needs a process of its own runs ``isolated``: as a subprocess (``python -m pipeline.cli``)
+with a memory ceiling (RLIMIT_DATA, so that a memory bomb cannot take the machine down)
+and its own process group (so that a test that times out leaves no process behind):
+template bombs, a huge file, a tampered disk cache (the process holds no conversion in
+memory), kills. Full builds are slow: the site attacks share one build (``xss``); most
+other attacks must fail before any chart is drawn.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
+from tests.cli import iopress as in_process
 from tests.conftest import DATA, FS840, ROOT, once_per_run
 from tests.serve import served
 
@@ -135,10 +139,19 @@ def finish(job: Job, timeout: float) -> Run:
     return Run(code, out, err, time.monotonic() - began, usage.ru_maxrss)
 
 
-def iopress(
+def isolated(
     *args: str | Path, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
 ) -> Run:
+    """The CLI as a process of its own (memory ceiling, own process group, killed after
+    ``timeout``)."""
     return finish(start(*args, cwd=cwd, env=env), timeout)
+
+
+def iopress(*args: str | Path, cwd: Path, **env: str | Path) -> Run:
+    """The CLI in this process (``tests.cli``), ``env`` added to the environment."""
+    began = time.monotonic()
+    ran = in_process(*args, cwd=cwd, **env)
+    return Run(ran.returncode, ran.stdout, ran.stderr, time.monotonic() - began, 0)
 
 
 def assert_refused(run: Run, *words: str, code: int = 1) -> None:
@@ -269,7 +282,7 @@ def test_template_injection_fails_the_build(payload: str, tmp_path: Path) -> Non
     marker = tmp_path / "MARKER"
     summary = report / "text" / "en" / "summary.md"
     line = append_line(summary, INJECTIONS[payload].replace("MARKER", str(marker)))
-    run = iopress("build", report, "-o", tmp_path / "out", cwd=tmp_path, timeout=60)
+    run = isolated("build", report, "-o", tmp_path / "out", cwd=tmp_path, timeout=60)
     assert not marker.exists(), "a placeholder ran a shell command"
     assert_refused(run, "text/en/summary.md", f"line {line}")
     assert not (tmp_path / "out").exists()
@@ -286,7 +299,7 @@ def test_template_injection_refused_by_every_command(command: str, tmp_path: Pat
         "verify": ["--published", report / "published" / "seed000.csv"],
         "datasheet": ["-o", tmp_path / "sheet"],
     }[command]
-    run = iopress(command, report, *extra, cwd=tmp_path, timeout=120)
+    run = iopress(command, report, *extra, cwd=tmp_path)
     assert not marker.exists(), f"iopress {command}: a placeholder ran a shell command"
     assert_refused(run, "text/de/summary.md", f"line {line}")
 
@@ -388,7 +401,7 @@ def test_spc1_record_outside_the_folder_is_not_read(form: str, tmp_path: Path) -
     target = creds if form.endswith(".toml") else creds.with_suffix("")
     name = "../" * 30 + str(target.relative_to("/"))
     edit_toml(report, 'spc1 = ["AE00008", "A00163"]', f"spc1 = [{toml_string(name)}]")
-    run = iopress("tables", report, cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, cwd=tmp_path)
     assert "password" not in run.text and "s3cret" not in run.text, f"record was read:\n{run}"
     assert_refused(run, "spc1[0]")
 
@@ -446,7 +459,7 @@ def test_fio_job_description_outside_the_folder_is_not_used(
     outside = tmp_path / "outside"
     outside.mkdir()
     place(report, outside)
-    run = iopress("tables", report, cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, cwd=tmp_path)
     assert_refused(run)
     assert any(name in run.text for name in ("win_iops.1.log", "win.json", "win.fio")), run
 
@@ -532,7 +545,7 @@ def _xss_build(tmp: Path) -> Built:
             append_line(report / "text" / lang / f"{section}.md", "\n\n".join(PAYLOADS))
     cache = tmp / "cache"
     out = tmp / "out"
-    run = iopress("build", report, "-o", out, cwd=tmp, env=cli_env(IOPRESS_CACHE=cache))
+    run = iopress("build", report, "-o", out, cwd=tmp, IOPRESS_CACHE=cache)
     return Built(run, out, report, cache)
 
 
@@ -678,7 +691,7 @@ def test_tampered_cache_never_reaches_the_output(xss: Built, tmp_path: Path) -> 
     whole = truncated.read_bytes()
     truncated.write_bytes(whole[: len(whole) // 2])
     out = tmp_path / "out"
-    run = iopress("build", xss.report, "-o", out, cwd=tmp_path, env=cli_env(IOPRESS_CACHE=cache))
+    run = isolated("build", xss.report, "-o", out, cwd=tmp_path, env=cli_env(IOPRESS_CACHE=cache))
     assert run.code == 0, run
     assert found_in_output("TAMPERED", run, out) == []
     for pdf in sorted(out.glob("*.pdf")):
@@ -716,7 +729,7 @@ def test_report_toml_with_bom_is_accepted(tmp_path: Path) -> None:
     report = copy_report(tmp_path)
     toml = report / "report.toml"
     toml.write_bytes(b"\xef\xbb\xbf" + toml.read_bytes())
-    run = iopress("tables", report, "--lang", "en", cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, "--lang", "en", cwd=tmp_path)
     assert run.code == 0, run
     assert "1,008,045" in run.out
 
@@ -728,7 +741,7 @@ def test_report_toml_in_latin1_names_the_line(tmp_path: Path) -> None:
     first = next(i for i, b in enumerate(data) if b >= 0x80)
     line = data[:first].count(b"\n") + 1
     toml.write_bytes(data)
-    run = iopress("tables", report, cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, cwd=tmp_path)
     assert_refused(run, "report.toml", f"line {line}")
 
 
@@ -737,7 +750,7 @@ def test_narrative_with_invalid_utf8_names_file_and_line(tmp_path: Path) -> None
     method = report / "text" / "en" / "method.md"
     line = append_line(method, "placeholder")
     method.write_bytes(method.read_bytes().replace(b"placeholder", b"caf\xe9 \xff\xfe"))
-    run = iopress("tables", report, cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, cwd=tmp_path)
     assert_refused(run, "text/en/method.md", f"line {line}")
 
 
@@ -752,7 +765,7 @@ def test_narrative_with_invalid_utf8_names_file_and_line(tmp_path: Path) -> None
 def test_non_finite_number_is_refused(old: str, new: str, field: str, tmp_path: Path) -> None:
     report = copy_report(tmp_path)
     edit_toml(report, old, new)
-    run = iopress("tables", report, cwd=tmp_path, timeout=120)
+    run = iopress("tables", report, cwd=tmp_path)
     assert_refused(run, "report.toml", field)
 
 
@@ -762,7 +775,7 @@ def test_huge_sparse_raw_file_is_refused_quickly(tmp_path: Path) -> None:
     raw.unlink()
     with raw.open("wb") as fh:
         fh.truncate(2 << 30)
-    run = iopress("tables", report, cwd=tmp_path, timeout=30)
+    run = isolated("tables", report, cwd=tmp_path, timeout=30)
     assert run.max_rss_kib < 1 << 20, f"{run.max_rss_kib // 1024} MiB used\n{run}"
     assert_refused(run, "raw/fs840.iogen.csv")
 
@@ -852,7 +865,7 @@ def test_build_killed_midway_leaves_nothing_and_next_build_works(tmp_path: Path)
         second = start("build", report, "-o", out, cwd=tmp_path, env=env)
         groups.append(second.pid)
         survivors |= _kill_when(second, lambda: _making_site(tmp_path, tmpdir), 20)
-        run = iopress("build", report, "-o", out, cwd=tmp_path, env=env)
+        run = isolated("build", report, "-o", out, cwd=tmp_path, env=env)
         assert run.code == 0, run
         assert (out / "site" / "index.html").is_file()
         alive = [f"{pid}: {who}" for pid, who in survivors.items() if _identity(pid) == who]

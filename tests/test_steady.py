@@ -16,7 +16,7 @@ from pipeline import ingest
 from pipeline.build import build
 from pipeline.ingest.base import ReadOptions, interval_frame
 from pipeline.validate import steady_table
-from tests.test_campaign import iopress
+from tests.cli import iopress
 
 PTS = Path(__file__).resolve().parent / "data" / "pts"
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"

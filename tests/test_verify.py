@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +9,7 @@ import pytest
 from pipeline.errors import InputError
 from pipeline.report.context import ReportContext
 from pipeline.verify import Expected, agrees, candidates, parse, verify
+from tests.cli import iopress
 from tests.conftest import FS840
 
 PUBLISHED = FS840 / "published" / "seed000.csv"
@@ -74,26 +73,14 @@ def test_unknown_figure_names_the_line(tmp_path: Path, fs840_context: ReportCont
 
 
 def test_cli_exit_status(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "verify", str(FS840), "--published", str(PUBLISHED)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
-    )
+    run = iopress("verify", FS840, "--published", PUBLISHED)
     assert run.returncode == 1
     assert run.stdout.splitlines()[-1] == "134 figures checked, 8 differ"
     good = tmp_path / "good.csv"
     good.write_text(
         "table,row,column,printed\nmin_latency,random 4K 100,lat,230 µs\n", encoding="utf-8"
     )
-    ok = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "verify", str(FS840), "--published", str(good)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
-    )
+    ok = iopress("verify", FS840, "--published", good)
     assert ok.returncode == 0 and ok.stdout == "1 figures checked, 0 differ\n"
 
 

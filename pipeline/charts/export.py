@@ -38,24 +38,31 @@ class Drawing:
         return cache.key("chart", RENDERERS, self.spec, self.locale, self.kind)
 
 
-def _render_all(drawings: list[Drawing]) -> dict[str, Future[bytes]]:
-    """The drawings by cache key, as futures; each chart goes through Vega once."""
-    found: dict[str, Future[bytes]] = {}
-    svgs: dict[tuple[str, str], Future[bytes]] = {}
-    for d in sorted(drawings, key=lambda d: d.kind != "svg"):  # every SVG before a PDF
-        svg = svgs.get((d.spec, d.locale)) or renderer().svg(d.spec, d.locale)
-        svgs[(d.spec, d.locale)] = svg
-        found[d.key] = svg if d.kind == "svg" else renderer().pdf(svg)
-    return found
-
-
 @dataclass
 class Pending:
     """Charts being drawn: ``wait`` writes every file (and fills the cache)."""
 
-    wanted: list[tuple[Path, Drawing]]
-    found: dict[str, bytes]
+    wanted: list[tuple[Path, Drawing]] = field(default_factory=list)
+    found: dict[str, bytes] = field(default_factory=dict)
     drawing: dict[str, Future[bytes]] = field(default_factory=dict)
+    svgs: dict[tuple[str, str], Future[bytes]] = field(default_factory=dict)
+
+    def want(self, path: Path, drawing: Drawing) -> None:
+        """``drawing`` into ``path``: from the cache, or started at once (Vega's engine
+        starts with the first chart the cache lacks; each chart goes through Vega once)."""
+        self.wanted.append((path, drawing))
+        key = drawing.key
+        if key in self.found or key in self.drawing:
+            return
+        if (data := cache.get(key)) is not None:
+            self.found[key] = data
+            return
+        svg = self.svgs.get((drawing.spec, drawing.locale))
+        if svg is None:
+            svg = self.svgs[(drawing.spec, drawing.locale)] = renderer().svg(
+                drawing.spec, drawing.locale
+            )
+        self.drawing[key] = svg if drawing.kind == "svg" else renderer().pdf(svg)
 
     def wait(self) -> None:
         for name, future in self.drawing.items():
@@ -69,8 +76,8 @@ def start_saving(
     jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]],
 ) -> Pending:
     """Start drawing every chart of ``jobs`` (chart, file stem, formatter, kinds) that is
-    not in the cache; the Vega-Lite JSON is written at once."""
-    wanted: list[tuple[Path, Drawing]] = []
+    not in the cache, chart by chart; the Vega-Lite JSON is written at once."""
+    pending = Pending()
     for chart, stem, fmt, kinds in jobs:
         spec = chart.to_dict(validate=False)  # validated by the tests (test_charts)
         text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
@@ -79,14 +86,10 @@ def start_saving(
                 json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False), encoding="utf-8"
             )
         locale = json.dumps(fmt.d3_locale(), sort_keys=True, ensure_ascii=False)
-        wanted += [
-            (stem.with_name(f"{stem.name}.{k}"), Drawing(text, locale, k))
-            for k in kinds
-            if k != "vl.json"
-        ]
-    found = {d.key: data for _, d in wanted if (data := cache.get(d.key)) is not None}
-    missing = {d.key: d for _, d in wanted if d.key not in found}
-    return Pending(wanted, found, _render_all(list(missing.values())))
+        for kind in ("svg", "pdf"):  # the SVG first: its PDF is made from it
+            if kind in kinds:
+                pending.want(stem.with_name(f"{stem.name}.{kind}"), Drawing(text, locale, kind))
+    return pending
 
 
 def save_many(jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]]) -> None:
