@@ -4,6 +4,7 @@ own empty output cache, so no test passes thanks to an earlier run's cached draw
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import pickle
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from pypdf import PdfReader
 
 from pipeline.build import BuildResult, build, prepare
 from pipeline.report.context import ReportContext
@@ -37,6 +39,22 @@ def _session_cache() -> str:
 
 
 os.environ["IOPRESS_CACHE"] = _session_cache()
+_PDF_TEXTS = Path(os.environ["IOPRESS_CACHE"] + "-pdf-text")
+
+
+def pdf_text(path: Path) -> str:
+    """A PDF's text (pypdf, pages joined by line breaks), extracted once per content and
+    test run: several tests read the same PDF of a shared build, at ≈ 1 s a document."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    kept = _PDF_TEXTS / f"{digest}.txt"
+    if kept.is_file():
+        return kept.read_text(encoding="utf-8")
+    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    _PDF_TEXTS.mkdir(exist_ok=True)
+    part = kept.with_name(f".{digest}.{os.getpid()}")
+    part.write_text(text, encoding="utf-8")
+    part.replace(kept)  # whole or not at all, whichever worker wins
+    return text
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.build import BuildResult, build
 from pipeline.units import parse_block_size
-from tests.conftest import DATA, ROOT, SHARED
+from tests.conftest import DATA, ROOT, SHARED, pdf_text
 
 A800 = ROOT / "data" / "examples" / "a800"
 SEED = SHARED / "seeds" / "004_e79ebe8dd32d6053.txt"
@@ -55,8 +55,6 @@ def test_both_setups_three_hosts(a800_build: BuildResult) -> None:
 
 
 def test_pdfs_and_site_carry_the_declared_charts(a800_build: BuildResult) -> None:
-    from pypdf import PdfReader
-
     charts = {p.name.split(".")[0] for p in (a800_build.out / "charts").iterdir()}
     assert {
         "dual_axis_random_8k_r100",
@@ -64,8 +62,8 @@ def test_pdfs_and_site_carry_the_declared_charts(a800_build: BuildResult) -> Non
         "response_48vcpu_random_8k",
         "stability_4vcpu_random_8k",
     } <= charts
-    de = " ".join(p.extract_text() for p in PdfReader(a800_build.out / "a800.de.pdf").pages)
-    en = " ".join(p.extract_text() for p in PdfReader(a800_build.out / "a800.en.pdf").pages)
+    de = pdf_text(a800_build.out / "a800.de.pdf").replace("\n", " ")
+    en = pdf_text(a800_build.out / "a800.en.pdf").replace("\n", " ")
     assert "IOPS und Latenz je Konfiguration" in " ".join(de.split())
     assert "Kennzahlen" in de and "648’293 IOPS" in de
     assert "IOPS and latency per configuration" in " ".join(en.split())

@@ -11,12 +11,11 @@ from pypdf import PdfReader
 
 from pipeline.build import BuildResult, build
 from pipeline.errors import InputErrors
-from tests.conftest import FS840
+from tests.conftest import FS840, pdf_text
 
 
 def _pdf_text(path: Path) -> tuple[int, str]:
-    reader = PdfReader(path)
-    return len(reader.pages), "\n".join(page.extract_text() for page in reader.pages)
+    return len(PdfReader(path).pages), pdf_text(path)
 
 
 def test_outputs_exist(fs840_build: BuildResult) -> None:

@@ -16,7 +16,7 @@ from pipeline.build import BuildResult
 from pipeline.compute import economics
 from pipeline.errors import InputErrors
 from pipeline.ingest import spc1
-from tests.conftest import FS840, ROOT
+from tests.conftest import FS840, ROOT, pdf_text
 
 
 def _csv(build: BuildResult, name: str) -> pl.DataFrame:
@@ -247,9 +247,7 @@ def test_cost_chart_spec(fs840_context: object) -> None:
 
 
 def test_economics_in_pdf_and_site(fs840_build: BuildResult) -> None:
-    from pypdf import PdfReader
-
-    text = " ".join(p.extract_text() for p in PdfReader(fs840_build.out / "fs840.de.pdf").pages)
+    text = pdf_text(fs840_build.out / "fs840.de.pdf").replace("\n", " ")
     for words in (
         "Kostenentwicklung Storagesysteme",
         "Footprintvergleich Storagesysteme",

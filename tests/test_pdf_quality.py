@@ -15,6 +15,7 @@ from pypdf.generic import ArrayObject, DictionaryObject
 
 from pipeline.build import BuildResult
 from pipeline.report.context import ReportContext
+from tests.conftest import pdf_text
 
 
 def _xmp(path: Path) -> str:
@@ -93,7 +94,7 @@ def test_appendix_provenance_and_quality(fs840_build: BuildResult) -> None:
     from tests.conftest import FS840
 
     digest = hashlib.sha256((FS840 / "raw" / "fs840.iogen.csv").read_bytes()).hexdigest()
-    text = " ".join(p.extract_text() for p in PdfReader(fs840_build.out / "fs840.en.pdf").pages)
+    text = pdf_text(fs840_build.out / "fs840.en.pdf").replace("\n", " ")
     flat = "".join(text.split())
     assert digest in flat  # printed in four lines of 16
     assert "Recordsread:1,944,accepted:1,944,rejected:0." in flat

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from tests.cli import iopress as in_process
-from tests.conftest import DATA, FS840, ROOT, once_per_run
+from tests.conftest import DATA, FS840, ROOT, once_per_run, pdf_text
 from tests.serve import served
 
 MIXED = DATA / "reports" / "mixed"
@@ -226,17 +226,6 @@ def leftovers(*folders: Path) -> list[str]:
         for p in folder.iterdir()
         if pattern.match(p.name)
     )
-
-
-_PDF_TEXTS: dict[bytes, str] = {}
-
-
-def pdf_text(path: Path) -> str:
-    """A PDF's text, read once per content (the site repeats the build's PDFs)."""
-    digest = hashlib.sha256(path.read_bytes()).digest()
-    if digest not in _PDF_TEXTS:
-        _PDF_TEXTS[digest] = "\n".join(page.extract_text() for page in PdfReader(path).pages)
-    return _PDF_TEXTS[digest]
 
 
 def found_in_output(needle: str, run: Run, out: Path) -> list[str]:

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
 
 from pipeline.build import BuildResult
 from pipeline.render import site
 from pipeline.report.context import ReportContext
+from tests.conftest import pdf_text
 
 CAPTION = {"de": r"(?:Tabelle|Abbildung) \d+ – [^<*]+", "en": r"(?:Table|Figure) \d+ – [^<*]+"}
 
@@ -24,10 +24,7 @@ def _page(out: Path, lang: str) -> str:
 
 @pytest.mark.parametrize("lang", ["de", "en"])
 def test_numbers_equal_the_pdf(fs840_build: BuildResult, lang: str) -> None:
-    pdf = " ".join(
-        " ".join(p.extract_text().split())
-        for p in PdfReader(fs840_build.out / f"fs840.{lang}.pdf").pages
-    )
+    pdf = " ".join(pdf_text(fs840_build.out / f"fs840.{lang}.pdf").split())
     captions = [
         " ".join(c.split()) for c in re.findall(CAPTION[lang], _page(fs840_build.out, lang))
     ]
