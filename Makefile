@@ -27,8 +27,16 @@ demo: $(STAMP)
 	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
-test: lint debs
-	$(BIN)/python -m pytest -q -n auto
+# mypy (one core, ~13 s from a cold cache) runs beside the tests: it takes the core that
+# the campaign and browser tests leave idle while fio and chromium run. Either failing
+# fails the target; mypy's report follows the tests'.
+test: $(STAMP) debs
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	@log=$$(mktemp); $(BIN)/mypy >$$log 2>&1 & typing=$$!; \
+	$(BIN)/python -m pytest -q -n auto; tests=$$?; \
+	wait $$typing; typed=$$?; cat $$log; rm -f $$log; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # Debian packages some tests drive: chromium (the site in a browser), poppler-utils
 # (pdftotext, the layout check of every PDF) and fio (campaigns run end to end).
@@ -40,9 +48,11 @@ debs:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } \
 	  || echo "warning: could not install $$missing; their tests are skipped outside CI"
 
+LINTED := pipeline tests data/examples benchmarks
+
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline tests data/examples benchmarks
-	$(BIN)/ruff format --check pipeline tests data/examples benchmarks
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
 
 # Regenerate the golden typst/Markdown files after an intended change of the output.
