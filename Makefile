@@ -69,6 +69,7 @@ fio-fixtures: $(STAMP)
 	tests/data/fio-log/generate.sh
 	tests/data/pts/generate.sh
 	tests/data/fio-truth/ingest_truth.sh
+	tests/data/fio-sweep/generate.sh
 	$(BIN)/python -m tests.regenerate_expected
 
 # Performance figures (docs/performance.md); installs fio-plot in its own venv for the

@@ -166,35 +166,44 @@ def report_folder(target: Path, raw_file: Path, fmt: str) -> Path:
     return target
 
 
-def fio_plot_layout(folder: Path) -> dict[Path, tuple[str, list[int]]]:
-    """S once more as fio-plot reads it (bench-fio's layout, one job record per file): a
-    folder per block size and mix holding ``<rw>-1-<numjobs>.json``; returns each folder
-    with its rw and numjobs levels."""
-    job = _job_template()
-    made = {}
-    for kib, access in BLOCKS:
-        for mix in MIXES:
-            rw = {100: "randread", 0: "randwrite"}.get(mix, "randrw")
-            if access == "sequential":
-                rw = {100: "read", 0: "write"}.get(mix, "rw")
-            target = folder / f"{kib}k_{mix}"
-            target.mkdir(parents=True, exist_ok=True)
-            for level in LEVELS:
-                iops, lat = _point(kib, level)
-                rec = copy.deepcopy(job)
-                opts = {
-                    "rw": rw,
-                    "rwmixread": str(mix),
-                    "bs": f"{kib}k",
-                    "iodepth": "1",
-                    "numjobs": str(level),
-                }
-                rec["job options"] = opts
-                rec["read"] = _direction(job["read"], 3 * iops * mix / 100, lat, kib * 1024)
-                rec["write"] = _direction(
-                    job["read"], 3 * iops * (100 - mix) / 100, lat, kib * 1024
-                )
-                doc = {"fio version": "fio-3.33", "global options": opts, "jobs": [rec]}
-                (target / f"{rw}-1-{level}.json").write_text(json.dumps(doc), encoding="utf-8")
-            made[target] = (rw, LEVELS)
-    return made
+SWEEP = ROOT / "tests" / "data" / "fio-sweep"  # made by `make fio-fixtures` (Debian's fio)
+SWEEP_TOML = """id = "sweep"
+title = { de = "fio-Sweep", en = "fio sweep" }
+author = "iopress bench"
+version = "1"
+date = 2026-11-22
+classification = { de = "intern", en = "internal" }
+sponsor = { de = "Eigenmessung", en = "Own measurement" }
+
+[system]
+name = "Null engine"
+vendor = "fio"
+
+[[sources]]
+path = "raw/**/*.json"
+format = "fio"
+"""
+SWEEP_TEXT = '{{ maximum("4K", "random", 100).iops }} IOPS.\n'
+
+
+def sweep_report(target: Path) -> Path:
+    """A report folder holding the real fio sweep (tests/data/fio-sweep) as its raw data."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(SWEEP, target / "raw", ignore=shutil.ignore_patterns("*.sh", "*.md", "FIO*"))
+    (target / "report.toml").write_text(SWEEP_TOML, encoding="utf-8")
+    for lang in ("de", "en"):
+        for section in ("summary", "setup", "method", "conclusion"):
+            text = target / "text" / lang / f"{section}.md"
+            text.parent.mkdir(parents=True, exist_ok=True)
+            text.write_text(SWEEP_TEXT, encoding="utf-8")
+    return target
+
+
+def sweep_profiles() -> dict[Path, tuple[str, list[int]]]:
+    """The sweep's folders as fio-plot reads them: each with its rw and numjobs levels."""
+    found: dict[Path, tuple[str, list[int]]] = {}
+    for folder in sorted(p for p in SWEEP.iterdir() if p.is_dir()):
+        names = [p.stem.split("-") for p in folder.glob("*.json")]
+        found[folder] = (names[0][0], sorted(int(n[2]) for n in names))
+    return found

@@ -218,3 +218,23 @@ def test_a_group_report_of_several_sections_is_rejected_not_read_as_fewer_jobs()
 def test_a_group_report_of_one_section_keeps_its_numjobs() -> None:
     points = to_points(_read(TRUTH / "sections" / "one.json").intervals)
     assert points["parallelism"].to_list() == [4]
+
+
+SWEEP = Path(__file__).resolve().parent / "data" / "fio-sweep"
+BLOCKS = {"4k": 4096, "8k": 8192, "64k": 65536, "256k": 262144, "1m": 1048576}
+
+
+def test_a_real_sweep_reads_as_its_75_points() -> None:
+    """bench-fio's layout (tests/data/fio-sweep): each file one point, whose block size,
+    mix and parallelism are those its folder and name say it was run with."""
+    files = sorted(SWEEP.glob("*/*.json"))
+    read = [ingest.read(p, ReadOptions(root=SWEEP), "fio") for p in files]
+    assert len(files) == 75 and all(r.accepted == r.records_read == 1 for r in read)
+    for path, result in zip(files, read, strict=True):
+        block, mix = path.parent.name.split("_r")
+        points = to_points(result.intervals)
+        assert points.height == 1, path
+        point = points.row(0, named=True)
+        access = "sequential" if block in ("256k", "1m") else "random"
+        assert (point["block_size"], point["read_pct"]) == (BLOCKS[block], float(mix)), path
+        assert (point["access"], point["parallelism"]) == (access, int(path.stem.split("-")[2]))
