@@ -155,18 +155,25 @@ def _listing(paths: Sequence[Path | str]) -> Path:
     return Path(handle.name)
 
 
+# Runs a command and prints its seconds and peak RSS. A process started by this (large)
+# benchmark would count the benchmark's own RSS as its peak: Linux keeps the high-water
+# mark of the memory a child had before exec. This small process starts the command.
+MEASURE = """
+import json, os, resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+seconds = time.perf_counter() - start
+if done.returncode:
+    sys.exit(done.stderr.decode(errors="replace")[-3000:])
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "rss_mb": peak}))
+"""
+
+
 def run_once(command: list[str]) -> tuple[float, float]:
     """Seconds and peak RSS (MB) of one run of ``command`` (its own process)."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            err.seek(0)
-            raise SystemExit(f"{' '.join(command)} failed:\n{err.read().decode()[-3000:]}")
-    proc.returncode = 0
-    return seconds, usage.ru_maxrss / 1024
+    measured = _python(MEASURE, *command)
+    return measured["seconds"], measured["rss_mb"]
 
 
 def timed(command: list[str], runs: int) -> Runs:
