@@ -10,6 +10,7 @@ everything succeeded, so a failed build never replaces a good earlier one.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 import shutil
 import tempfile
@@ -28,7 +29,7 @@ from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
-from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
+from pipeline.ingest.base import Batch, ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
@@ -144,19 +145,37 @@ def _failed(err: InputError) -> Reject:
 
 def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
     """One frame of every file's rows, in the order of the files (the "read twice" check
-    keeps the first file's); plain rows of consecutive files become one frame at once."""
+    keeps the first file's): each file's frame, or the shared frame of consecutive files
+    read together (``Batch``); plain rows of consecutive files become one frame at once."""
     frames: list[pl.DataFrame] = []
-    plain: list[dict[str, object]] = []
-    for result in results:
-        if result.frame is None:
-            plain += result.rows or []
+    plain: list[ingest.ReadResult] = []
+    for shared, run in itertools.groupby(results, key=lambda r: r.batch):
+        members = list(run)
+        if shared is not None:
+            frames += _batch_frames(shared, members)
             continue
-        if plain:
-            frames.append(interval_frame(plain))
+        for result in members:
+            if result.frame is None:
+                plain.append(result)
+                continue
+            frames += _plain_frame(plain)
             plain = []
-        frames.append(result.frame)
-    frames.append(interval_frame(plain))
-    return pl.concat(frames)
+            frames.append(result.frame)
+        frames += _plain_frame(plain)
+        plain = []
+    return pl.concat([*frames, interval_frame([])])
+
+
+def _batch_frames(shared: Batch, members: list[ingest.ReadResult]) -> list[pl.DataFrame]:
+    """A batch's frame whole when every file of it is here, else the files' own rows."""
+    if sum(m.span[1] for m in members) == shared.frame.height:
+        return [shared.frame]
+    return [m.intervals for m in members]
+
+
+def _plain_frame(results: list[ingest.ReadResult]) -> list[pl.DataFrame]:
+    rows = [row for r in results for row in r.rows or ()]
+    return [interval_frame(rows)] if rows else []
 
 
 def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

@@ -58,3 +58,26 @@ def test_file_read_twice_keeps_the_first_in_file_order() -> None:
         assert data.intervals["source"].unique().to_list() == [kept]
         assert len(data.rejects) == first.accepted
         assert all("already read from " + kept in str(r) for r in data.rejects)
+
+
+def test_batched_rows_give_what_each_file_gave(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain rows of consecutive files move into shared frames (memory grows with the data,
+    not the number of files): each file still has its own rows and counts, and any choice
+    of files combines as without batches."""
+    from pipeline.build import combine
+
+    good = sorted(FIO.glob("*.json")) + sorted((DATA / "fio-sweep").glob("*/*.json"))[:20]
+    jobs: list[ingest.Job] = [(p, ReadOptions(label=p.name), "fio") for p in good]
+    monkeypatch.setattr(ingest, "BATCH_ROWS", 10**9)
+    whole = [_result(o) for o in ingest.read_many(jobs)]
+    monkeypatch.setattr(ingest, "BATCH_ROWS", 7)
+    batched = [_result(o) for o in ingest.read_many(jobs)]
+    assert sum(r.batch is not None for r in batched) > len({id(r.batch) for r in batched}) > 2
+    assert [_summary(r) for r in batched] == [_summary(r) for r in whole]
+    for chosen in (slice(None), slice(None, None, 2), slice(3, -3)):
+        assert combine(batched[chosen]).intervals.equals(combine(whole[chosen]).intervals)
+
+
+def _result(outcome: ingest.Outcome) -> ingest.ReadResult:
+    assert isinstance(outcome, ingest.ReadResult), outcome
+    return outcome

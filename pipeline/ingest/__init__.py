@@ -9,6 +9,7 @@ in which sniffing tries them: the most specific signature first.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from pipeline import procs
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, fio_log, iogen, vdbench
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import ReadOptions, ReadResult, Reject, batch
 from pipeline.inputs import utf8_head
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
@@ -115,7 +116,34 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     A file that cannot be read gives its error in its place."""
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
-        return [_outcome(*_read_one(job)) for job in jobs]
+        return _batched(_outcome(*_read_one(job)) for job in jobs)
     chunk = max(1, len(jobs) // (workers * 8))
     with procs.pool(workers) as pool:
-        return [_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk)]
+        return _batched(_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk))
+
+
+BATCH_ROWS = 8192  # plain rows held as dicts at most, before they become one frame
+
+
+def _batched(outcomes: Iterable[Outcome]) -> list[Outcome]:
+    """The outcomes in order, as they come; the plain rows of consecutive files moved into
+    one frame every ``BATCH_ROWS`` rows, so that memory grows with the data as a frame
+    holds it, not with the number of files (a file with a frame of its own ends a batch)."""
+    done: list[Outcome] = []
+    pending: list[ReadResult] = []
+    held = 0
+    for outcome in outcomes:
+        done.append(outcome)
+        if not isinstance(outcome, ReadResult):
+            continue
+        if outcome.frame is not None:
+            batch(pending)
+            pending, held = [], 0
+        elif outcome.plain:
+            pending.append(outcome)
+            held += outcome.plain
+            if held >= BATCH_ROWS:
+                batch(pending)
+                pending, held = [], 0
+    batch(pending)
+    return done

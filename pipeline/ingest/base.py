@@ -61,12 +61,21 @@ class ReadOptions:
         return folders
 
 
+@dataclass(eq=False)
+class Batch:
+    """The plain rows of consecutive files as one frame: a row held as a dict takes about
+    ten times its place in a frame, and a frame of its own per file costs ~8 KB."""
+
+    frame: pl.DataFrame
+
+
 @dataclass
 class ReadResult:
     """Interval rows accepted from one file, plus everything rejected.
 
     A reader gives the rows either as a frame or as plain ``rows`` (dicts of schema
-    columns); plain rows of many files become one frame at once in ``combine``."""
+    columns). Reading many files moves plain rows into ``Batch`` frames shared by
+    consecutive files (``span``: this file's first row there and its number of rows)."""
 
     frame: pl.DataFrame | None
     rejects: list[Reject]
@@ -77,18 +86,40 @@ class ReadResult:
     sidecars: list[Path] = field(default_factory=list)  # other files read for this one
     skipped: bool = False  # nothing to read by design (an empty log, a clone read with another)
     format: str = ""  # the reader's format name (given, or recognised from the file)
+    batch: Batch | None = None
+    span: tuple[int, int] = (0, 0)
 
     @property
     def intervals(self) -> pl.DataFrame:
+        if self.batch is not None:
+            return self.batch.frame.slice(*self.span)
         if self.frame is None:
             self.frame = interval_frame(self.rows or [])
         return self.frame
 
     @property
     def accepted(self) -> int:
+        if self.batch is not None:
+            return self.span[1]
         if self.frame is None and self.rows is not None:
             return len(self.rows)
         return self.intervals.height
+
+    @property
+    def plain(self) -> int:
+        """Rows held as dicts (0 when none or when the rows are in a frame)."""
+        return len(self.rows or ()) if self.frame is None and self.batch is None else 0
+
+
+def batch(results: list[ReadResult]) -> None:
+    """Move the plain rows of ``results`` (consecutive files) into one shared frame."""
+    if not results:
+        return
+    shared = Batch(interval_frame([row for r in results for row in r.rows or ()]))
+    offset = 0
+    for result in results:
+        result.batch, result.span, result.rows = shared, (offset, len(result.rows or ())), None
+        offset += result.span[1]
 
 
 INTERVAL_SCHEMA = {f.name: f.dtype for f in INTERVAL_FIELDS}
