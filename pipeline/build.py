@@ -29,7 +29,7 @@ from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
-from pipeline.ingest.base import Batch, ReadOptions, Reject, interval_frame, problems
+from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
@@ -145,37 +145,19 @@ def _failed(err: InputError) -> Reject:
 
 def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
     """One frame of every file's rows, in the order of the files (the "read twice" check
-    keeps the first file's): each file's frame, or the shared frame of consecutive files
-    read together (``Batch``); plain rows of consecutive files become one frame at once."""
+    keeps the first file's): each file's own frame, or the shared frame of consecutive
+    files (``Batch``; files read one by one get theirs here)."""
+    ingest.batched(results)
     frames: list[pl.DataFrame] = []
-    plain: list[ingest.ReadResult] = []
     for shared, run in itertools.groupby(results, key=lambda r: r.batch):
         members = list(run)
-        if shared is not None:
-            frames += _batch_frames(shared, members)
-            continue
-        for result in members:
-            if result.frame is None:
-                plain.append(result)
-                continue
-            frames += _plain_frame(plain)
-            plain = []
-            frames.append(result.frame)
-        frames += _plain_frame(plain)
-        plain = []
+        if shared is None:
+            frames += [m.frame for m in members if m.frame is not None]
+        elif sum(m.span[1] for m in members) == shared.frame.height:
+            frames.append(shared.frame)
+        else:  # some files of the batch are not here
+            frames += [m.intervals for m in members]
     return pl.concat([*frames, interval_frame([])])
-
-
-def _batch_frames(shared: Batch, members: list[ingest.ReadResult]) -> list[pl.DataFrame]:
-    """A batch's frame whole when every file of it is here, else the files' own rows."""
-    if sum(m.span[1] for m in members) == shared.frame.height:
-        return [shared.frame]
-    return [m.intervals for m in members]
-
-
-def _plain_frame(results: list[ingest.ReadResult]) -> list[pl.DataFrame]:
-    rows = [row for r in results for row in r.rows or ()]
-    return [interval_frame(rows)] if rows else []
 
 
 def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

@@ -116,19 +116,20 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     A file that cannot be read gives its error in its place."""
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
-        return _batched(_outcome(*_read_one(job)) for job in jobs)
+        return batched(_outcome(*_read_one(job)) for job in jobs)
     chunk = max(1, len(jobs) // (workers * 8))
     with procs.pool(workers) as pool:
-        return _batched(_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk))
+        return batched(_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk))
 
 
 BATCH_ROWS = 8192  # plain rows held as dicts at most, before they become one frame
 
 
-def _batched(outcomes: Iterable[Outcome]) -> list[Outcome]:
+def batched(outcomes: Iterable[Outcome]) -> list[Outcome]:
     """The outcomes in order, as they come; the plain rows of consecutive files moved into
     one frame every ``BATCH_ROWS`` rows, so that memory grows with the data as a frame
-    holds it, not with the number of files (a file with a frame of its own ends a batch)."""
+    holds it, not with the number of files (a file whose rows are already in a frame ends
+    a batch)."""
     done: list[Outcome] = []
     pending: list[ReadResult] = []
     held = 0
@@ -136,7 +137,7 @@ def _batched(outcomes: Iterable[Outcome]) -> list[Outcome]:
         done.append(outcome)
         if not isinstance(outcome, ReadResult):
             continue
-        if outcome.frame is not None:
+        if outcome.frame is not None or outcome.batch is not None:
             batch(pending)
             pending, held = [], 0
         elif outcome.plain:
