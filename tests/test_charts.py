@@ -118,3 +118,39 @@ def test_every_chart_of_both_examples_is_valid_vega_lite(fs840_context: ReportCo
                 draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt).to_dict()
             if "cost" in ctx.tables:
                 CHARTS["cost"](ctx.cost_frame(lang), fmt).to_dict()
+
+
+def _axis_formats(spec: object) -> list[str]:
+    """Every axis format of a Vega-Lite spec, at any depth."""
+    if isinstance(spec, dict):
+        axis = spec.get("axis")
+        found = [axis["format"]] if isinstance(axis, dict) and "format" in axis else []
+        return found + [f for v in spec.values() for f in _axis_formats(v)]
+    if isinstance(spec, list):
+        return [f for v in spec for f in _axis_formats(v)]
+    return []
+
+
+def test_sub_microsecond_latencies_keep_their_digits_on_every_axis() -> None:
+    """Debian's fio on the null engine (tests/data/fio-sweep) reports latencies of a few
+    tenths of a µs: two places in ms printed every tick as 0. Each chart's latency axis
+    shows them with two significant digits."""
+    from pipeline import ingest
+    from pipeline.build import combine
+    from pipeline.ingest.base import ReadOptions
+    from tests.conftest import DATA
+
+    sweep = DATA / "fio-sweep"
+    files = sorted(sweep.glob("8k_*/*.json"))
+    points = combine([ingest.read(p, ReadOptions(root=sweep), "fio") for p in files]).points
+    fmt = Formatter(Strings("en"))
+    read = points.filter(pl.col("read_pct") == 100)
+    top_us = float(read["lat_mean_us"].max())  # type: ignore[arg-type]
+    assert 0 < top_us < 5
+    # the latency axis of each chart, in its unit: ms, µs, and µs on a log axis
+    for kind, top in (("standard", top_us / 1000), ("dual_axis", top_us), ("percentiles", 0)):
+        formats = _axis_formats(CHARTS[kind](read, fmt).to_dict())
+        fixed = [f for f in formats if f.endswith("~f")]
+        assert ("~g" in formats) if kind == "percentiles" else len(fixed) == 1, (kind, formats)
+        for f in fixed:  # ",.5~f": the largest value keeps two significant digits
+            assert f"{top:.{int(f[2:-2])}f}".strip("0.") != "", (kind, f)

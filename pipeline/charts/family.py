@@ -12,7 +12,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from pipeline.charts.standard import mix_colour, mix_label, parallelism_x
+from pipeline.charts.standard import mix_colour, mix_label, parallelism_x, value_format
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.schema import PERCENTILES
@@ -78,7 +78,9 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     )
     lat = base.mark_line(strokeDash=DASHES["dashed"], strokeWidth=theme().line_width).encode(
         y=alt.Y(
-            "latency_us:Q", title=fmt.t("chart.lat_us"), axis=alt.Axis(format=",d", orient="right")
+            "latency_us:Q",
+            title=fmt.t("chart.lat_us"),
+            axis=alt.Axis(format=value_format(data["latency_us"].to_list(), 0), orient="right"),
         )
     )
     layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
@@ -127,7 +129,8 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     )
     colour = _setup_colour(points, fmt)
 
-    def panel(field: str, title: str, number: str) -> alt.Chart:
+    def panel(field: str, title: str, places: int) -> alt.Chart:
+        number = value_format(data[field].to_list(), places)
         chart: alt.Chart = (
             alt.Chart(data)
             .mark_line(strokeWidth=theme().line_width)
@@ -143,7 +146,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, ",d"), panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
     )
     return _finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
 
@@ -181,7 +184,11 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         .mark_line(point=True, strokeWidth=theme().line_width)
         .encode(
             x=alt.X("throughput:Q", title=value_title, axis=alt.Axis(format=",d")),
-            y=alt.Y("latency_ms:Q", title=fmt.t("chart.lat_ms"), axis=alt.Axis(format=",.2~f")),
+            y=alt.Y(
+                "latency_ms:Q",
+                title=fmt.t("chart.lat_ms"),
+                axis=alt.Axis(format=value_format(data["latency_ms"].to_list(), 2)),
+            ),
             color=mix_colour(points, fmt),
             order="parallelism:Q",
         )
@@ -233,7 +240,7 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
                 "latency_us:Q",
                 title=fmt.t("chart.lat_us"),
                 scale=alt.Scale(type="log"),
-                axis=alt.Axis(format=",d"),
+                axis=alt.Axis(format=value_format([], 0, logarithmic=True)),
             ),
             color=alt.Color(
                 "percentile:N",
@@ -257,7 +264,7 @@ def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
                 "lat_us:Q",
                 title=fmt.t("chart.lat_us"),
                 scale=alt.Scale(type="log"),
-                axis=alt.Axis(format=",d"),
+                axis=alt.Axis(format=value_format([], 0, logarithmic=True)),
             ),
             y=alt.Y("count:Q", title=fmt.t("chart.count"), axis=alt.Axis(format=",d")),
         )
@@ -286,7 +293,8 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
     )
 
-    def panel(field: str, axis_title: str, number: str) -> alt.Chart:
+    def panel(field: str, axis_title: str, places: int) -> alt.Chart:
+        number = value_format(data[field].to_list(), places)
         chart: alt.Chart = (
             alt.Chart(data)
             .mark_line(point=True, strokeWidth=theme().line_width)
@@ -300,6 +308,6 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, ",d"), panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
     )
     return _finish(both, title, fmt)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import polars as pl
 
@@ -60,11 +62,24 @@ def value_scale(values: list[float | None]) -> alt.Scale:
     return alt.Scale(zero=True)
 
 
+def value_format(values: list[float | None], places: int, logarithmic: bool = False) -> str:
+    """The d3 format of a value axis. A log axis spans decades: significant digits, not
+    fixed places (0.003, not 0.00). Otherwise ``places`` decimals, more where the largest
+    value needs them to show two significant digits: fio reports the sub-microsecond
+    latencies of fast devices, which two places in ms would all print as 0."""
+    if logarithmic:
+        return "~g"
+    top = max((abs(v) for v in values if v), default=0.0)
+    if 0 < top < 10 ** (1 - places):
+        places = 1 - math.floor(math.log10(top))
+    return f",.{places}~f" if places else ",d"
+
+
 def _panel(
     data: pl.DataFrame,
     field: str,
     title: str,
-    number_format: str,
+    places: int,
     colour: alt.Color,
     fmt: Formatter,
 ) -> alt.Chart:
@@ -72,8 +87,9 @@ def _panel(
     x = parallelism_x(data["parallelism"].to_list(), fmt)
     scale = value_scale(data[field].to_list()) if field == "latency_ms" else alt.Scale(zero=True)
     logarithmic = scale.to_dict(validate=False).get("type") == "log"
-    # a log axis spans decades: significant digits, not fixed places (0.003, not 0.00)
-    axis = alt.Axis(format="~g" if logarithmic else number_format)
+    values = data[field].to_list()
+    number_format = value_format(values, places)
+    axis = alt.Axis(format=value_format(values, places, logarithmic))
     y = alt.Y(f"{field}:Q", title=title, axis=axis, scale=scale)
     chart: alt.Chart = (
         alt.Chart(data)
@@ -101,8 +117,8 @@ def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
     data = chart_data(points, fmt)
     colour = mix_colour(points, fmt)
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
-    left = _panel(data, "throughput", left_title, ",d", colour, fmt)
-    right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), ",.2~f", colour, fmt)
+    left = _panel(data, "throughput", left_title, 0, colour, fmt)
+    right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), 2, colour, fmt)
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
