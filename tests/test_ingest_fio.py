@@ -110,3 +110,31 @@ def test_typed_fast_path_reads_what_the_full_parse_reads(
 
     monkeypatch.setattr(fio, "_TYPED", SimpleNamespace(decode=refuse))
     assert _outcome(path) == fast
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "named"),
+    [
+        (("read", "iops"), "1e999", "read.iops"),
+        (("read", "lat_ns", "mean"), "true", "read.lat_ns.mean"),
+        (("read", "lat_ns", "max"), "NaN", "read.max"),
+        (("read", "clat_ns", "percentile", "99.000000"), "-Infinity", "read.percentile.99"),
+        (("read", "clat_ns", "percentile", "50.000000"), '"12"', "read.percentile.50"),
+    ],
+)
+def test_a_field_that_is_not_a_finite_number_rejects_its_record(
+    tmp_path: Path, where: tuple[str, ...], value: str, named: str
+) -> None:
+    """Whatever path the file takes (typed decoding, full parse, Python's JSON for NaN),
+    a field iopress reads that is not a finite number rejects the record and names it."""
+    doc = json.loads((SAMPLES / "jsonplus.json").read_text(encoding="utf-8"))
+    target = doc["jobs"][0]
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = "@@"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc, indent=1).replace('"@@"', value), encoding="utf-8")
+    result = ingest.read(path, ReadOptions())
+    assert result.accepted == 0 and len(result.rejects) == 1
+    reason = str(result.rejects[0].reason)
+    assert f"{named} is " in reason and "not a number" in reason, reason

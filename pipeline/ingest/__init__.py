@@ -117,9 +117,19 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
         return batched(_outcome(*_read_one(job)) for job in jobs)
-    chunk = max(1, len(jobs) // (workers * 8))
+    size = max(1, len(jobs) // (workers * 8))
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     with procs.pool(workers) as pool:
-        return batched(_outcome(*done) for done in pool.map(_read_one, jobs, chunksize=chunk))
+        done = pool.map(_read_chunk, chunks)
+        return batched(_outcome(*one) for chunk in done for one in chunk)
+
+
+def _read_chunk(jobs: list[Job]) -> list[tuple[str, Any]]:
+    """For the worker processes: a chunk of files, their plain rows already in frames
+    (a frame crosses to the main process as one block of bytes, rows as objects)."""
+    done = [_read_one(job) for job in jobs]
+    batched(value for kind, value in done if kind == "ok")
+    return done
 
 
 BATCH_ROWS = 8192  # plain rows held as dicts at most, before they become one frame

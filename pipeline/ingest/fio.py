@@ -168,10 +168,15 @@ def _line(text: str, offset: int) -> int:
 
 def _record_lines(text: str, start: int, count: int) -> list[int]:
     """The line of each record's "jobname" key, in order (records are written in order)."""
-    lines, pos = [], start
+    lines, pos, line = [], start, _line(text, start)
     for _ in range(count):
-        pos = text.find('"jobname"', pos + 1)
-        lines.append(_line(text, pos) if pos >= 0 else _line(text, start))
+        found = text.find('"jobname"', pos + 1)
+        if found < 0:
+            lines.append(_line(text, start))
+            continue
+        line += text.count("\n", pos, found)
+        lines.append(line)
+        pos = found
     return lines
 
 
@@ -194,8 +199,8 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
             try:
-                row = _row(record, params, options, label, lines[i], doc.data, runs.get(i))
-                rows.append({**row, "interval": interval})
+                run = runs.get(i)
+                rows.append(_row(record, params, options, (label, lines[i], interval), doc, run))
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
                 where = Message.of("where.record", path=f"{key}[{i}]", line=lines[i])
@@ -242,16 +247,18 @@ def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
 class _Direction:
     iops: float
     bytes_per_s: float
-    ios: float
-    runtime_s: float
-    lat_us: float | None
-    lat_max_us: float | None
-    percentiles: dict[str, float]
+    ios: float = 0.0
+    runtime_s: float = 0.0
+    lat_us: float | None = None
+    lat_max_us: float | None = None
+    percentiles: dict[str, float] = field(default_factory=dict)
 
 
 def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
     """A numeric field, or a JobError naming it: fio JSON edited by hand can hold anything."""
     value = d.get(key, default)
+    if value.__class__ is float and value - value == 0.0:
+        return value  # finite (inf - inf and nan - nan are nan): the common case, first
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
     return float(value)
@@ -259,13 +266,15 @@ def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float
 
 def _stats(
     d: dict[str, Any], names: tuple[str, ...], where: str
-) -> tuple[dict[str, Any], float] | None:
-    """The first latency statistics object of ``names`` that has I/O, and its scale to µs:
-    names ending in _ns are fio 3.x nanoseconds, the others fio 2.x microseconds."""
+) -> tuple[dict[str, Any], float, float] | None:
+    """The first latency statistics object of ``names`` that has I/O, its scale to µs
+    (names ending in _ns are fio 3.x nanoseconds, the others fio 2.x microseconds) and its
+    mean in µs."""
     for key in names:
         stats = d.get(key)
-        if isinstance(stats, dict) and _num(stats, "mean", f"{where}.{key}") > 0:
-            return stats, 1e-3 if key.endswith("_ns") else 1.0
+        if isinstance(stats, dict) and (mean := _num(stats, "mean", f"{where}.{key}")) > 0:
+            scale = 1e-3 if key.endswith("_ns") else 1.0
+            return stats, scale, mean * scale
     return None
 
 
@@ -282,27 +291,38 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
     return None
 
 
+_PERCENTILE_SOURCES = ("lat_ns", "clat_ns", "lat", "clat")
+
+
 def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
-    names = [
+    names = tuple(
         k
-        for k in ("lat_ns", "clat_ns", "lat", "clat")
-        if isinstance(d.get(k), dict) and isinstance(d[k].get("percentile"), dict)
-    ]
-    found = _stats(d, tuple(names), where)
+        for k in _PERCENTILE_SOURCES
+        if isinstance(stats := d.get(k), dict) and isinstance(stats.get("percentile"), dict)
+    )
+    found = _stats(d, names, where) if names else None
     if not found:
         return {}
-    table = found[0]["percentile"]
-    direct = [table.get(key) for key in FIO_PERCENTILE_KEYS]
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in direct):
-        return {
-            name: float(v) * found[1] for name, v in zip(PERCENTILES, direct, strict=True) if v > 0
-        }
+    stats, scale, _ = found
+    table = stats["percentile"]
+    out = {}
+    for name, key in zip(PERCENTILES, FIO_PERCENTILE_KEYS, strict=True):
+        value = table.get(key)
+        if value.__class__ is not float or value - value != 0.0:
+            return _percentiles_by_value(table, scale, where)
+        if value > 0:
+            out[name] = value * scale
+    return out
+
+
+def _percentiles_by_value(table: dict[str, Any], scale: float, where: str) -> dict[str, float]:
+    """A table whose keys are not fio's usual spelling (or whose values are not floats)."""
     by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
     out = {}
     for name, p in PERCENTILES.items():
         value = _num(by_value, f"{p:g}", f"{where}.percentile")
         if value > 0:
-            out[name] = value * found[1]
+            out[name] = value * scale
     return out
 
 
@@ -314,18 +334,28 @@ def _is_number(text: str) -> bool:
     return True
 
 
+_IDLE = _Direction(0.0, 0.0)
+
+
 def _direction(record: dict[str, Any], name: str) -> _Direction:
+    """One direction's figures; of a direction without I/O only its rates (the rest is
+    not used)."""
     d = record.get(name)
     if not isinstance(d, dict):
-        return _Direction(0.0, 0.0, 0.0, 0.0, None, None, {})
+        return _IDLE
     iops = _num(d, "iops", name)
     bw = _num(d, "bw_bytes", name) if "bw_bytes" in d else _num(d, "bw", name) * 1024
+    if iops <= 0:
+        return _Direction(iops, bw)
     runtime_s = _num(d, "runtime", name) / 1000
     ios = _num(d, "total_ios", name) if d.get("total_ios") else iops * runtime_s
     stat = _stats(d, ("lat_ns", "lat"), name)
-    lat = _num(stat[0], "mean", name) * stat[1] if stat else _clat_plus_slat(d, name)
+    lat = stat[2] if stat else _clat_plus_slat(d, name)
     lat_max = _num(stat[0], "max", name) * stat[1] if stat else None
     return _Direction(iops, bw, ios, runtime_s, lat, lat_max or None, _percentiles(d, name))
+
+
+_NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
 
 
 def _measures(record: dict[str, Any]) -> dict[str, Any]:
@@ -339,7 +369,9 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
     runtime = max(d.runtime_s for d in active) or _num(record, "job_runtime", "job") / 1000
     if runtime <= 0:
         raise fio_params.JobError("no_runtime")
-    one = active[0] if len(active) == 1 else None
+    percentiles = _NO_PERCENTILES
+    if len(active) == 1:
+        percentiles = {f"lat_{name}_us": active[0].percentiles.get(name) for name in PERCENTILES}
     return {
         "iops": sum(d.iops for d in active),
         "bytes_per_s": sum(d.bytes_per_s for d in active),
@@ -351,7 +383,7 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
         "read_lat_mean_us": read.lat_us if read.iops > 0 else None,
         "write_lat_mean_us": write.lat_us if write.iops > 0 else None,
         "lat_max_us": max((d.lat_max_us or 0.0) for d in active) or None,
-        **{f"lat_{name}_us": (one.percentiles.get(name) if one else None) for name in PERCENTILES},
+        **percentiles,
         "interval_s": runtime,
     }
 
@@ -367,12 +399,12 @@ def _row(
     record: Any,
     params: fio_params.Resolver,
     options: ReadOptions,
-    label: str,
-    line: int,
-    doc: dict[str, Any],
+    place: tuple[str, int, int],
+    doc: _Document,
     run: dict[str, Any] | fio_params.JobError | None,
 ) -> dict[str, Any]:
-    """``run``: the profile (or the rejection) of this record's job in the final result."""
+    """``place``: the source's label, the record's line and its interval; ``run``: the
+    profile (or the rejection) of this record's job in the final result."""
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
     if isinstance(run, fio_params.JobError):
@@ -384,13 +416,13 @@ def _row(
         "setup": options.setup,
         "tool": NAME,
         "host": host_of(record, options.host),
-        "interval": 1,  # a record covers the whole run; groups are runs, not intervals
+        "interval": place[2],  # of --status-interval output; else the whole run
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
-        "tool_version": str(doc.get("fio version", "")) or None,
-        "source": label,
-        "line": line,
+        "tool_version": str(doc.data.get("fio version", "")) or None,
+        "source": place[0],
+        "line": place[1],
     }
 
 

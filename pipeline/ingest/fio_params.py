@@ -89,6 +89,7 @@ class Resolver:
         self.notes: list[str] = []
         self.used: list[Path] = []  # job files read
         self._files: dict[str, tuple[Path, dict[str, str]]] | None = None
+        self._profiles: dict[object, dict[str, Any]] = {}
 
     def _from_job_file(self, name: str) -> dict[str, str]:
         if self._files is None:
@@ -120,6 +121,16 @@ class Resolver:
         return {**DEFAULTS, **self.globals, **own}
 
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:
+        """The job's profile (shared by the records of one job: not to be changed)."""
+        key = _options_key(record)
+        found = self._profiles.get(key) if key is not None else None
+        if found is None:
+            found = self._profile(record)
+            if key is not None:
+                self._profiles[key] = found
+        return found
+
+    def _profile(self, record: dict[str, Any]) -> dict[str, Any]:
         opts = self.options(record)
         access, read_pct = _access(opts)
         block = self._block_size(opts, read_pct, str(record.get("jobname", "")))
@@ -153,6 +164,18 @@ class Resolver:
         if size > MAX_BLOCK:
             raise JobError("bs_large", value=text)
         return size
+
+
+def _options_key(record: dict[str, Any]) -> object:
+    """What a record's profile depends on, as a key (None if not hashable: JSON edited by
+    hand). Records of one job, or of one job on several hosts, share it."""
+    job = record.get("job options")
+    key = (record.get("jobname"), tuple(job.items()) if isinstance(job, dict) else job)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _access(opts: dict[str, str]) -> tuple[str, float]:
