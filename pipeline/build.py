@@ -14,7 +14,7 @@ import itertools
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -295,24 +295,31 @@ def start_charts(ctx: ReportContext, work: Path) -> Pending:
 
 def _draw(ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool) -> Pending:
     """``refs`` in both languages into ``work/charts``; with ``whole`` also the charts of
-    the whole report beyond its plan (the cost chart, the PTS measurement windows)."""
-    from pipeline.charts import CHARTS
-    from pipeline.charts.draw import draw
-    from pipeline.charts.export import KINDS, start_saving
+    the whole report beyond its plan (the cost chart, the PTS measurement windows). Each
+    chart goes to Vega as soon as it is specified: the first one starts its engine."""
+    from pipeline.charts.export import start_saving
 
     (work / "charts").mkdir()
-    jobs = []
+    return start_saving(_chart_jobs(ctx, refs, work, whole))
+
+
+def _chart_jobs(
+    ctx: ReportContext, refs: list[ChartRef], work: Path, whole: bool
+) -> Iterator[tuple[Any, Path, Formatter, tuple[str, ...]]]:
+    from pipeline.charts import CHARTS
+    from pipeline.charts.draw import draw
+    from pipeline.charts.export import KINDS
+
     for lang in LANGS:
         fmt = ctx.formatter(lang)
         for ref in refs:
             chart = draw(ref, ctx.dataset.points, ctx.histograms.get(ref.stem), fmt)
-            jobs.append((chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS))
+            yield chart, work / "charts" / f"{ref.stem}.{lang}", fmt, KINDS
         if whole and "cost" in ctx.tables:
             chart = CHARTS["cost"](ctx.cost_frame(lang), fmt)
-            jobs.append((chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS))
+            yield chart, work / "charts" / f"{COST_CHART}.{lang}", fmt, KINDS
         if whole:
-            jobs += _steady_charts(ctx, work, fmt)
-    return start_saving(jobs)
+            yield from _steady_charts(ctx, work, fmt)
 
 
 def _steady_charts(ctx: ReportContext, work: Path, fmt: Formatter) -> list[Any]:
@@ -401,7 +408,7 @@ STAGES = ("ingest", "charts", "data", "pdf", "site", "finish")
 
 
 def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
-    """Every output of a build. The charts are drawn on their own threads while the data
+    """Every output of a build. The charts are drawn beside it (Vega's process) while the data
     files, the document sources and the site are written; the PDFs are compiled once
     their charts are there, and the site gets its charts and PDFs last."""
     from pipeline.render import sanitize

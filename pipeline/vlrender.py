@@ -1,6 +1,8 @@
 """Drawing one Vega-Lite spec. Vega runs once per chart, in vl-convert's embedded
-JavaScript engine (which releases the GIL, so a drawing thread runs beside the build); the
-PDF is made from the SVG by typst (≈ 25 ms), with the project's fonts, because
+JavaScript engine, in a process of its own: vl-convert holds the GIL while its engine
+starts (≈ 0.5 s) and for about three quarters of each drawing, so on a thread it would
+stall the build it is meant to run beside. The PDF is made from the SVG by typst
+(≈ 25 ms, on a thread: typst releases the GIL), with the project's fonts, because
 vl-convert's own SVG-to-PDF orders its font objects differently from run to run and typst
 gives the same bytes every time."""
 
@@ -9,11 +11,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import typst
 import vl_convert as vlc
 
+from pipeline import procs
 from pipeline.paths import FONTS
 
 # Labels Vega hides (labelOverlap) stay in the SVG with opacity 0: invisible, but still
@@ -63,18 +67,38 @@ def svg(spec_text: str, locale_text: str) -> str:
 TRIVIAL = {"data": {"values": [{"x": 1}]}, "mark": "point", "encoding": {"x": {"field": "x"}}}
 
 
+def _svg_bytes(spec_text: str, locale_text: str) -> bytes:
+    """In the Vega process: the SVG, as bytes."""
+    return svg(spec_text, locale_text).encode("utf-8")
+
+
+def _warm_up() -> None:
+    """In the Vega process: start the engine before the first chart comes."""
+    vlc.vegalite_to_svg(TRIVIAL)
+
+
 class Renderer:
-    """One thread for Vega, one for typst: charts are drawn in the order given, each
-    chart's PDF made from its SVG while Vega draws the next. Vega's engine starts (≈ 0.8 s)
-    as soon as the renderer is made."""
+    """One process for Vega, one thread for typst: charts are drawn in the order given,
+    each chart's PDF made from its SVG while Vega draws the next. Vega's process and
+    engine start as soon as the renderer is made, once per build process."""
 
     def __init__(self) -> None:
-        self.vega = ThreadPoolExecutor(1, thread_name_prefix="iopress-vega")
+        self.vega = self._start()
         self.typst = ThreadPoolExecutor(1, thread_name_prefix="iopress-typst")
-        self.vega.submit(vlc.vegalite_to_svg, TRIVIAL)
+
+    @staticmethod
+    def _start() -> ProcessPoolExecutor:
+        vega = procs.pool(1)
+        vega.submit(_warm_up)
+        return vega
 
     def svg(self, spec: str, locale: str) -> Future[bytes]:
-        return self.vega.submit(lambda: svg(spec, locale).encode("utf-8"))
+        try:
+            drawn: Future[bytes] = self.vega.submit(_svg_bytes, spec, locale)
+        except BrokenProcessPool:  # the Vega process died (killed): a new one
+            self.vega = self._start()
+            drawn = self.vega.submit(_svg_bytes, spec, locale)
+        return drawn
 
     def pdf(self, drawn: Future[bytes]) -> Future[bytes]:
         return self.typst.submit(lambda: svg_to_pdf(drawn.result().decode("utf-8")))

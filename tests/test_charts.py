@@ -154,3 +154,30 @@ def test_sub_microsecond_latencies_keep_their_digits_on_every_axis() -> None:
         assert ("~g" in formats) if kind == "percentiles" else len(fixed) == 1, (kind, formats)
         for f in fixed:  # ",.5~f": the largest value keeps two significant digits
             assert f"{top:.{int(f[2:-2])}f}".strip("0.") != "", (kind, f)
+
+
+def test_vega_draws_in_a_process_of_its_own_and_a_killed_one_is_replaced() -> None:
+    """vl-convert holds the GIL while it draws: Vega runs in one process beside the build
+    (never on a thread of it), and a build after that process died draws again."""
+    import json
+    import os
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pipeline import vlrender
+
+    spec, locale = json.dumps(vlrender.TRIVIAL), json.dumps(Formatter(Strings("en")).d3_locale())
+    drawer = vlrender.renderer()
+    assert drawer.svg(spec, locale).result(timeout=60).startswith(b"<svg")
+    workers = list(drawer.vega._processes)  # the pool's own record of its processes
+    assert len(workers) == 1 and workers[0] != os.getpid()
+    os.kill(workers[0], signal.SIGKILL)
+    results = []
+    for _ in range(3):  # the first call may still reach the dying process
+        try:
+            results.append(drawer.svg(spec, locale).result(timeout=60))
+            break
+        except BrokenProcessPool:
+            results.append(b"broken")
+    assert results[-1].startswith(b"<svg"), results
+    assert list(drawer.vega._processes) != workers

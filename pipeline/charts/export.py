@@ -1,12 +1,12 @@
 """Saving charts as SVG, PDF and Vega-Lite JSON, through the content-hashed cache. Charts
-not in the cache are drawn on two threads of this process (``vlrender.Renderer``), so a
+not in the cache are drawn by Vega's process and a typst thread (``vlrender.Renderer``), so a
 build goes on with other work while its charts are drawn (``start_saving`` ...
 ``Pending.wait``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -73,10 +73,10 @@ class Pending:
 
 
 def start_saving(
-    jobs: Sequence[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]],
+    jobs: Iterable[tuple[alt.TopLevelMixin, Path, Formatter, tuple[str, ...]]],
 ) -> Pending:
     """Start drawing every chart of ``jobs`` (chart, file stem, formatter, kinds) that is
-    not in the cache, chart by chart; the Vega-Lite JSON is written at once."""
+    not in the cache, chart by chart as they come; the Vega-Lite JSON is written at once."""
     pending = Pending()
     for chart, stem, fmt, kinds in jobs:
         spec = chart.to_dict(validate=False)  # validated by the tests (test_charts)
