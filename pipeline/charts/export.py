@@ -48,8 +48,8 @@ class Pending:
     svgs: dict[tuple[str, str], Future[bytes]] = field(default_factory=dict)
 
     def want(self, path: Path, drawing: Drawing) -> None:
-        """``drawing`` into ``path``: from the cache, or started at once (Vega's engine
-        starts with the first chart the cache lacks; each chart goes through Vega once)."""
+        """``drawing`` into ``path``: from the cache, or started at once (each chart goes
+        through Vega once; a build starts Vega's process before it needs it)."""
         self.wanted.append((path, drawing))
         key = drawing.key
         if key in self.found or key in self.drawing:
