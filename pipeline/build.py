@@ -478,12 +478,12 @@ def build(
     output); a failure leaves the earlier output as it was."""
     out = check_target(out, folder)
     say = step or (lambda _: None)
-    from pipeline.vlrender import renderer
-
-    renderer()  # Vega's process and engine start now, beside reading and computing (≈ 0.8 s)
     say("ingest")
     ctx = prepare(folder, keep_going)
     refuse(ctx, strict, require_steady)
+    from pipeline.vlrender import renderer
+
+    renderer()  # Vega's process and engine start (≈ 0.8 s) beside the first steps of writing
     with staging(out) as work:
         write_outputs(ctx, work, say)
     return BuildResult(out, ctx.dataset, ctx)

@@ -167,6 +167,23 @@ def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "report"]
 
 
+def test_a_refused_report_starts_no_vega_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vega's process (≈ 0.8 s to start, and waited for at exit) starts only once the
+    report is accepted: a refusal answers at once."""
+    from pipeline import vlrender
+
+    started: list[bool] = []
+    monkeypatch.setattr(vlrender, "renderer", lambda: started.append(True))
+    report = tmp_path / "report"
+    shutil.copytree(FS840, report)
+    (report / "raw" / "fs840.iogen.csv").write_text("host;test\nx;y;z\n", encoding="utf-8")
+    with pytest.raises(InputErrors):
+        build(report, tmp_path / "out")
+    assert started == []
+
+
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
 
 
