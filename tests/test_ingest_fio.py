@@ -138,3 +138,22 @@ def test_a_field_that_is_not_a_finite_number_rejects_its_record(
     assert result.accepted == 0 and len(result.rejects) == 1
     reason = str(result.rejects[0].reason)
     assert f"{named} is " in reason and "not a number" in reason, reason
+
+
+@pytest.mark.parametrize("first", [0, 1, 2])
+def test_option_values_equal_as_keys_but_not_as_text_are_told_apart(
+    tmp_path: Path, first: int
+) -> None:
+    """Records of one job share their resolved profile, but only when their options read
+    the same: numjobs 3 and 3.0 (or iodepth 1 and true) are one dictionary key in Python
+    and a valid and an invalid option in fio. Whatever the order, the same records pass."""
+    doc = json.loads((SAMPLES / "per_job.json").read_text(encoding="utf-8"))
+    values: list[object] = [3.0, 3.0, 3.0]
+    values[first] = 3
+    for job, value in zip(doc["jobs"], values, strict=True):
+        job["job options"]["numjobs"] = value
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = ingest.read(path, ReadOptions())
+    assert result.accepted == 1 and len(result.rejects) == 2
+    assert all("'3.0'" in str(r.reason) for r in result.rejects)

@@ -123,11 +123,9 @@ class Resolver:
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:
         """The job's profile (shared by the records of one job: not to be changed)."""
         key = _options_key(record)
-        found = self._profiles.get(key) if key is not None else None
+        found = self._profiles.get(key)
         if found is None:
-            found = self._profile(record)
-            if key is not None:
-                self._profiles[key] = found
+            found = self._profiles[key] = self._profile(record)
         return found
 
     def _profile(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -167,15 +165,12 @@ class Resolver:
 
 
 def _options_key(record: dict[str, Any]) -> object:
-    """What a record's profile depends on, as a key (None if not hashable: JSON edited by
-    hand). Records of one job, or of one job on several hosts, share it."""
+    """What a record's profile depends on, as the resolver sees it: its job name and its
+    options as text (1, 1.0 and true are one dictionary key but three option values).
+    Records of one job, or of one job on several hosts, share it."""
     job = record.get("job options")
-    key = (record.get("jobname"), tuple(job.items()) if isinstance(job, dict) else job)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    options = tuple((k, str(v)) for k, v in job.items()) if isinstance(job, dict) else job is None
+    return str(record.get("jobname", "")), options
 
 
 def _access(opts: dict[str, str]) -> tuple[str, float]:
