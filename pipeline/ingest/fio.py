@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import msgspec
 import orjson
@@ -168,15 +168,14 @@ def _line(text: str, offset: int) -> int:
 
 def _record_lines(text: str, start: int, count: int) -> list[int]:
     """The line of each record's "jobname" key, in order (records are written in order)."""
-    lines, pos, line = [], start, _line(text, start)
+    lines, pos, first = [], start, _line(text, start)
+    line = first
     for _ in range(count):
         found = text.find('"jobname"', pos + 1)
-        if found < 0:
-            lines.append(_line(text, start))
-            continue
-        line += text.count("\n", pos, found)
-        lines.append(line)
-        pos = found
+        if found >= 0:
+            line += text.count("\n", pos, found)
+            pos = found
+        lines.append(line if found >= 0 else first)
     return lines
 
 
@@ -199,8 +198,8 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
             try:
-                run = runs.get(i)
-                rows.append(_row(record, params, options, (label, lines[i], interval), doc, run))
+                place = _Place(label, lines[i], interval)
+                rows.append(_row(record, params, options, place, doc, runs.get(i)))
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
                 where = Message.of("where.record", path=f"{key}[{i}]", line=lines[i])
@@ -254,11 +253,17 @@ class _Direction:
     percentiles: dict[str, float] = field(default_factory=dict)
 
 
+def _finite_float(value: object) -> bool:
+    """A float that is finite (inf - inf and nan - nan are nan): what msgspec gives for
+    fio's numbers, tested first because it is the common case."""
+    return value.__class__ is float and value - value == 0.0
+
+
 def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
     """A numeric field, or a JobError naming it: fio JSON edited by hand can hold anything."""
     value = d.get(key, default)
-    if value.__class__ is float and value - value == 0.0:
-        return value  # finite (inf - inf and nan - nan are nan): the common case, first
+    if _finite_float(value):
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
     return float(value)
@@ -308,7 +313,7 @@ def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
     out = {}
     for name, key in zip(PERCENTILES, FIO_PERCENTILE_KEYS, strict=True):
         value = table.get(key)
-        if value.__class__ is not float or value - value != 0.0:
+        if not _finite_float(value):
             return _percentiles_by_value(table, scale, where)
         if value > 0:
             out[name] = value * scale
@@ -395,16 +400,24 @@ def _cpu(record: dict[str, Any]) -> float | None:
     return None
 
 
+class _Place(NamedTuple):
+    """Where a row comes from: the source's label, the record's line, its interval (of
+    --status-interval output; else 1, the whole run)."""
+
+    source: str
+    line: int
+    interval: int
+
+
 def _row(
     record: Any,
     params: fio_params.Resolver,
     options: ReadOptions,
-    place: tuple[str, int, int],
+    place: _Place,
     doc: _Document,
     run: dict[str, Any] | fio_params.JobError | None,
 ) -> dict[str, Any]:
-    """``place``: the source's label, the record's line and its interval; ``run``: the
-    profile (or the rejection) of this record's job in the final result."""
+    """``run``: the profile (or the rejection) of this record's job in the final result."""
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
     if isinstance(run, fio_params.JobError):
@@ -416,13 +429,13 @@ def _row(
         "setup": options.setup,
         "tool": NAME,
         "host": host_of(record, options.host),
-        "interval": place[2],  # of --status-interval output; else the whole run
+        "interval": place.interval,
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
         "tool_version": str(doc.data.get("fio version", "")) or None,
-        "source": place[0],
-        "line": place[1],
+        "source": place.source,
+        "line": place.line,
     }
 
 
