@@ -7,13 +7,14 @@ import fcntl
 import hashlib
 import os
 import pickle
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from pypdf import PdfReader
 
 from pipeline.build import BuildResult, build, prepare
 from pipeline.report.context import ReportContext
@@ -25,6 +26,7 @@ DATA = Path(__file__).resolve().parent / "data"
 FS840 = ROOT / "data" / "examples" / "fs840"
 A800 = ROOT / "data" / "examples" / "a800"
 SHARED = ROOT.parent / "shared"
+PDFTOTEXT = shutil.which("pdftotext")
 
 
 def _session_cache() -> str:
@@ -43,13 +45,23 @@ _PDF_TEXTS = Path(os.environ["IOPRESS_CACHE"] + "-pdf-text")
 
 
 def pdf_text(path: Path) -> str:
-    """A PDF's text (pypdf, pages joined by line breaks), extracted once per content and
-    test run: several tests read the same PDF of a shared build, at ≈ 1 s a document."""
+    """A PDF's text as Poppler reads it (``pdftotext -raw``: in the order it is printed,
+    pages joined by line breaks), once per content and test run: several tests read the
+    same PDF of a shared build. A word hyphenated at a line end keeps its hyphen ("-"
+    where Poppler gives a soft hyphen); the invisible word joiners typst puts before page
+    numbers are left out."""
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     kept = _PDF_TEXTS / f"{digest}.txt"
     if kept.is_file():
         return kept.read_text(encoding="utf-8")
-    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    assert PDFTOTEXT, "pdftotext (poppler-utils) is needed; make test installs it"
+    run = subprocess.run(
+        [PDFTOTEXT, "-raw", "-enc", "UTF-8", str(path), "-"],
+        capture_output=True,
+        check=True,
+    )
+    text = run.stdout.decode("utf-8").replace("\u2060", "").replace("\xad\n", "-\n")
+    text = text.replace("\f", "\n").rstrip("\n")
     _PDF_TEXTS.mkdir(exist_ok=True)
     part = kept.with_name(f".{digest}.{os.getpid()}")
     part.write_text(text, encoding="utf-8")

@@ -11,10 +11,12 @@ A finding names the PDF, the page and the words. ``make test`` installs poppler-
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import subprocess
+from collections import defaultdict
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from pathlib import Path
 
 from pypdf import PdfReader
@@ -24,6 +26,7 @@ PDFTOTEXT = shutil.which("pdftotext")
 CM = 72 / 2.54
 OVERLAP = 0.25  # share of the smaller box two words may not share
 SLACK = 1.0  # pt: glyph boxes of adjacent lines may touch
+GRID = 24.0  # pt: the cells words are sorted into before they are compared
 
 
 @dataclass(frozen=True)
@@ -50,29 +53,12 @@ class Page:
     words: list[Word]
 
 
-class _Bbox(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.pages: list[Page] = []
-        self._word: dict[str, str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {k: v or "" for k, v in attrs}
-        if tag == "page":
-            self.pages.append(Page(len(self.pages) + 1, float(values["height"]), []))
-        elif tag == "word":
-            self._word = values | {"text": ""}
-
-    def handle_data(self, data: str) -> None:
-        if self._word is not None:
-            self._word["text"] += data
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "word" and self._word is not None:
-            w = self._word
-            box = (float(w["xmin"]), float(w["ymin"]), float(w["xmax"]), float(w["ymax"]))
-            self.pages[-1].words.append(Word(w["text"], *box))
-            self._word = None
+# pdftotext -bbox: one <page> per page, one <word> per word (its text XML-escaped)
+_BOX = re.compile(
+    r'<page width="[^"]*" height="(?P<height>[^"]*)">'
+    r'|<word xMin="(?P<x0>[^"]*)" yMin="(?P<y0>[^"]*)" xMax="(?P<x1>[^"]*)" yMax="(?P<y1>[^"]*)">'
+    r"(?P<text>[^<]*)</word>"
+)
 
 
 def pages(pdf: Path) -> list[Page]:
@@ -80,22 +66,37 @@ def pages(pdf: Path) -> list[Page]:
     run = subprocess.run(
         [PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
     )
-    parser = _Bbox()
-    parser.feed(run.stdout)
-    return parser.pages
+    found: list[Page] = []
+    for m in _BOX.finditer(run.stdout):
+        if m["height"] is not None:
+            found.append(Page(len(found) + 1, float(m["height"]), []))
+        else:
+            box = (float(m["x0"]), float(m["y0"]), float(m["x1"]), float(m["y1"]))
+            found[-1].words.append(Word(html.unescape(m["text"]), *box))
+    return found
+
+
+def _neighbours(words: list[Word]) -> set[tuple[int, int]]:
+    """Index pairs (i < j) of words whose boxes fall into a common cell of a GRID-point
+    grid: two boxes that overlap always do, and a line of dot leaders is not compared
+    with itself word by word."""
+    cells: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, w in enumerate(words):
+        for x in range(int(w.x0 // GRID), int(w.x1 // GRID) + 1):
+            for y in range(int(w.y0 // GRID), int(w.y1 // GRID) + 1):
+                cells[(x, y)].append(i)
+    return {(i, j) for found in cells.values() for k, i in enumerate(found) for j in found[k + 1 :]}
 
 
 def overprinted(page: Page) -> list[str]:
     """Pairs of words whose boxes share more than OVERLAP of the smaller one."""
-    found = []
     words = sorted(page.words, key=lambda w: w.y0)
-    for i, a in enumerate(words):
-        for b in words[i + 1 :]:
-            if b.y0 >= a.y1:
-                break
-            smaller = min(a.area(), b.area())
-            if smaller > 0 and a.shared(b) > OVERLAP * smaller:
-                found.append(f"page {page.number}: {a.text!r} over {b.text!r}")
+    found = []
+    for i, j in sorted(_neighbours(words)):
+        a, b = words[i], words[j]
+        smaller = min(a.area(), b.area())
+        if smaller > 0 and a.shared(b) > OVERLAP * smaller:
+            found.append(f"page {page.number}: {a.text!r} over {b.text!r}")
     return found
 
 

@@ -11,11 +11,11 @@ from pypdf import PdfReader
 
 from pipeline.build import BuildResult, prepare, write_datasheets
 from pipeline.render import datasheet
-from tests.conftest import FS840, ROOT
+from tests.conftest import FS840, ROOT, pdf_text
 
 
 def _text(path: Path) -> str:
-    return re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(path).pages))
+    return re.sub(r"\s+", " ", pdf_text(path))
 
 
 @pytest.mark.parametrize(
