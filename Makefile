@@ -9,6 +9,11 @@ STAMP  := $(VENV)/.iopress-installed
 # Everything a target makes stays in the clone, the cache included (charts and documents of
 # `make demo` and the tests); `make setup` puts the vega-embed bundle into .venv/share.
 export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
+# uv installs the lock file (pinned here, installed by pip): ≈ 12 s from an empty cache,
+# 1 s from a full one, where pip takes ≈ 30 s. Its download cache stays in the clone too.
+UV_VERSION := 0.13.9
+export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
+UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
 
 .PHONY: demo test lint golden setup clean fio-fixtures debs bench
 
@@ -16,8 +21,9 @@ setup: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(UV) -r requirements.lock
+	$(UV) --no-deps --no-build-isolation -e .
 	$(BIN)/python -c "from pipeline.render.site import install_vega_embed_bundle as i; i()"
 	touch $(STAMP)
 
