@@ -11,37 +11,23 @@ import json
 import os
 import re
 import shutil
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from pipeline.build import BuildResult, write_combined_site
+from tests.chromium import CHROMIUM, browser
 from tests.conftest import once_per_run
 from tests.serve import served
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None and os.environ.get("CI") != "true",
     reason="chromium is not installed (make test installs it)",
 )
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-    "--virtual-time-budget=20000",
-]
 
 
 def _page_requests(netlog: Path) -> set[str]:
-    """URLs the page asked for: the document itself and everything it initiated (Chromium's
+    """URLs pages asked for: each document itself and everything it initiated (Chromium's
     own service calls carry the initiator "not an origin")."""
     log = json.loads(netlog.read_text(encoding="utf-8"))
     names = {v: k for k, v in log["constants"]["logEventTypes"].items()}
@@ -53,33 +39,6 @@ def _page_requests(netlog: Path) -> set[str]:
         if params.get("initiator") != "not an origin" or params.get("request_type") == "main frame":
             urls.add(params["url"])
     return urls
-
-
-def _load(url: str, tmp: Path) -> tuple[str, set[str]]:
-    """The page's DOM after its scripts ran, and every URL the page asked for (a Chromium
-    of its own: its own profile and net log in ``tmp``)."""
-    tmp.mkdir()
-    netlog = tmp / "net.json"
-    profile = tmp / "profile"
-    assert CHROMIUM
-    run = subprocess.run(
-        [
-            CHROMIUM,
-            *FLAGS,
-            f"--user-data-dir={profile}",
-            f"--log-net-log={netlog}",
-            "--dump-dom",
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    urls = _page_requests(netlog)
-    shutil.rmtree(profile, ignore_errors=True)
-    return run.stdout, urls
 
 
 def _outside(urls: set[str], base: str) -> list[str]:
@@ -97,30 +56,33 @@ Pages = dict[str, tuple[str, set[str]]]
 @pytest.fixture(scope="session")
 def loaded(
     tmp_path_factory: pytest.TempPathFactory, fs840_build: BuildResult, a800_shared: BuildResult
-) -> tuple[str, Pages]:
+) -> tuple[str, Pages, set[str]]:
     """The site of both examples (as ``iopress site`` makes it, from the session's builds),
-    every page loaded once per test run (a Chromium start each, two at a time): the
-    server's address, and per page its DOM and the URLs it asked for."""
+    every page loaded once per test run, one after the other in one Chromium: the
+    server's address, per page its DOM and the URLs it asked for, and every URL the
+    browser's net log shows a page asked for."""
     assert CHROMIUM, "chromium must be installed in CI (make test installs it)"
 
-    def load_all(tmp: Path) -> tuple[str, Pages]:
+    def load_all(tmp: Path) -> tuple[str, Pages, set[str]]:
         tmp.mkdir()
         write_combined_site([fs840_build, a800_shared], tmp / "site")
-        with served(tmp / "site") as base, ThreadPoolExecutor(2) as pool:
-            loads = [
-                pool.submit(_load, base + page, tmp / f"page{i}") for i, page in enumerate(PAGES)
-            ]
-            return base, {page: load.result() for page, load in zip(PAGES, loads, strict=True)}
+        with served(tmp / "site") as base:
+            with browser(tmp / "profile", tmp / "net.json") as chromium:
+                pages = {page: chromium.load(base + page) for page in PAGES}
+            shutil.rmtree(tmp / "profile", ignore_errors=True)
+            return base, pages, _page_requests(tmp / "net.json")
 
     return once_per_run(tmp_path_factory, "browser", load_all)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_renders_charts_and_stays_local(page: str, loaded: tuple[str, Pages]) -> None:
-    base, pages = loaded
+def test_page_renders_charts_and_stays_local(
+    page: str, loaded: tuple[str, Pages, set[str]]
+) -> None:
+    base, pages, logged = loaded
     dom, urls = pages[page]
     assert any(u.endswith("/assets/vega-embed.js") for u in urls)
-    assert _outside(urls, base) == []
+    assert _outside(urls, base) == [] and _outside(logged, base) == []
     lang = "de" if page.startswith("/de/") else "en"
     assert f'<html lang="{lang}"' in dom
     charts = dom.count('class="iop-chart"')
@@ -132,8 +94,10 @@ def test_page_renders_charts_and_stays_local(page: str, loaded: tuple[str, Pages
 @pytest.mark.parametrize(
     ("page", "other", "lang"), [("/de/fs840/", "/fs840/", "en"), ("/a800/", "/de/a800/", "de")]
 )
-def test_language_switch(page: str, other: str, lang: str, loaded: tuple[str, Pages]) -> None:
-    _, pages = loaded
+def test_language_switch(
+    page: str, other: str, lang: str, loaded: tuple[str, Pages, set[str]]
+) -> None:
+    _, pages, _ = loaded
     dom, _ = pages[page]
     links = re.findall(r'<a href="([^"]+)" hreflang="([a-z]+)" class="md-select__link"', dom)
     target = dict((h, u) for u, h in links)[lang]

@@ -38,6 +38,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
+from tests.chromium import CHROMIUM, browser
 from tests.cli import iopress as in_process
 from tests.conftest import DATA, FS840, ROOT, once_per_run, pdf_text
 from tests.serve import served
@@ -45,7 +46,6 @@ from tests.serve import served
 MIXED = DATA / "reports" / "mixed"
 FIO_LOG = DATA / "fio-log"
 MEMORY_CEILING = 4 << 30  # bytes of data segment per process
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 # --- running the CLI ---------------------------------------------------------------------
@@ -588,46 +588,12 @@ def test_site_pages_hold_no_injected_script(xss: Built) -> None:
     assert found == {}
 
 
-def _dump_dom(url: str, profile: Path, timeout: float = 40) -> str | None:
-    """The DOM after the page's scripts ran; None when the page never finished: headless
-    chromium waits forever on an alert() dialog (a clean page takes ~2 s)."""
-    assert CHROMIUM
-    browser = subprocess.Popen(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=10000",
-            "--dump-dom",
-            url,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        dom, _ = browser.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    finally:  # the renderer and helper processes too
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(browser.pid, signal.SIGKILL)
-        browser.wait()
-    assert browser.returncode == 0, f"chromium failed on {url}"
-    return dom
-
-
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
 def test_site_payloads_do_not_run_in_a_browser(xss: Built, tmp_path: Path) -> None:
     assert xss.run.code == 0, xss.run
-    with served(xss.out / "site") as base:
-        dom = _dump_dom(base + "/fs840/", tmp_path / "profile")
-    assert dom is not None, "the page never finished loading: an alert() dialog blocks it"
+    with served(xss.out / "site") as base, browser(tmp_path / "profile") as chromium:
+        dom, _ = chromium.load(base + "/fs840/")
+    assert chromium.dialogs == [], "an injected script opened a dialog"
     assert "<html" in dom
     assert 'data-pwned="1"' not in dom, "an injected script ran"
     injected = re.findall(r"<(?:img|a|p)\b[^<>]*\s(?:on\w+=|src=\"x\"|href=\"javascript:)", dom)

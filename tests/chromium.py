@@ -1,0 +1,180 @@
+"""Debian's chromium, headless, driven over the DevTools protocol on a pipe
+(``--remote-debugging-pipe``: JSON messages ended by a NUL byte on file descriptors 3 and
+4 of the browser). One browser loads many pages, each in a tab of its own with the cache
+off, so every page asks for everything it needs; starting a browser per page cost about
+1 CPU-s each.
+
+`make test` installs chromium (Debian package) when it is missing."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import select
+import shutil
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+]
+# a page has settled when the document is loaded and each of its charts is drawn
+SETTLED = """(() => document.readyState === "complete" &&
+  document.querySelectorAll('[data-rendered="true"]').length >=
+  document.querySelectorAll(".iop-chart").length)()"""
+DOM = "document.documentElement.outerHTML"
+
+
+class BrowserError(AssertionError):
+    pass
+
+
+def _high(fd: int) -> int:
+    """``fd`` moved to a number above 10 (so the two moves to 3 and 4 cannot collide)."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
+class Browser:
+    """A running chromium: ``load(url)`` gives the settled page's DOM and every URL the page
+    asked for; ``dialogs`` lists the JavaScript dialogs (alert, confirm) pages opened."""
+
+    def __init__(self, profile: Path, netlog: Path | None = None) -> None:
+        assert CHROMIUM, "chromium must be installed (make test installs it)"
+        to_browser, self._send = map(_high, os.pipe())
+        self._receive, from_browser = map(_high, os.pipe())
+        logging = [f"--log-net-log={netlog}"] if netlog else []
+        args = [CHROMIUM, *FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}"]
+        null = (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)
+        actions = [
+            (os.POSIX_SPAWN_DUP2, to_browser, 3),
+            (os.POSIX_SPAWN_DUP2, from_browser, 4),
+            null,
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ]
+        self.pid = os.posix_spawn(
+            CHROMIUM,
+            [*args, *logging, "about:blank"],
+            os.environ,
+            file_actions=actions,
+            setsid=True,
+        )
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer, self._events, self._next = b"", [], 0
+        self._unanswered = 1 << 30  # ids of commands whose answers nobody waits for
+        self.dialogs: list[str] = []
+
+    def _message(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select(
+                [self._receive], [], [], max(0, deadline - time.monotonic())
+            )
+            if not ready:
+                raise BrowserError("chromium did not answer in time")
+            chunk = os.read(self._receive, 1 << 16)
+            if not chunk:
+                raise BrowserError("chromium closed its pipe (crashed?)")
+            self._buffer += chunk
+        text, self._buffer = self._buffer.split(b"\0", 1)
+        message: dict[str, Any] = json.loads(text)
+        if message.get("method") == "Page.javascriptDialogOpening":  # noted and dismissed
+            self.dialogs.append(message["params"]["message"])
+            self._unanswered += 1
+            self._write(
+                self._unanswered,
+                "Page.handleJavaScriptDialog",
+                {"accept": False},
+                message["sessionId"],
+            )
+        return message
+
+    def _write(self, number: int, method: str, params: dict[str, Any], session: str) -> None:
+        command = {"id": number, "method": method, "params": params}
+        os.write(
+            self._send,
+            json.dumps(command | ({"sessionId": session} if session else {})).encode() + b"\0",
+        )
+
+    def call(self, method: str, params: dict[str, Any] | None = None, session: str = "") -> Any:
+        """Send one command and wait (30 s at most) for its answer; events that come
+        before it are kept."""
+        self._next += 1
+        self._write(self._next, method, params or {}, session)
+        deadline = time.monotonic() + 30
+        while (message := self._message(deadline)).get("id") != self._next:
+            self._events.append(message)
+        if "error" in message:
+            raise BrowserError(f"{method}: {message['error']}")
+        return message.get("result", {})
+
+    def _evaluate(self, expression: str, session: str) -> Any:
+        found = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session
+        )
+        return found["result"].get("value")
+
+    def load(self, url: str, timeout: float = 30) -> tuple[str, set[str]]:
+        """The page's DOM once it settled (or at ``timeout``), and the URLs it asked for."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        for method, params in [
+            ("Page.enable", {}),
+            ("Network.enable", {}),
+            ("Network.setCacheDisabled", {"cacheDisabled": True}),
+            ("Page.navigate", {"url": url}),
+        ]:
+            self.call(method, params, session)
+        deadline = time.monotonic() + timeout
+        while not self._evaluate(SETTLED, session) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        dom = self._evaluate(DOM, session)
+        urls = {
+            e["params"]["request"]["url"]
+            for e in self._events
+            if e.get("sessionId") == session and e.get("method") == "Network.requestWillBeSent"
+        }
+        self._events = [e for e in self._events if e.get("sessionId") != session]
+        self.call("Target.closeTarget", {"targetId": target})
+        return dom, urls
+
+    def close(self) -> None:
+        """Close the browser (its net log written), killed if it does not end in 10 s."""
+        with contextlib.suppress(BrowserError, OSError):
+            self.call("Browser.close")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        os.close(self._send)
+        os.close(self._receive)
+
+
+@contextlib.contextmanager
+def browser(profile: Path, netlog: Path | None = None) -> Iterator[Browser]:
+    """A chromium for the block, closed (and its process group gone) after it."""
+    running = Browser(profile, netlog)
+    try:
+        yield running
+    finally:
+        running.close()
