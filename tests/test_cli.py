@@ -111,7 +111,7 @@ def test_second_build_of_unchanged_inputs_is_skipped(tmp_path: Path) -> None:
         f"up to date (inputs unchanged): {out}\n",
     )
     (out / "mixed.de.pdf").unlink()
-    third = iopress_process("build", str(MIXED), "-o", str(out), env=bare)
+    third = iopress("build", str(MIXED), "-o", str(out))
     assert third.returncode == 0, third.stderr
     assert "up to date" not in third.stdout
     assert (out / "mixed.de.pdf").is_file()

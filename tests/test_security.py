@@ -646,7 +646,7 @@ def test_tampered_cache_never_reaches_the_output(xss: Built, tmp_path: Path) -> 
     whole = truncated.read_bytes()
     truncated.write_bytes(whole[: len(whole) // 2])
     out = tmp_path / "out"
-    run = isolated("build", xss.report, "-o", out, cwd=tmp_path, env=cli_env(IOPRESS_CACHE=cache))
+    run = iopress("build", xss.report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache)
     assert run.code == 0, run
     assert found_in_output("TAMPERED", run, out) == []
     for pdf in sorted(out.glob("*.pdf")):
