@@ -17,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # 1 s from a full one, where pip takes ≈ 30 s. Its download cache stays in the clone too.
 UV_VERSION := 0.13.9
 export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
-UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
+UV := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 .PHONY: demo test lint golden setup clean fio-fixtures debs bench
 
@@ -44,7 +44,7 @@ test: $(STAMP) debs
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	@log=$$(mktemp); $(BIN)/mypy >$$log 2>&1 & typing=$$!; \
-	$(BIN)/python -m pytest -q -n auto; tests=$$?; \
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup; tests=$$?; \
 	wait $$typing; typed=$$?; cat $$log; rm -f $$log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 

@@ -69,6 +69,13 @@ def pdf_text(path: Path) -> str:
     return text
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests of an xdist group first (``--dist loadgroup`` in `make test` gives a group
+    to one worker): the group "waits" (fio running) overlaps mypy and the other worker's
+    builds instead of leaving a core idle later."""
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+
+
 @pytest.fixture(scope="session")
 def fs840_context() -> ReportContext:
     return prepare(FS840)

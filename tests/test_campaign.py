@@ -28,6 +28,9 @@ from tests.cli import iopress
 from tests.conftest import ROOT
 
 FIO = shutil.which("fio")
+# fio runs for seconds at a low rate: these tests mostly wait. One worker runs them first
+# (tests.conftest), beside mypy and the other worker's builds.
+WAITS = pytest.mark.xdist_group("waits")
 needs_fio = pytest.mark.skipif(
     FIO is None and os.environ.get("CI") != "true",
     reason="fio is not installed (make test installs it)",
@@ -173,6 +176,7 @@ def _fio_figures(result: Path) -> tuple[float, float]:
 
 
 @needs_fio
+@WAITS
 def test_local_campaign_plan_run_resume_build(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     source = _campaign(tmp_path)  # 2 profiles x 2 levels: 4 points of 1 s each
@@ -272,6 +276,7 @@ def two_fio_servers(tmp_path: Path) -> Iterator[list[int]]:
 
 
 @needs_fio
+@WAITS
 def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[int]) -> None:
     hosts = "".join(
         f'\n[[hosts]]\nname = "server{i}"\naddress = "127.0.0.1:{port}"\n'
