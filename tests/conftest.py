@@ -72,8 +72,14 @@ def pdf_text(path: Path) -> str:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests of an xdist group first (``--dist loadgroup`` in `make test` gives a group
     to one worker): the group "waits" (fio running) overlaps mypy and the other worker's
-    builds instead of leaving a core idle later."""
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+    builds instead of leaving a core idle later. Then the slow tests, so that none of them
+    is the last one running while the other worker has nothing left."""
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("xdist_group") is None,
+            item.get_closest_marker("slow") is None,
+        )
+    )
 
 
 @pytest.fixture(scope="session")

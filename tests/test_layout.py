@@ -58,6 +58,7 @@ def test_the_mixed_test_report_passes(tmp_path: Path) -> None:
     assert layout.check_output(out) == []
 
 
+@pytest.mark.slow
 def test_the_stress_report_passes(tmp_path: Path) -> None:
     """300 raw files, five setups with 40-character names, 30 levels and one level."""
     report = stress.make(tmp_path / "stress")
