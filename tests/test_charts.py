@@ -181,3 +181,32 @@ def test_vega_draws_in_a_process_of_its_own_and_a_killed_one_is_replaced() -> No
             results.append(b"broken")
     assert results[-1].startswith(b"<svg"), results
     assert list(drawer.vega._processes) != workers
+
+
+def test_charts_whose_vega_process_dies_midway_are_drawn_again(
+    fs840_context: ReportContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vega's process killed (the OOM killer, say) while a build waits for its charts: the
+    charts are drawn in a new process and the build goes on, without a traceback."""
+    import os
+    import signal
+
+    from pipeline import vlrender
+    from pipeline.charts.export import start_saving
+
+    fmt = Formatter(Strings("en"))
+    points = fs840_context.dataset.points
+    jobs = [
+        (draw(ref, points, None, fmt), tmp_path / ref.stem, fmt, ("svg", "pdf"))
+        for ref in fs840_context.charts[:4]
+    ]
+    monkeypatch.setenv("IOPRESS_CACHE", str(tmp_path / "cache"))  # nothing drawn yet
+    pending = start_saving(jobs)
+    assert len(pending.drawing) == 8
+    before = list(vlrender.renderer().vega._processes)
+    os.kill(before[0], signal.SIGKILL)
+    pending.wait()
+    for ref in fs840_context.charts[:4]:
+        assert (tmp_path / f"{ref.stem}.svg").read_bytes().startswith(b"<svg")
+        assert (tmp_path / f"{ref.stem}.pdf").read_bytes().startswith(b"%PDF")
+    assert list(vlrender.renderer().vega._processes) != before

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import metadata
@@ -46,6 +47,7 @@ class Pending:
     found: dict[str, bytes] = field(default_factory=dict)
     drawing: dict[str, Future[bytes]] = field(default_factory=dict)
     svgs: dict[tuple[str, str], Future[bytes]] = field(default_factory=dict)
+    drawn: dict[str, Drawing] = field(default_factory=dict)
 
     def want(self, path: Path, drawing: Drawing) -> None:
         """``drawing`` into ``path``: from the cache, or started at once (each chart goes
@@ -63,13 +65,24 @@ class Pending:
                 drawing.spec, drawing.locale
             )
         self.drawing[key] = svg if drawing.kind == "svg" else renderer().pdf(svg)
+        self.drawn[key] = drawing
 
     def wait(self) -> None:
         for name, future in self.drawing.items():
-            self.found[name] = future.result()
+            self.found[name] = self._result(name, future)
             cache.put(name, self.found[name])
         for path, drawing in self.wanted:
             path.write_bytes(self.found[drawing.key])
+
+    def _result(self, name: str, future: Future[bytes]) -> bytes:
+        """The drawing; drawn once more in a new Vega process if its process died (killed,
+        out of memory) while the build waited for it."""
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            drawing = self.drawn[name]
+            svg = renderer().svg(drawing.spec, drawing.locale)
+            return (svg if drawing.kind == "svg" else renderer().pdf(svg)).result()
 
 
 def start_saving(
