@@ -13,11 +13,13 @@ export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
 # environment says not to: without them every test worker, build and Vega process compiles
 # everything it imports again (≈ 1.8 CPU-s each for the libraries, 1.2 s to collect tests).
 unexport PYTHONDONTWRITEBYTECODE
-# uv installs the lock file (uv pinned here, put into .venv/uv by python3's pip; the venv
-# itself gets no pip): ≈ 12 s from an empty cache, 1 s from a full one, where pip took
-# ≈ 30 s. Its download cache stays in the clone too.
+# uv installs the lock file: ≈ 12 s from an empty cache, 1 s from a full one, where pip
+# took ≈ 30 s. uv is pinned here and put into .venv/uv by python3's pip, or by the venv's
+# own where python3 has none or refuses (PEP 668); otherwise the venv gets no pip
+# (ensurepip took ≈ 3.5 s). Its download cache stays in the clone too.
 UV_VERSION := 0.13.9
 export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
+UV_INTO_VENV := install --quiet --disable-pip-version-check --upgrade --target $(VENV)/uv uv==$(UV_VERSION)
 UV := $(VENV)/uv/bin/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 .PHONY: demo test lint golden setup clean fio-fixtures debs bench
@@ -26,7 +28,8 @@ setup: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --upgrade --target $(VENV)/uv uv==$(UV_VERSION)
+	$(PYTHON) -m pip $(UV_INTO_VENV) || { echo "(python3 has no usable pip: the venv's own)"; \
+	  $(BIN)/python -m ensurepip --default-pip && $(BIN)/python -m pip $(UV_INTO_VENV); }
 	$(UV) -r requirements.lock
 	$(UV) --no-deps --no-build-isolation -e .
 	$(BIN)/python -c "from pipeline.render.site import install_vega_embed_bundle as i; i()"
