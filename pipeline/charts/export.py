@@ -45,9 +45,8 @@ class Pending:
 
     wanted: list[tuple[Path, Drawing]] = field(default_factory=list)
     found: dict[str, bytes] = field(default_factory=dict)
-    drawing: dict[str, Future[bytes]] = field(default_factory=dict)
+    drawing: dict[str, tuple[Drawing, Future[bytes]]] = field(default_factory=dict)
     svgs: dict[tuple[str, str], Future[bytes]] = field(default_factory=dict)
-    drawn: dict[str, Drawing] = field(default_factory=dict)
 
     def want(self, path: Path, drawing: Drawing) -> None:
         """``drawing`` into ``path``: from the cache, or started at once (each chart goes
@@ -59,30 +58,33 @@ class Pending:
         if (data := cache.get(key)) is not None:
             self.found[key] = data
             return
-        svg = self.svgs.get((drawing.spec, drawing.locale))
-        if svg is None:
-            svg = self.svgs[(drawing.spec, drawing.locale)] = renderer().svg(
-                drawing.spec, drawing.locale
-            )
-        self.drawing[key] = svg if drawing.kind == "svg" else renderer().pdf(svg)
-        self.drawn[key] = drawing
+        self.drawing[key] = (drawing, self._start(drawing))
+
+    def _start(self, drawing: Drawing) -> Future[bytes]:
+        """The drawing's future; its chart's SVG is drawn once for both kinds."""
+        chart = (drawing.spec, drawing.locale)
+        if chart not in self.svgs:
+            self.svgs[chart] = renderer().svg(*chart)
+        svg = self.svgs[chart]
+        return svg if drawing.kind == "svg" else renderer().pdf(svg)
 
     def wait(self) -> None:
-        for name, future in self.drawing.items():
-            self.found[name] = self._result(name, future)
+        for name, (drawing, future) in self.drawing.items():
+            self.found[name] = self._result(drawing, future)
             cache.put(name, self.found[name])
         for path, drawing in self.wanted:
             path.write_bytes(self.found[drawing.key])
 
-    def _result(self, name: str, future: Future[bytes]) -> bytes:
+    def _result(self, drawing: Drawing, future: Future[bytes]) -> bytes:
         """The drawing; drawn once more in a new Vega process if its process died (killed,
-        out of memory) while the build waited for it."""
+        out of memory) while the build waited for it (the SVG again once per chart)."""
         try:
             return future.result()
         except BrokenProcessPool:
-            drawing = self.drawn[name]
-            svg = renderer().svg(drawing.spec, drawing.locale)
-            return (svg if drawing.kind == "svg" else renderer().pdf(svg)).result()
+            chart = (drawing.spec, drawing.locale)
+            if isinstance(self.svgs[chart].exception(), BrokenProcessPool):
+                del self.svgs[chart]
+            return self._start(drawing).result()
 
 
 def start_saving(
