@@ -41,7 +41,7 @@ demo: $(STAMP)
 	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
 
-# mypy (one core, ~13 s from a cold cache) runs beside the tests: it takes the core that
+# mypy (one core, ≈ 8 s from a cold cache) runs beside the tests: it takes the core that
 # the campaign and browser tests leave idle while fio and chromium run. Either failing
 # fails the target; mypy's report follows the tests'.
 test: $(STAMP) debs

@@ -7,8 +7,6 @@ import fcntl
 import hashlib
 import os
 import pickle
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +16,7 @@ import pytest
 
 from pipeline.build import BuildResult, build, prepare
 from pipeline.report.context import ReportContext
+from tests.layout import pdftotext
 
 T = TypeVar("T")
 
@@ -26,7 +25,6 @@ DATA = Path(__file__).resolve().parent / "data"
 FS840 = ROOT / "data" / "examples" / "fs840"
 A800 = ROOT / "data" / "examples" / "a800"
 SHARED = ROOT.parent / "shared"
-PDFTOTEXT = shutil.which("pdftotext")
 
 
 def _session_cache() -> str:
@@ -54,13 +52,7 @@ def pdf_text(path: Path) -> str:
     kept = _PDF_TEXTS / f"{digest}.txt"
     if kept.is_file():
         return kept.read_text(encoding="utf-8")
-    assert PDFTOTEXT, "pdftotext (poppler-utils) is needed; make test installs it"
-    run = subprocess.run(
-        [PDFTOTEXT, "-raw", "-enc", "UTF-8", str(path), "-"],
-        capture_output=True,
-        check=True,
-    )
-    text = run.stdout.decode("utf-8").replace("\u2060", "").replace("\xad\n", "-\n")
+    text = pdftotext(path, "-raw").replace("\u2060", "").replace("\xad\n", "-\n")
     text = text.replace("\f", "\n").rstrip("\n")
     _PDF_TEXTS.mkdir(exist_ok=True)
     part = kept.with_name(f".{digest}.{os.getpid()}")

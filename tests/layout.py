@@ -61,13 +61,18 @@ _BOX = re.compile(
 )
 
 
-def pages(pdf: Path) -> list[Page]:
+def pdftotext(pdf: Path, *options: str) -> str:
+    """Poppler's text of ``pdf`` (``pdftotext`` with ``options``)."""
     assert PDFTOTEXT, "pdftotext (poppler-utils) is needed; make test installs it"
     run = subprocess.run(
-        [PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True
+        [PDFTOTEXT, *options, "-enc", "UTF-8", str(pdf), "-"], capture_output=True, check=True
     )
+    return run.stdout.decode("utf-8")
+
+
+def pages(pdf: Path) -> list[Page]:
     found: list[Page] = []
-    for m in _BOX.finditer(run.stdout):
+    for m in _BOX.finditer(pdftotext(pdf, "-bbox")):
         if m["height"] is not None:
             found.append(Page(len(found) + 1, float(m["height"]), []))
         else:
