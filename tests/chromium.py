@@ -60,12 +60,10 @@ class Browser:
         self._receive, from_browser = map(_high, os.pipe())
         logging = [f"--log-net-log={netlog}"] if netlog else []
         args = [CHROMIUM, *FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}"]
-        null = (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)
         actions = [
             (os.POSIX_SPAWN_DUP2, to_browser, 3),
             (os.POSIX_SPAWN_DUP2, from_browser, 4),
-            null,
-            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            *[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in (1, 2)],
         ]
         self.pid = os.posix_spawn(
             CHROMIUM,
