@@ -50,6 +50,13 @@ def _high(fd: int) -> int:
     return moved
 
 
+def _environment(profile: Path) -> dict[str, str]:
+    """The test's environment with a home of its own inside the profile: chromium keeps its
+    crash reporter's settings and dconf its database there, not in the user's home."""
+    own = {"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache"}
+    return os.environ | {key: str(profile / sub) for key, sub in own.items()}
+
+
 class Browser:
     """A running chromium: ``load(url)`` gives the settled page's DOM and every URL the page
     asked for; ``dialogs`` lists the JavaScript dialogs (alert, confirm) pages opened."""
@@ -68,7 +75,7 @@ class Browser:
         self.pid = os.posix_spawn(
             CHROMIUM,
             [*args, *logging, "about:blank"],
-            os.environ,
+            _environment(profile),
             file_actions=actions,
             setsid=True,
         )
