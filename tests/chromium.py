@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,18 +51,24 @@ def _high(fd: int) -> int:
     return moved
 
 
-def _environment(profile: Path) -> dict[str, str]:
-    """The test's environment with a home of its own inside the profile: chromium keeps its
-    crash reporter's settings and dconf its database there, not in the user's home."""
+def _environment(profile: Path, scratch: Path) -> dict[str, str]:
+    """The test's environment with a home of its own inside the profile and ``scratch`` as
+    TMPDIR: chromium keeps its crash reporter's settings and dconf its database there, not
+    in the user's home, and its singleton socket's folder (left in /tmp when chromium is
+    killed) in ``scratch``, a short path: a socket's path has at most 107 bytes."""
     own = {"HOME": "home", "XDG_CONFIG_HOME": "config", "XDG_CACHE_HOME": "cache"}
-    return os.environ | {key: str(profile / sub) for key, sub in own.items()}
+    return (
+        os.environ
+        | {key: str(profile / sub) for key, sub in own.items()}
+        | {"TMPDIR": str(scratch)}
+    )
 
 
 class Browser:
     """A running chromium: ``load(url)`` gives the settled page's DOM and every URL the page
     asked for; ``dialogs`` lists the JavaScript dialogs (alert, confirm) pages opened."""
 
-    def __init__(self, profile: Path, netlog: Path | None = None) -> None:
+    def __init__(self, profile: Path, scratch: Path, netlog: Path | None = None) -> None:
         assert CHROMIUM, "chromium must be installed (make test installs it)"
         to_browser, self._send = map(_high, os.pipe())
         self._receive, from_browser = map(_high, os.pipe())
@@ -75,7 +82,7 @@ class Browser:
         self.pid = os.posix_spawn(
             CHROMIUM,
             [*args, *logging, "about:blank"],
-            _environment(profile),
+            _environment(profile, scratch),
             file_actions=actions,
             setsid=True,
         )
@@ -177,9 +184,11 @@ class Browser:
 
 @contextlib.contextmanager
 def browser(profile: Path, netlog: Path | None = None) -> Iterator[Browser]:
-    """A chromium for the block, closed (and its process group gone) after it."""
-    running = Browser(profile, netlog)
-    try:
-        yield running
-    finally:
-        running.close()
+    """A chromium for the block, closed (and its process group gone) after it, and its
+    temporary files with it."""
+    with tempfile.TemporaryDirectory(prefix="chromium-") as scratch:
+        running = Browser(profile, Path(scratch), netlog)
+        try:
+            yield running
+        finally:
+            running.close()

@@ -1,4 +1,4 @@
-"""Shared fixtures. The example report is built once per session. Every session has its
+"""Shared fixtures. The example report is built once per session. Every test run has its
 own empty output cache, so no test passes thanks to an earlier run's cached drawings."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import os
 import pickle
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -27,19 +28,27 @@ A800 = ROOT / "data" / "examples" / "a800"
 SHARED = ROOT.parent / "shared"
 
 
-def _session_cache() -> str:
-    """An empty cache per test run, shared by its parallel workers (pytest-xdist): a
-    worker finds the charts and documents another one already made."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    if not run:
-        return tempfile.mkdtemp(prefix="iopress-test-cache-")
-    folder = Path(tempfile.gettempdir()) / f"iopress-test-cache-{run}"
-    folder.mkdir(exist_ok=True)
-    return str(folder)
+def _run_folder() -> tuple[Path, bool]:
+    """One scratch folder per test run, and whether this process made it: the first
+    process (pytest-xdist's controller, whose environment the workers inherit) makes it,
+    and removes it at the end (``pytest_unconfigure``). It holds the run's output cache,
+    empty at the start and shared by the workers, and the texts read from PDFs."""
+    known = os.environ.get("IOPRESS_TEST_RUN")
+    if known:
+        return Path(known), False
+    made = Path(tempfile.mkdtemp(prefix="iopress-test-run-"))
+    os.environ["IOPRESS_TEST_RUN"] = str(made)
+    return made, True
 
 
-os.environ["IOPRESS_CACHE"] = _session_cache()
-_PDF_TEXTS = Path(os.environ["IOPRESS_CACHE"] + "-pdf-text")
+RUN, _RUN_MADE_HERE = _run_folder()
+os.environ["IOPRESS_CACHE"] = str(RUN / "cache")
+_PDF_TEXTS = RUN / "pdf-text"
+
+
+def pytest_unconfigure() -> None:
+    if _RUN_MADE_HERE:
+        shutil.rmtree(RUN, ignore_errors=True)
 
 
 def pdf_text(path: Path) -> str:
@@ -63,9 +72,10 @@ def pdf_text(path: Path) -> str:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests of an xdist group first (``--dist loadgroup`` in `make test` gives a group
-    to one worker): the group "waits" (fio running) overlaps mypy and the other worker's
-    builds instead of leaving a core idle later. Then the slow tests, so that none of them
-    is the last one running while the other worker has nothing left."""
+    whole to one worker, tests.test_scheduling): "waits" (fio running) on one worker and
+    "browser" on the other overlap mypy instead of leaving a core idle later. Then the slow
+    tests, so that none of them is the last one running while the other worker has nothing
+    left."""
     items.sort(
         key=lambda item: (
             item.get_closest_marker("xdist_group") is None,

@@ -20,10 +20,15 @@ from tests.chromium import CHROMIUM, browser
 from tests.conftest import once_per_run
 from tests.serve import served
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and os.environ.get("CI") != "true",
-    reason="chromium is not installed (make test installs it)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None and os.environ.get("CI") != "true",
+        reason="chromium is not installed (make test installs it)",
+    ),
+    # all on one worker: the pages are loaded once per run, and a second worker would
+    # only wait for the first (tests.conftest.once_per_run)
+    pytest.mark.xdist_group("browser"),
+]
 
 
 def _page_requests(netlog: Path) -> set[str]:

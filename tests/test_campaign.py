@@ -92,17 +92,6 @@ def test_plan_of_seed_000_writes_324_job_files_and_prints_the_run_time(tmp_path:
     assert '{{ maximum("1K", "random", 100).iops }}' in summary
 
 
-def test_the_waits_group_reaches_xdist(request: pytest.FixtureRequest) -> None:
-    """Under ``--dist loadgroup`` (`make test`) the group is named in the node id that the
-    scheduler reads; with pytest 9.2 it is not, and the group is split (pyproject.toml)."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("not run by an xdist worker with --dist loadgroup")
-    grouped = [i.nodeid for i in request.session.items if i.get_closest_marker("xdist_group")]
-    if not grouped:
-        pytest.skip("no test of a group selected")
-    assert all(nodeid.endswith("@waits") for nodeid in grouped), grouped
-
-
 def test_run_time_words() -> None:
     assert planning.duration(324 * 70) == "6 h 18 min"
     assert planning.duration(150) == "2 min 30 s"

@@ -1,0 +1,21 @@
+"""How `make test` spreads the tests over its workers (``--dist loadgroup``, tests.conftest):
+each xdist group goes whole to one worker. pytest-xdist names the group in the node id the
+scheduler reads; pytest 9.2 ignores that name, and the groups were silently split
+(pytest-xdist #1386, hence pytest < 9.2 in pyproject.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_every_group_reaches_the_scheduler(request: pytest.FixtureRequest) -> None:
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by an xdist worker with --dist loadgroup")
+    groups = {
+        item.nodeid: mark.args[0]
+        for item in request.session.items
+        if (mark := item.get_closest_marker("xdist_group"))
+    }
+    if not groups:
+        pytest.skip("no test of a group selected")
+    assert {n for n, group in groups.items() if not n.endswith(f"@{group}")} == set()
