@@ -139,7 +139,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
                 y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
                 color=colour,
                 strokeDash=dash,
-                detail="setup_label:N",
+                detail=alt.Detail("setup_label:N"),
             )
             .properties(width=250, height=190)
         )
@@ -172,12 +172,12 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
     zone = (
         alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / 1000]}))
         .mark_rect(color="#2e9e3e", opacity=0.12)
-        .encode(y="zero:Q", y2="limit:Q")
+        .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
     )
     rule = (
         alt.Chart(pl.DataFrame({"limit": [limit_us / 1000]}))
         .mark_rule(color="#2e9e3e", strokeDash=DASHES["dashed"])
-        .encode(y="limit:Q")
+        .encode(y=alt.Y("limit:Q"))
     )
     lines = (
         alt.Chart(data)
@@ -190,7 +190,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
                 axis=alt.Axis(format=value_format(data["latency_ms"].to_list(), 2)),
             ),
             color=mix_colour(points, fmt),
-            order="parallelism:Q",
+            order=alt.Order("parallelism:Q"),
         )
     )
     layered = alt.layer(zone, rule, lines).properties(width=520, height=260)
@@ -212,9 +212,9 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=mix_colour(points, fmt))
     band = base.mark_area(opacity=0.25).encode(
         y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
-        y2="iops_max:Q",
+        y2=alt.Y2("iops_max:Q"),
     )
-    mean = base.mark_line(point=True, strokeWidth=theme().line_width).encode(y="iops:Q")
+    mean = base.mark_line(point=True, strokeWidth=theme().line_width).encode(y=alt.Y("iops:Q"))
     layered = alt.layer(band, mean).properties(width=520, height=260)
     return _finish(layered, _block_title(points, fmt, "chart.stability_title"), fmt)
 

@@ -102,7 +102,7 @@ def _panel(
             color=colour,
             tooltip=[
                 alt.Tooltip("mix:N", title=None),
-                "parallelism:Q",
+                alt.Tooltip("parallelism:Q"),  # a string costs altair ≈ 15 ms (from_dict)
                 alt.Tooltip(f"{field}:Q", title=title, format=number_format),
             ],
         )

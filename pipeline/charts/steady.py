@@ -40,7 +40,7 @@ def steady_chart(lines: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLeve
         .mark_line(strokeWidth=style.line_width)
         .encode(
             **encode,
-            detail="line:N",
+            detail=alt.Detail("line:N"),
             color=alt.Color("series:N", title=None, scale=alt.Scale(domain=order, range=colours)),
             strokeDash=alt.StrokeDash(  # one legend: colour and dash of each series
                 "series:N", title=None, scale=alt.Scale(domain=order, range=dashes)
