@@ -180,6 +180,7 @@ class _RowParser:
         self.names = {**DEFAULT_COLUMNS, **options.mapping.columns}
         self.lat_factor = TIME_UNITS_US[options.mapping.latency_unit]
         self.rate_factor = rate_factor(options.mapping.bandwidth_unit, options.units)
+        self.width = max(index.values()) + 1 if index else 0
 
     def cell(self, cells: list[str], key: str) -> str | None:
         pos = self.index.get(key)
@@ -190,8 +191,8 @@ class _RowParser:
         return cells[pos] or None
 
     def parse(self, line_no: int, cells: list[str]) -> dict[str, object]:
-        if len(cells) != self._width():
-            raise _RowError("", "width", n=len(cells), header=self._width())
+        if len(cells) != self.width:
+            raise _RowError("", "width", n=len(cells), header=self.width)
         num = self._numbers(cells)
         block = self._block(cells)
         iops = (
@@ -211,9 +212,6 @@ class _RowParser:
             "source": self.label,
             "line": line_no,
         }
-
-    def _width(self) -> int:
-        return max(self.index.values()) + 1 if self.index else 0
 
     def _identity(self, cells: list[str], block: int) -> dict[str, object]:
         access_text = (self.cell(cells, "access") or "").lower()
@@ -242,30 +240,22 @@ class _RowParser:
             raise _RowError(self.names["block_size"], "block_size", value=repr(text)) from exc
 
     def _numbers(self, cells: list[str]) -> dict[str, float | None]:
-        checks: dict[str, Callable[[float], str]] = {
-            "interval": _whole_positive,
-            "interval_s": _positive,
-            "ios": _non_negative,
-            "iops": _non_negative,
-            "mb_s": _non_negative,
-            "service_time": _positive,
-            "read_service_time": _positive,
-            "write_service_time": _positive,
-            "cpu_pct": _percent,
-        }
-        values = {key: self._optional(cells, key, check) for key, check in checks.items()}
+        values = {key: self._optional(cells, key, check) for key, check in _MEASURES.items()}
         if values["interval_s"] is None:
             raise _RowError(self.names["interval_s"], "interval_empty")
         return values
 
     def _optional(self, cells: list[str], key: str, check: Callable[[float], str]) -> float | None:
-        if self.cell(cells, key) is None:
-            return None
-        return self._number(cells, key, check)
+        text = self.cell(cells, key)
+        return None if text is None else self._value(text, key, check)
 
     def _number(self, cells: list[str], key: str, check: Callable[[float], str]) -> float:
+        return self._value(self.cell(cells, key) or "", key, check)
+
+    def _value(self, text: str, key: str, check: Callable[[float], str]) -> float:
+        """``text`` of the column ``key`` as a number that passes ``check``."""
         mapping = self.options.mapping
-        text = (self.cell(cells, key) or "").rstrip("%").strip()
+        text = text.rstrip("%").strip()
         if mapping.thousands:
             text = text.replace(mapping.thousands, "")
         if mapping.decimal == ",":
@@ -305,6 +295,20 @@ def _whole_positive(v: float) -> str:
 
 def _percent(v: float) -> str:
     return "" if 0 <= v <= 100 else "percent"
+
+
+# the measured columns of a row (each may be empty) and the check of each
+_MEASURES: dict[str, Callable[[float], str]] = {
+    "interval": _whole_positive,
+    "interval_s": _positive,
+    "ios": _non_negative,
+    "iops": _non_negative,
+    "mb_s": _non_negative,
+    "service_time": _positive,
+    "read_service_time": _positive,
+    "write_service_time": _positive,
+    "cpu_pct": _percent,
+}
 
 
 def _frame(records: list[dict[str, object]]) -> pl.DataFrame:
