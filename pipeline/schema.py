@@ -143,15 +143,24 @@ def conform(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
 
 
 def violations(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
-    """One row per (row index, column) whose value breaks its field's check or nullability."""
-    frames = []
-    indexed = df.with_row_index("_row")
-    for f in fields:
-        bad = pl.col(f.name).is_null() if not f.nullable else pl.lit(False)
-        if f.check is not None:
-            bad = bad | ~f.check(pl.col(f.name)).fill_null(True)
-        hits = indexed.filter(bad).select(
-            pl.col("_row"), pl.lit(f.name).alias("column"), pl.col(f.name).cast(pl.String)
+    """One row per (row index, column) whose value breaks its field's check or nullability,
+    by row, then in the order of ``fields`` (one query: a check each is 3 collects)."""
+    if not fields:
+        return pl.DataFrame()
+    indexed = df.lazy().with_row_index("_row")
+    hits = [
+        indexed.filter(_broken(f)).select(
+            pl.col("_row"),
+            pl.lit(f.name).alias("column"),
+            pl.col(f.name).cast(pl.String).alias("value"),
         )
-        frames.append(hits.rename({f.name: "value"}))
-    return pl.concat(frames).sort("_row") if frames else pl.DataFrame()
+        for f in fields
+    ]
+    return pl.concat(hits).sort("_row", maintain_order=True).collect()
+
+
+def _broken(f: Field) -> pl.Expr:
+    bad = pl.col(f.name).is_null() if not f.nullable else pl.lit(False)
+    if f.check is not None:
+        bad = bad | ~f.check(pl.col(f.name)).fill_null(True)
+    return bad
