@@ -9,11 +9,13 @@ expect from a printed table), then babel applies the locale's symbols: de-CH
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
+from babel import Locale
 from babel.dates import format_date
-from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
+from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
 
 from pipeline.language.strings import Strings
 from pipeline.units import Convention, block_label, kilo, mega
@@ -37,6 +39,13 @@ def significant_places(value: float, digits: int = 2) -> int:
     return places
 
 
+@functools.cache
+def _pattern(places: int) -> NumberPattern:
+    """Grouped thousands and ``places`` decimals (babel parses a pattern text anew on each
+    ``format_decimal``: parsed once here, the same text is a third of the time)."""
+    return parse_pattern("#,##0" + ("." + "0" * places if places else ""))
+
+
 class Formatter:
     def __init__(
         self,
@@ -47,6 +56,7 @@ class Formatter:
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
+        self._babel = Locale.parse(self.locale)
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
@@ -60,11 +70,7 @@ class Formatter:
         return self.setups.get(name) or name
 
     def number(self, value: float, places: int = 0) -> str:
-        rounded = _half_up(value, places)
-        pattern = "#,##0" + ("." + "0" * places if places else "")
-        return str(
-            format_decimal(rounded, format=pattern, locale=self.locale, decimal_quantization=True)
-        )
+        return str(_pattern(places).apply(_half_up(value, places), self._babel))
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)
