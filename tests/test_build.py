@@ -137,6 +137,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_two_cold_builds_into_different_caches_are_byte_identical(
     fs840_build: BuildResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -187,6 +188,7 @@ def test_a_refused_report_starts_no_vega_process(
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
 
 
+@pytest.mark.slow
 def test_report_mixing_iogen_fio_and_vdbench_builds(tmp_path: Path) -> None:
     result = build(MIXED, tmp_path / "mixed")
     assert sorted(set(result.dataset.points["tool"].to_list())) == ["fio", "iogen", "vdbench"]

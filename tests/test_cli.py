@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from pipeline import cache
 from tests.cli import iopress, iopress_process
@@ -99,6 +100,7 @@ def test_unknown_format_option_is_input_error(tmp_path: Path) -> None:
     assert "--format: unknown format 'nope'" in run.stderr
 
 
+@pytest.mark.slow
 def test_second_build_of_unchanged_inputs_is_skipped(tmp_path: Path) -> None:
     out = tmp_path / "out"
     first = iopress("build", str(MIXED), "-o", str(out))

@@ -50,6 +50,7 @@ def test_a800_setups_48_against_4_vcpu(a800_shared: BuildResult) -> None:
     }
 
 
+@pytest.mark.slow
 def test_the_cli_gate_and_its_outputs(tmp_path: Path, a800_shared: BuildResult) -> None:
     out = tmp_path / "cmp"
     args = ("--old-setup", "4vcpu", "--new-setup", "48vcpu", "-o", out)
@@ -99,6 +100,7 @@ def test_a_planted_ten_percent_drop_fails_and_names_the_profile(
     assert "8K" not in summary and "-10.0" in dropped.stdout
 
 
+@pytest.mark.slow
 def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: BuildResult) -> None:
     keep = ~READ_4K & (pl.col("parallelism") <= 64)
     path = _variant(fs840_build, tmp_path / "fewer.parquet", lambda f: f.filter(keep))

@@ -24,6 +24,7 @@ def _slowest(inputs: registry.Inputs) -> pl.DataFrame:
     return min_latency(worst.first())
 
 
+@pytest.mark.slow
 def test_one_declaration_adds_a_table_everywhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

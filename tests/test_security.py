@@ -317,6 +317,7 @@ def test_output_over_the_report_or_a_foreign_folder_is_refused(target: str, tree
     assert_refused(run, code=2)
 
 
+@pytest.mark.slow
 def test_relative_output_into_empty_folder_then_over_earlier_output(tmp_path: Path) -> None:
     """A relative output folder is the working folder's (not the project's, where mkdocs
     would resolve it); an empty folder is fine, and so is an earlier iopress output: it is

@@ -119,6 +119,7 @@ def _pts_report(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_verdicts_in_the_appendix_csv_and_chart(tmp_path: Path) -> None:
     out = build(_pts_report(tmp_path), tmp_path / "out").out
     verdicts = pl.read_csv(out / "steady_state.csv")

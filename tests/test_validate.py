@@ -111,6 +111,7 @@ def test_strict_turns_warnings_into_failures(tmp_path: Path) -> None:
     assert "littles-law,warning" in (result.out / "validation.csv").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_problems_appear_in_the_report(tmp_path: Path) -> None:
     report = tmp_path / "report"
     shutil.copytree(FS840.parent / "a800", report)
