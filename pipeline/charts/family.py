@@ -17,7 +17,6 @@ from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.schema import PERCENTILES
 
-SETUP_COLOURS = ["#1f5fbf", "#d62728", "#e0a800", "#2e9e3e", "#9467bd", "#8c564b"]
 DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
 
 
@@ -45,9 +44,11 @@ def _throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
 def _setup_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
     setups = points["setup"].unique(maintain_order=True).to_list()
     labels = [fmt.setup(s) for s in setups]
-    colours = [SETUP_COLOURS[i % len(SETUP_COLOURS)] for i in range(len(setups))]
     return alt.Color(
-        "setup_label:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
+        "setup_label:N",
+        title=None,
+        sort=labels,
+        scale=alt.Scale(domain=labels, range=theme().setup_palette(len(labels))),
     )
 
 
@@ -171,12 +172,12 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
     )
     zone = (
         alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / 1000]}))
-        .mark_rect(color="#2e9e3e", opacity=0.12)
+        .mark_rect(color=theme().limit_colour, opacity=0.12)
         .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
     )
     rule = (
         alt.Chart(pl.DataFrame({"limit": [limit_us / 1000]}))
-        .mark_rule(color="#2e9e3e", strokeDash=DASHES["dashed"])
+        .mark_rule(color=theme().limit_colour, strokeDash=DASHES["dashed"])
         .encode(y=alt.Y("limit:Q"))
     )
     lines = (
@@ -282,9 +283,7 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         "label:N",
         title=None,
         sort=labels,
-        scale=alt.Scale(
-            domain=labels, range=[SETUP_COLOURS[i % len(SETUP_COLOURS)] for i in range(len(labels))]
-        ),
+        scale=alt.Scale(domain=labels, range=theme().setup_palette(len(labels))),
     )
     data = points.sort("label", "parallelism").select(
         "parallelism",

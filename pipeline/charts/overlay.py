@@ -49,7 +49,7 @@ def overlay_chart(
         "side:N",
         title=None,
         sort=list(labels),
-        scale=alt.Scale(domain=list(labels), range=["#7f7f7f", style.vendor_colour]),
+        scale=alt.Scale(domain=list(labels), range=[style.baseline_colour, style.vendor_colour]),
     )
     dash = alt.StrokeDash(
         "side:N",

@@ -22,8 +22,15 @@ class Theme(BaseModel):
     background: str
     grid_colour: str
     vendor_colour: str
+    baseline_colour: str
+    limit_colour: str
+    setup_colours: list[str]
     mix_colours: dict[str, str]
     fallback_colours: list[str]
+
+    def setup_palette(self, count: int) -> list[str]:
+        """Colours of ``count`` setups (or systems) in order, the list repeated as needed."""
+        return [self.setup_colours[i % len(self.setup_colours)] for i in range(count)]
 
     def mix_colour(self, read_pct: float, index: int) -> str:
         colour = self.mix_colours.get(f"{read_pct:g}")
