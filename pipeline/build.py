@@ -192,7 +192,7 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
             Message.of("where.line_field", line=intervals["line"][r], field=repr(c)),
             Message.of("schema", value=repr(v)),
         )
-        for r, c, v in bad.unique("_row", keep="first").iter_rows()
+        for r, c, v in bad.unique("_row", keep="first", maintain_order=True).iter_rows()
     ]
     keep = intervals.with_row_index("_row").filter(~pl.col("_row").is_in(rows)).drop("_row")
     return keep, rejects

@@ -60,3 +60,26 @@ def test_rows_failing_schema_checks_become_rejects() -> None:
     assert str(dataset.rejects[0]) == (
         "basic.csv: line 5, field 'iops': value '-1.0' fails the dataset schema check"
     )
+
+
+def test_schema_rejects_come_in_line_order_each_naming_its_first_bad_field() -> None:
+    """The same rejects in the same order on every run, a row's first bad field in schema
+    order named (polars sorts in parallel: the order within a row was not kept)."""
+    result, _ = _dataset()
+    first = result.intervals.head(3)
+    line = pl.col("line")
+    broken = first.with_columns(
+        pl.when(line == 4).then(-1.0).otherwise(pl.col("iops")).alias("iops"),
+        pl.when(line == 5).then(0).otherwise(pl.col("interval")).alias("interval"),
+        pl.when(line == 6).then(None).otherwise(pl.col("access")).alias("access"),
+        pl.when(line == 6).then(-1).otherwise(pl.col("queue_depth")).alias("queue_depth"),
+    )
+    seen = {tuple(map(str, combine([ReadResult(broken, [], 3)]).rejects)) for _ in range(20)}
+    fails = "fails the dataset schema check"
+    assert seen == {
+        (
+            f"basic.csv: line 4, field 'iops': value '-1.0' {fails}",
+            f"basic.csv: line 5, field 'interval': value '0' {fails}",
+            f"basic.csv: line 6, field 'access': value None {fails}",
+        )
+    }
