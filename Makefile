@@ -14,14 +14,16 @@ export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
 # everything it imports again (≈ 1.8 CPU-s each for the libraries, 1.2 s to collect tests).
 unexport PYTHONDONTWRITEBYTECODE
 # uv installs the lock file: ≈ 3 s from an empty cache, 1 s from a full one, where pip
-# took ≈ 30 s. uv is pinned here and put into .venv/uv by python3's pip, or by the venv's
-# own where python3 has none or refuses (PEP 668); otherwise the venv gets no pip
-# (ensurepip took ≈ 3.5 s). Its download cache stays in the clone too; pip keeps none.
+# took ≈ 30 s. uv is pinned here and put into .cache/uv-<version> by python3's pip, or by
+# the venv's own where python3 has none or refuses (PEP 668); otherwise the venv gets no
+# pip (ensurepip took ≈ 3.5 s). uv and its download cache stay in the clone, where
+# `make clean` keeps them: a venv made again needs no network. pip keeps no cache.
 UV_VERSION := 0.13.9
 export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
-UV_INTO_VENV := install --quiet --disable-pip-version-check --no-cache-dir --progress-bar off \
-	--no-compile --no-deps --only-binary=:all: --upgrade --target $(VENV)/uv uv==$(UV_VERSION)
-UV := $(VENV)/uv/bin/uv pip install --quiet --python $(BIN)/python
+UV_HOME := .cache/uv-$(UV_VERSION)
+UV_INTO := install --quiet --disable-pip-version-check --no-cache-dir --progress-bar off \
+	--no-compile --no-deps --only-binary=:all: --upgrade --target $(UV_HOME) uv==$(UV_VERSION)
+UV := $(UV_HOME)/bin/uv pip install --quiet --python $(BIN)/python
 
 .PHONY: demo test lint golden setup clean fio-fixtures debs bench
 
@@ -36,8 +38,9 @@ WARM := pipeline.build, pipeline.cli, pipeline.charts.export, pipeline.campaign.
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip $(UV_INTO_VENV) || { echo "(python3 has no usable pip: the venv's own)"; \
-	  $(BIN)/python -m ensurepip --default-pip && $(BIN)/python -m pip $(UV_INTO_VENV); }
+	[ -x $(UV_HOME)/bin/uv ] || $(PYTHON) -m pip $(UV_INTO) || { \
+	  echo "(python3 has no usable pip: the venv's own)"; \
+	  $(BIN)/python -m ensurepip --default-pip && $(BIN)/python -m pip $(UV_INTO); }
 	$(UV) -r requirements.lock
 	$(UV) --no-deps --no-build-isolation -e .
 	$(BIN)/python -c "from pipeline.render.site import install_vega_embed_bundle as i; i()" & \

@@ -34,7 +34,7 @@ def _run_folder() -> tuple[Path, bool]:
     and removes it at the end (``pytest_unconfigure``). It holds the run's output cache,
     empty at the start and shared by the workers, and the texts read from PDFs."""
     known = os.environ.get("IOPRESS_TEST_RUN")
-    if known:
+    if known and os.environ.get("PYTEST_XDIST_WORKER"):  # elsewhere a stale or foreign one
         return Path(known), False
     made = Path(tempfile.mkdtemp(prefix="iopress-test-run-"))
     os.environ["IOPRESS_TEST_RUN"] = str(made)
@@ -63,7 +63,7 @@ def pdf_text(path: Path) -> str:
         return kept.read_text(encoding="utf-8")
     text = pdftotext(path, "-raw").replace("\u2060", "").replace("\xad\n", "-\n")
     text = text.replace("\f", "\n").rstrip("\n")
-    _PDF_TEXTS.mkdir(exist_ok=True)
+    _PDF_TEXTS.mkdir(parents=True, exist_ok=True)
     part = kept.with_name(f".{digest}.{os.getpid()}")
     part.write_text(text, encoding="utf-8")
     part.replace(kept)  # whole or not at all, whichever worker wins

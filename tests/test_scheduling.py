@@ -12,7 +12,7 @@ def test_every_group_reaches_the_scheduler(request: pytest.FixtureRequest) -> No
     if not getattr(request.config.option, "loadgroup", False):
         pytest.skip("not run by an xdist worker with --dist loadgroup")
     groups = {
-        item.nodeid: mark.args[0]
+        item.nodeid: mark.args[0] if mark.args else mark.kwargs.get("name", "default")
         for item in request.session.items
         if (mark := item.get_closest_marker("xdist_group"))
     }
