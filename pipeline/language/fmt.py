@@ -40,6 +40,13 @@ def significant_places(value: float, digits: int = 2) -> int:
 
 
 @functools.cache
+def _babel_locale(name: str) -> Locale:
+    """Babel's locale data, loaded once per process (kept here, not on a Formatter, so a
+    Formatter stays small when pickled)."""
+    return Locale.parse(name)
+
+
+@functools.cache
 def _pattern(places: int) -> NumberPattern:
     """Grouped thousands and ``places`` decimals (babel parses a pattern text anew on each
     ``format_decimal``: parsed once here, the same text is a third of the time)."""
@@ -56,7 +63,7 @@ class Formatter:
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
-        self._babel = Locale.parse(self.locale)
+        _babel_locale(self.locale)  # an unknown locale fails here, not at the first number
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
@@ -70,7 +77,7 @@ class Formatter:
         return self.setups.get(name) or name
 
     def number(self, value: float, places: int = 0) -> str:
-        return str(_pattern(places).apply(_half_up(value, places), self._babel))
+        return str(_pattern(places).apply(_half_up(value, places), _babel_locale(self.locale)))
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)
