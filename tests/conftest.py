@@ -41,14 +41,20 @@ def _run_folder() -> tuple[Path, bool]:
     return made, True
 
 
-RUN, _RUN_MADE_HERE = _run_folder()
-os.environ["IOPRESS_CACHE"] = str(RUN / "cache")
-_PDF_TEXTS = RUN / "pdf-text"
+_RUN: dict[str, Path] = {}  # "folder"; "made" too where this process made it
+
+
+def pytest_configure() -> None:
+    """The run's folder before any test is collected (in xdist's controller before its
+    workers start, so that they inherit it); a script importing this module makes none."""
+    folder, made = _run_folder()
+    _RUN.update({"folder": folder, "made": folder} if made else {"folder": folder})
+    os.environ["IOPRESS_CACHE"] = str(folder / "cache")
 
 
 def pytest_unconfigure() -> None:
-    if _RUN_MADE_HERE:
-        shutil.rmtree(RUN, ignore_errors=True)
+    if "made" in _RUN:
+        shutil.rmtree(_RUN["made"], ignore_errors=True)
 
 
 def pdf_text(path: Path) -> str:
@@ -58,12 +64,13 @@ def pdf_text(path: Path) -> str:
     where Poppler gives a soft hyphen); the invisible word joiners typst puts before page
     numbers are left out."""
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    kept = _PDF_TEXTS / f"{digest}.txt"
+    texts = _RUN["folder"] / "pdf-text"
+    kept = texts / f"{digest}.txt"
     if kept.is_file():
         return kept.read_text(encoding="utf-8")
     text = pdftotext(path, "-raw").replace("\u2060", "").replace("\xad\n", "-\n")
     text = text.replace("\f", "\n").rstrip("\n")
-    _PDF_TEXTS.mkdir(parents=True, exist_ok=True)
+    texts.mkdir(parents=True, exist_ok=True)
     part = kept.with_name(f".{digest}.{os.getpid()}")
     part.write_text(text, encoding="utf-8")
     part.replace(kept)  # whole or not at all, whichever worker wins
