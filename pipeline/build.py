@@ -274,13 +274,14 @@ def write_data(ctx: ReportContext, work: Path) -> None:
 
 
 def write_workbook(ctx: ReportContext, path: Path) -> None:
-    """Every table as one sheet of an XLSX workbook, dated by the report (reproducible)."""
+    """Every table as one sheet of an XLSX workbook, dated by the report (reproducible);
+    made in memory (xlsxwriter otherwise writes a temporary file per part into TMPDIR)."""
     import datetime as dt
 
     import xlsxwriter
 
     d = ctx.report.date
-    with xlsxwriter.Workbook(str(path)) as book:
+    with xlsxwriter.Workbook(str(path), {"in_memory": True}) as book:
         book.set_properties(
             {"created": dt.datetime(d.year, d.month, d.day), "title": ctx.report.title["en"]}
         )

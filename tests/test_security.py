@@ -477,6 +477,23 @@ def test_vdbench_totals_outside_the_folder_is_not_read(tmp_path: Path) -> None:
     assert used == [], "totals.html outside the report folder was read as a cross-check"
 
 
+@pytest.mark.slow
+def test_a_build_makes_no_temporary_file_outside_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing goes to TMPDIR, not even for a moment: with TMPDIR a file, in which no file
+    can be made, any temporary file made there fails the build (the staging folder beside
+    the output is the build's only scratch space)."""
+    report = copy_report(tmp_path, MIXED)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("", encoding="utf-8")
+    monkeypatch.setattr(tempfile, "tempdir", str(blocked))
+    out, cache = tmp_path / "out", tmp_path / "cache"  # an empty cache: everything is made
+    run = iopress("build", report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache, TMPDIR=blocked)
+    assert run.code == 0, run
+    assert (out / "tables" / "tables.xlsx").is_file()  # xlsxwriter wrote a file per part
+
+
 def test_files_read_beside_raw_files_are_listed_as_inputs(tmp_path: Path) -> None:
     from pipeline import manifest
     from pipeline.build import prepare
