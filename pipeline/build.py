@@ -275,13 +275,16 @@ def write_data(ctx: ReportContext, work: Path) -> None:
 
 def write_workbook(ctx: ReportContext, path: Path) -> None:
     """Every table as one sheet of an XLSX workbook, dated by the report (reproducible);
-    made in memory (xlsxwriter otherwise writes a temporary file per part into TMPDIR)."""
+    made in memory (xlsxwriter otherwise writes a temporary file per part into TMPDIR).
+    A text is a text: xlsxwriter would turn one that starts with "=" into a live formula
+    and one that looks like an address into a link (a name in the report could do so)."""
     import datetime as dt
 
     import xlsxwriter
 
     d = ctx.report.date
-    with xlsxwriter.Workbook(str(path), {"in_memory": True}) as book:
+    options = {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False}
+    with xlsxwriter.Workbook(str(path), options) as book:
         book.set_properties(
             {"created": dt.datetime(d.year, d.month, d.day), "title": ctx.report.title["en"]}
         )

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -492,6 +493,23 @@ def test_a_build_makes_no_temporary_file_outside_its_output(
     run = iopress("build", report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache, TMPDIR=blocked)
     assert run.code == 0, run
     assert (out / "tables" / "tables.xlsx").is_file()  # xlsxwriter wrote a file per part
+
+
+def test_workbook_cells_are_text_never_formulas_or_links(tmp_path: Path) -> None:
+    """A name from the report that looks like a formula or an address stays text in the
+    XLSX workbook: a vendor's =HYPERLINK(...) must not become live in an auditor's
+    spreadsheet."""
+    from pipeline.build import prepare, write_workbook
+
+    report = copy_report(tmp_path)  # a cost row names its system: a text cell
+    payload = '=HYPERLINK("http://evil.example/","see")'
+    edit_toml(report, 'system = "FS 840"', f"system = {toml_string(payload)}")
+    write_workbook(prepare(report), tmp_path / "tables.xlsx")
+    with zipfile.ZipFile(tmp_path / "tables.xlsx") as book:
+        parts = {n: book.read(n).decode("utf-8") for n in book.namelist()}
+    sheets = [text for name, text in parts.items() if name.startswith("xl/worksheets/")]
+    assert sheets and not [s for s in sheets if "<f>" in s or "<hyperlink" in s]
+    assert payload in parts["xl/sharedStrings.xml"]  # the name, as text
 
 
 def test_files_read_beside_raw_files_are_listed_as_inputs(tmp_path: Path) -> None:
