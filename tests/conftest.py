@@ -48,7 +48,9 @@ def pytest_configure() -> None:
     """The run's folder before any test is collected (in xdist's controller before its
     workers start, so that they inherit it); a script importing this module makes none."""
     folder, made = _run_folder()
-    _RUN.update({"folder": folder, "made": folder} if made else {"folder": folder})
+    _RUN["folder"] = folder
+    if made:
+        _RUN["made"] = folder
     os.environ["IOPRESS_CACHE"] = str(folder / "cache")
 
 

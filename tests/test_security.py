@@ -837,7 +837,7 @@ def _making_site(parent: Path, tmpdir: Path) -> bool:
 
 @pytest.mark.slow
 def test_build_killed_midway_leaves_nothing_and_next_build_works(tmp_path: Path) -> None:
-    report = copy_report(tmp_path, DATA / "reports" / "mixed")  # small: three builds follow
+    report = copy_report(tmp_path, MIXED)  # small: three builds follow
     tmpdir = tmp_path / "tmpdir"
     tmpdir.mkdir()
     out = tmp_path / "out"
