@@ -1,7 +1,9 @@
-"""How `make test` spreads the tests over its workers (``--dist loadgroup``, tests.conftest):
-each xdist group goes whole to one worker. pytest-xdist names the group in the node id the
-scheduler reads; pytest 9.2 ignores that name, and the groups were silently split
-(pytest-xdist #1386, hence pytest < 9.2 in pyproject.toml)."""
+"""How `make test` runs: it spreads the tests over its workers (``--dist loadgroup``,
+tests.conftest), each xdist group whole to one worker. pytest-xdist names the group in the
+node id the scheduler reads; pytest 9.2 ignores that name, and the groups were silently
+split (pytest-xdist #1386, hence pytest < 9.2 in pyproject.toml). And it loads the pytest
+plugins it names (pyproject.toml), none found by entry point, whose packages pytest would
+otherwise rewrite and compile again in each worker of a fresh clone."""
 
 from __future__ import annotations
 
@@ -19,3 +21,15 @@ def test_every_group_reaches_the_scheduler(request: pytest.FixtureRequest) -> No
     if not groups:
         pytest.skip("no test of a group selected")
     assert {n for n, group in groups.items() if not n.endswith(f"@{group}")} == set()
+
+
+def test_plugins_are_named_and_their_packages_not_rewritten(
+    request: pytest.FixtureRequest,
+) -> None:
+    import hypothesis.core
+    from _pytest.assertion.rewrite import AssertionRewritingHook
+
+    assert isinstance(__loader__, AssertionRewritingHook)  # a test module is rewritten
+    assert not isinstance(hypothesis.core.__loader__, AssertionRewritingHook)
+    manager = request.config.pluginmanager
+    assert manager.has_plugin("xdist.plugin") and manager.has_plugin("_hypothesis_pytestplugin")
