@@ -157,3 +157,38 @@ def test_option_values_equal_as_keys_but_not_as_text_are_told_apart(
     result = ingest.read(path, ReadOptions())
     assert result.accepted == 1 and len(result.rejects) == 2
     assert all("'3.0'" in str(r.reason) for r in result.rejects)
+
+
+PER_JOB_KEYS = [13, 260, 507]  # the lines of per_job.json's three "jobname" keys
+
+
+def _lines(path: Path) -> list[int]:
+    return ingest.read(path, ReadOptions()).intervals["line"].to_list()
+
+
+def test_each_record_has_the_line_of_its_jobname() -> None:
+    text = (SAMPLES / "per_job.json").read_text(encoding="utf-8").splitlines()
+    assert all(text[n - 1].strip().startswith('"jobname"') for n in PER_JOB_KEYS)
+    assert _lines(SAMPLES / "per_job.json") == PER_JOB_KEYS
+
+
+@pytest.mark.parametrize("missing", [0, 1, 2])
+def test_a_record_without_jobname_moves_no_other_records_line(tmp_path: Path, missing: int) -> None:
+    """The records are found by their "jobname" keys; one without has its opening brace's
+    line (the line above, in fio's layout), and the others keep their own."""
+    text = (SAMPLES / "per_job.json").read_text(encoding="utf-8").splitlines(keepends=True)
+    del text[PER_JOB_KEYS[missing] - 1]
+    path = tmp_path / "edited.json"
+    path.write_text("".join(text), encoding="utf-8")
+    expected = [n - (i > missing) for i, n in enumerate(PER_JOB_KEYS)]
+    expected[missing] = PER_JOB_KEYS[missing] - 1
+    assert _lines(path) == expected
+
+
+def test_a_jobname_that_is_a_value_is_not_taken_for_a_record(tmp_path: Path) -> None:
+    """Then the records are found by the JSON's nesting: brackets in a string are text."""
+    text = (SAMPLES / "per_job.json").read_text(encoding="utf-8").splitlines(keepends=True)
+    text[18:18] = ['        "description" : "jobname",\n', '        "x" : "] }, {[ \\" ]",\n']
+    path = tmp_path / "edited.json"
+    path.write_text("".join(text), encoding="utf-8")
+    assert _lines(path) == [13, 262, 509]

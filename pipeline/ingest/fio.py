@@ -14,7 +14,7 @@ import orjson
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.ingest import fio_params, fio_status
+from pipeline.ingest import fio_lines, fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
@@ -166,19 +166,6 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def _record_lines(text: str, start: int, count: int) -> list[int]:
-    """The line of each record's "jobname" key, in order (records are written in order)."""
-    lines, pos, first = [], start, _line(text, start)
-    line = first
-    for _ in range(count):
-        found = text.find('"jobname"', pos + 1)
-        if found >= 0:
-            line += text.count("\n", pos, found)
-            pos = found
-        lines.append(line if found >= 0 else first)
-    return lines
-
-
 def read(path: Path, options: ReadOptions) -> ReadResult:
     text = read_text(path)
     doc = final_document(path, text)
@@ -193,7 +180,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     rows, rejects, notes, groups = [], [], list(doc.notes), []
     runs = _run_jobs(records, params)
     for interval, (start, batch) in enumerate(_batches(doc, key, records), start=1):
-        lines = _record_lines(text, start, len(batch))
+        lines = fio_lines.record_lines(text, start, key, batch)
         for i, record in enumerate(batch):
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
