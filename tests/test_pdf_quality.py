@@ -102,6 +102,23 @@ def test_appendix_provenance_and_quality(fs840_build: BuildResult) -> None:
     assert "vl-convert-python" in text
 
 
+def test_words_are_set_left_and_figures_right(fs840_build: BuildResult) -> None:
+    """In the input files' table the tool column (words) shares its left edge, the size
+    column (figures) its right edge."""
+    from tests.layout import pages
+
+    words = []
+    for page in pages(fs840_build.out / "fs840.en.pdf"):
+        head = [w for w in page.words if w.text == "SHA-256"]  # the table's header
+        words += [w for w in page.words if head and w.y0 > head[0].y1]
+    tools = [w for w in words if w.text in ("narrative", "iogen", "report")]
+    sizes = [w for w in words if w.text in ("168,300", "5,938", "998")]  # raw, toml, summary
+    assert len(tools) > 10 and len(sizes) == 3
+    assert max(w.x0 for w in tools) - min(w.x0 for w in tools) < 0.5
+    assert max(w.x1 for w in tools) - min(w.x1 for w in tools) > 5
+    assert max(w.x1 for w in sizes) - min(w.x1 for w in sizes) < 0.5
+
+
 def _heights(page: Any) -> dict[str, float]:
     """Each text run of a page and its height (text matrix times current matrix)."""
     heights: dict[str, float] = {}

@@ -68,7 +68,7 @@ def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
         rows.append([[Span(c)] for c in cells])
     keys = ("profile", "at", "miss", "noise", "verdict")
     header = [fmt.t(f"appendix.optimum_{k}") for k in keys]
-    return TableView("optimum", fmt.t("appendix.optimum_caption"), header, rows)
+    return TableView("optimum", fmt.t("appendix.optimum_caption"), header, rows, words=(4,))
 
 
 def _deviation(found: tuple[float, int] | None, fmt: Formatter) -> str:
@@ -89,7 +89,7 @@ def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         more = fmt.t("appendix.more_rejects", n=fmt.integer(len(rejects) - MAX_REJECTS))
         rows.append([[Span(more)], [Span("")], [Span("")]])
     header = [fmt.t(f"appendix.{k}") for k in ("file", "where", "reason")]
-    return TableView("rejects", fmt.t("appendix.rejects_caption"), header, rows)
+    return TableView("rejects", fmt.t("appendix.rejects_caption"), header, rows, words=(1, 2))
 
 
 def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
@@ -105,7 +105,8 @@ def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     ]
     header = [fmt.t(f"appendix.{k}") for k in ("file", "size", "sha256", "tool")]
     note = fmt.t("appendix.group_note") if groups else ""
-    return TableView("files", fmt.t("appendix.files_caption"), header, rows, note=note)
+    caption = fmt.t("appendix.files_caption")
+    return TableView("files", caption, header, rows, note=note, words=(2, 3))
 
 
 def _kind(path: str, kind: str, groups: dict[str, int], fmt: Formatter) -> str:
@@ -138,13 +139,13 @@ def machine_view(machine: Machine, fmt: Formatter) -> TableView:
         rows.append([[Span(fmt.t("appendix.machine_command"))], [Span(machine.command, "mono")]])
     where = "" if machine.host == "local" else f" ({machine.host})"  # servers may share a host
     caption = fmt.t("appendix.machine_caption", host=machine.hostname + where)
-    return TableView("machine", caption, [fmt.t("appendix.property"), ""], rows)
+    return TableView("machine", caption, [fmt.t("appendix.property"), ""], rows, words=(1,))
 
 
 def versions_view(fmt: Formatter) -> TableView:
     rows = [[[Span(name)], [Span(version)]] for name, version in versions().items()]
     header = [fmt.t("appendix.component"), fmt.t("appendix.version")]
-    return TableView("versions", fmt.t("appendix.versions_caption"), header, rows)
+    return TableView("versions", fmt.t("appendix.versions_caption"), header, rows, words=(1,))
 
 
 MAX_PROBLEMS = 40
@@ -165,7 +166,7 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         more = fmt.t("validation.more", n=fmt.integer(len(ctx.problems) - MAX_PROBLEMS))
         rows.append([[Span(more)], [Span("")], [Span("")], [Span("")]])
     header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "where", "message")]
-    return TableView("validation", fmt.t("validation.caption"), header, rows)
+    return TableView("validation", fmt.t("validation.caption"), header, rows, words=(1, 2, 3))
 
 
 def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
@@ -184,7 +185,8 @@ def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         for (rule, severity), found in groups.items()
     ]
     header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "count", "example")]
-    return TableView("validation", fmt.t("validation.by_rule_caption"), header, rows)
+    caption = fmt.t("validation.by_rule_caption")
+    return TableView("validation", caption, header, rows, words=(1, 3))
 
 
 def steady_view(ctx: ReportContext, fmt: Formatter) -> TableView:

@@ -58,7 +58,7 @@ def table(result: Comparison, fmt: Formatter) -> TableView:
     ]
     keys = ("profile", "metric", "old", "new", "change", "noise", "status")
     header = [fmt.t(f"compare.col_{k}") for k in keys]
-    return TableView("compare", fmt.t("compare.caption"), header, rows)
+    return TableView("compare", fmt.t("compare.caption"), header, rows, words=(1, 6))
 
 
 def _one_side(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:

@@ -56,7 +56,7 @@ def _md_cell(cell: Cell) -> str:
 def md_table(view: TableView, number: int, fmt: Formatter) -> str:
     lines = [
         "| " + " | ".join(md_text(h) for h in view.header) + " |",
-        "|" + "---|" + "---:|" * (len(view.header) - 1),
+        "|" + "".join("---|" if x else "---:|" for x in view.left()),
     ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
     caption = f"{fmt.t('doc.table')} {number} – {view.caption}"

@@ -73,8 +73,10 @@ def table(view: TableView) -> str:
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
     small = "true" if n > 8 else "false"  # wide tables in a smaller font
+    aligns = "(" + ", ".join("left" if x else "right" for x in view.left()) + ",)"
     return (
-        f"#figure(\n  data-table(columns: {cols}, small: {small}, header: {header},\n"
+        f"#figure(\n  data-table(columns: {cols}, aligns: {aligns}, small: {small},\n"
+        f"    header: {header},\n"
         f"    {rows},\n  ),\n  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
     )
 

@@ -37,6 +37,12 @@ class TableView:
     header: list[str]
     rows: list[list[Cell]]
     note: str = ""  # how to read the table, printed once after its section
+    # columns of words, set left like the first; the others hold figures, set right
+    words: tuple[int, ...] = ()
+
+    def left(self) -> list[bool]:
+        """Per column: set left (words), else right (figures)."""
+        return [i == 0 or i in self.words for i in range(len(self.header))]
 
 
 EXTRA_KEYS = ("setup", "queue_depth")  # present in a table only when they vary
