@@ -1,9 +1,9 @@
 """The line of each record of a fio JSON document (that of its "jobname" key; of its
 opening brace where it has none), for the provenance of its row and the place of its
-reject. The decoded records carry no positions, so they are found in the
-text again: quickly by their "jobname" keys (fio writes one per record, records in order),
-or, where that does not tell every record apart, by following the JSON's strings and
-nesting to the elements of the records' array."""
+reject. The decoded records carry no positions, so they are found in the text again:
+quickly by their "jobname" keys (fio writes one per record, records in order), or, where
+that does not tell every record apart, by walking the document with Python's JSON decoder
+to the elements of the records' array."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 _JOBNAME = re.compile(r'"jobname"\s*:\s*("(?:[^"\\]|\\.)*")')
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]')
-_VISIBLE = re.compile(r"\S")
+_DECODER = json.JSONDecoder()
+_GAP = re.compile(r"\s*")
 
 
 def record_lines(text: str, start: int, key: str, records: list[Any]) -> list[int]:
@@ -69,32 +69,42 @@ def _own_keys(text: str, starts: list[int], records: list[Any]) -> list[int]:
 
 
 def _elements(text: str, start: int, key: str) -> list[int]:
-    """The offset of each element of the document's top-level array ``key``: the JSON from
-    ``start`` read token by token (strings whole, so no bracket inside one counts)."""
-    depth, name, last, array = 0, json.dumps(key), "", 0
-    offsets: list[int] = []
-    for token in _TOKEN.finditer(text, start):
-        mark = token.group()
-        if mark[0] == '"':
-            last = mark
-        elif mark in "{[":
-            depth += 1
-            if mark == "[" and depth == 2 and last == name and not array:
-                array = depth
-                offsets.append(token.end())
-        elif mark in "}]":
-            if depth == array:
-                return _starts(text, offsets, token.start())
-            depth -= 1
-        elif mark == "," and depth == array:
-            offsets.append(token.end())
-        if depth == 0:
-            break
-    return []
+    """The offset of each element of the array ``key`` of the JSON object at ``start``:
+    its keys and values walked with Python's JSON decoder, each value skipped whole (none
+    if the text does not decode)."""
+    try:
+        pos = _past(text, start, "{")
+        while True:
+            name, pos = _DECODER.raw_decode(text, pos)
+            pos = _past(text, pos, ":")
+            if name == key:
+                return _array(text, _past(text, pos, "["))
+            pos = _past(text, _DECODER.raw_decode(text, pos)[1], ",")
+    except (ValueError, IndexError):  # not JSON here, or no such key
+        return []
 
 
-def _starts(text: str, after: list[int], end: int) -> list[int]:
-    """Where each element begins: the first character after ``[`` or its ``,`` (an empty
-    array has none)."""
-    found = (_VISIBLE.search(text, pos, end) for pos in after)
-    return [visible.start() for visible in found if visible]
+def _array(text: str, pos: int) -> list[int]:
+    """Where each element of the array whose first element is at ``pos`` begins."""
+    offsets = []
+    while text[pos] != "]":
+        offsets.append(pos)
+        pos = _space(text, _DECODER.raw_decode(text, pos)[1])
+        if text[pos] == ",":
+            pos = _space(text, pos + 1)
+    return offsets
+
+
+def _past(text: str, pos: int, mark: str) -> int:
+    """The first character after ``mark`` and the space around it (ValueError if the next
+    character is not ``mark``)."""
+    pos = _space(text, pos)
+    if text[pos] != mark:
+        raise ValueError(f"{mark} expected at offset {pos}")
+    return _space(text, pos + 1)
+
+
+def _space(text: str, pos: int) -> int:
+    """The first character at or after ``pos`` that is not white space."""
+    gap = _GAP.match(text, pos)
+    return gap.end() if gap else pos
