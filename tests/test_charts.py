@@ -105,7 +105,28 @@ def test_latency_panel_turns_logarithmic_for_a_long_tail() -> None:
     from pipeline.charts.standard import value_scale
 
     assert value_scale([0.7, 1.2, 2.0]).to_dict() == {"zero": True}
-    assert value_scale([0.7, 1.2, 2.0, 200.0]).to_dict() == {"type": "log"}
+    log = {"type": "log", "domain": [0.5, 200.0], "nice": False}  # from 1-2-5 to 1-2-5
+    assert value_scale([0.7, 1.2, 2.0, 200.0]).to_dict() == log
+
+
+@pytest.mark.parametrize(
+    ("values", "domain", "labelled"),
+    [
+        ([0.02, 0.03, 0.04, 0.16], [0.02, 0.2], [0.02, 0.05, 0.1, 0.2]),  # 1, 2, 5 a decade
+        ([0.3], [0.2, 0.5], [0.2, 0.5]),
+        ([0.02], [0.01, 0.05], [0.01, 0.02, 0.05]),  # one value on a mark: one either side
+        ([None, 0.0, 120.0, 180.0], [100.0, 200.0], [100.0, 200.0]),  # no zero on a log axis
+        ([3.0, 250_000.0], [2.0, 500_000.0], [10.0, 100.0, 1e3, 1e4, 1e5]),  # powers only
+        ([1e-6, 1e12], [1e-6, 1e12], [10.0**e for e in range(-6, 13, 2)]),  # every second
+        ([], [], []),
+    ],
+)
+def test_log_axis_labels_one_two_five(
+    values: list[float | None], domain: list[float], labelled: list[float]
+) -> None:
+    from pipeline.charts.theme import log_axis
+
+    assert log_axis(values, 10) == (domain, labelled)
 
 
 def test_every_chart_of_both_examples_is_valid_vega_lite(fs840_context: ReportContext) -> None:
@@ -151,7 +172,7 @@ def test_sub_microsecond_latencies_keep_their_digits_on_every_axis() -> None:
     for kind, top in (("standard", top_us / 1000), ("dual_axis", top_us), ("percentiles", 0)):
         formats = _axis_formats(CHARTS[kind](read, fmt).to_dict())
         fixed = [f for f in formats if f.endswith("~f")]
-        assert ("~g" in formats) if kind == "percentiles" else len(fixed) == 1, (kind, formats)
+        assert (",~r" in formats) if kind == "percentiles" else len(fixed) == 1, (kind, formats)
         for f in fixed:  # ",.5~f": the largest value keeps two significant digits
             assert f"{top:.{int(f[2:-2])}f}".strip("0.") != "", (kind, f)
 

@@ -12,7 +12,14 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from pipeline.charts.standard import mix_colour, mix_label, parallelism_x, value_format
+from pipeline.charts.standard import (
+    log_scale,
+    mix_colour,
+    mix_label,
+    parallelism_x,
+    value_axis,
+    value_format,
+)
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.schema import PERCENTILES
@@ -240,8 +247,8 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
             y=alt.Y(
                 "latency_us:Q",
                 title=fmt.t("chart.lat_us"),
-                scale=alt.Scale(type="log"),
-                axis=alt.Axis(format=value_format([], 0, logarithmic=True)),
+                scale=(scale := log_scale(data["latency_us"].to_list())),
+                axis=value_axis(data["latency_us"].to_list(), 0, scale),
             ),
             color=alt.Color(
                 "percentile:N",
@@ -264,8 +271,8 @@ def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             x=alt.X(
                 "lat_us:Q",
                 title=fmt.t("chart.lat_us"),
-                scale=alt.Scale(type="log"),
-                axis=alt.Axis(format=value_format([], 0, logarithmic=True)),
+                scale=(scale := log_scale(bins["lat_us"].to_list())),
+                axis=value_axis(bins["lat_us"].to_list(), 0, scale),
             ),
             y=alt.Y("count:Q", title=fmt.t("chart.count"), axis=alt.Axis(format=",d")),
         )

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import altair as alt
 import polars as pl
 
-from pipeline.charts.standard import parallelism_x, value_scale
+from pipeline.charts.standard import parallelism_x, value_axis, value_scale
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
 
@@ -58,19 +58,18 @@ def overlay_chart(
         scale=alt.Scale(domain=list(labels), range=[[5, 3], [1, 0]]),
     )
 
-    def panel(field: str, title: str, number: str) -> alt.Chart:
-        scale = (
-            value_scale(data[field].to_list()) if field == "latency_ms" else alt.Scale(zero=True)
-        )
-        y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number), scale=scale)
+    def panel(field: str, title: str, places: int) -> alt.Chart:
+        values = data[field].to_list()
+        scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
+        y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
         mark = alt.Chart(data).mark_line(
             point=alt.OverlayMarkDef(size=style.point_size), strokeWidth=style.line_width
         )
         drawn: alt.Chart = mark.encode(x=x, y=y, color=colour, strokeDash=dash)
         return drawn.properties(width=spec.width, height=spec.height)
 
-    left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), ",d")
-    right = panel("latency_ms", fmt.t("chart.lat_ms"), ",.2~f")
+    left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), 0)
+    right = panel("latency_ms", fmt.t("chart.lat_ms"), 2)
     title = fmt.t(
         "compare.chart_title",
         block=fmt.block(int(old["block_size"][0])),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import polars as pl
 
-from pipeline.charts.theme import parallelism_axis, standard_definition, theme
+from pipeline.charts.theme import log_axis, parallelism_axis, standard_definition, theme
 from pipeline.language.fmt import Formatter
 
 
@@ -51,6 +53,7 @@ def parallelism_x(levels: list[int], fmt: Formatter) -> alt.X:
 
 
 LOG_FROM = 20.0  # a panel whose values span more than this factor gets a log axis
+LOG_LABELS = 10  # at most this many labels on a logarithmic value axis
 
 
 def value_scale(values: list[float | None]) -> alt.Scale:
@@ -58,8 +61,24 @@ def value_scale(values: list[float | None]) -> alt.Scale:
     (latency: 0.7 ms … 2 ms would vanish under a 200 ms tail)."""
     found = [v for v in values if v is not None and v > 0]
     if found and max(found) / min(found) > LOG_FROM:
-        return alt.Scale(type="log")
+        return log_scale(found)
     return alt.Scale(zero=True)
+
+
+def log_scale(values: Sequence[float | None]) -> alt.Scale:
+    """Logarithmic, from the 1-2-5 value at or below the smallest of ``values`` to the one
+    at or above the largest (``theme.log_axis``)."""
+    domain, _ = log_axis(values, LOG_LABELS)
+    return alt.Scale(type="log", domain=domain, nice=False) if domain else alt.Scale(type="log")
+
+
+def value_axis(values: list[float | None], places: int, scale: alt.Scale, **more: Any) -> alt.Axis:
+    """The value axis of ``scale``: on a logarithmic one labels at 1, 2 and 5 of each decade
+    (or its powers of ten), never the crowd of 0.3, 0.4, 0.5 … Vega would set."""
+    if scale.to_dict(validate=False).get("type") != "log":
+        return alt.Axis(format=value_format(values, places), **more)
+    labelled = log_axis(values, LOG_LABELS)[1]
+    return alt.Axis(format=value_format(values, places, True), values=labelled, **more)
 
 
 def value_format(values: list[float | None], places: int, logarithmic: bool = False) -> str:
@@ -68,7 +87,7 @@ def value_format(values: list[float | None], places: int, logarithmic: bool = Fa
     value needs them to show two significant digits: fio reports the sub-microsecond
     latencies of fast devices, which two places in ms would all print as 0."""
     if logarithmic:
-        return "~g"
+        return ",~r"
     top = max((abs(v) for v in values if v), default=0.0)
     if 0 < top < 10 ** (1 - places):
         places = 1 - math.floor(math.log10(top))
@@ -85,12 +104,10 @@ def _panel(
 ) -> alt.Chart:
     spec = standard_definition()
     x = parallelism_x(data["parallelism"].to_list(), fmt)
-    scale = value_scale(data[field].to_list()) if field == "latency_ms" else alt.Scale(zero=True)
-    logarithmic = scale.to_dict(validate=False).get("type") == "log"
     values = data[field].to_list()
+    scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
     number_format = value_format(values, places)
-    axis = alt.Axis(format=value_format(values, places, logarithmic))
-    y = alt.Y(f"{field}:Q", title=title, axis=axis, scale=scale)
+    y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
     chart: alt.Chart = (
         alt.Chart(data)
         .mark_line(
