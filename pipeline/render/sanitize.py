@@ -13,6 +13,7 @@ import functools
 import json
 import re
 import subprocess
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -194,18 +195,21 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(4, thread_name_prefix="iopress-pandoc")
 
 
-_MADE: dict[tuple[str, str, str], Future[str]] = {}
+_MADE: OrderedDict[tuple[str, str, str], Future[str]] = OrderedDict()
 
 
 def _convert(kind: str, markdown: str, path: Path | str) -> Future[str]:
     """The conversion of ``markdown`` to ``kind``, started once per process (pandoc runs
-    as a process of its own, so several conversions run at the same time)."""
+    as a process of its own, so several conversions run at the same time); the
+    ``MAX_KEPT`` used last are kept, so a report's own prefetched texts stay."""
     key = (kind, markdown, str(path))
-    if key not in _MADE:
-        if len(_MADE) >= MAX_KEPT:
-            _MADE.clear()
-        _MADE[key] = _pool().submit(CONVERTERS[kind], markdown, path)
-    return _MADE[key]
+    if key in _MADE:
+        _MADE.move_to_end(key)
+        return _MADE[key]
+    while len(_MADE) >= MAX_KEPT:
+        _MADE.popitem(last=False)
+    _MADE[key] = made = _pool().submit(CONVERTERS[kind], markdown, path)
+    return made
 
 
 def prefetch(texts: Iterable[tuple[str, Path | str]], kinds: Iterable[str]) -> None:

@@ -1,0 +1,31 @@
+"""The memo of pandoc conversions (pipeline.render.sanitize): one conversion per text and
+process, the ones used last kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.render import sanitize
+
+
+def test_the_conversions_used_last_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+
+    def convert(markdown: str, path: Path | str) -> str:
+        made.append(markdown)
+        return markdown.upper()
+
+    monkeypatch.setattr(sanitize, "CONVERTERS", {"typst": convert})
+    monkeypatch.setattr(sanitize, "_MADE", type(sanitize._MADE)())
+    monkeypatch.setattr(sanitize, "MAX_KEPT", 3)
+    for text in ("a", "b", "c"):
+        assert sanitize.to_typst(text, "x.md") == text.upper()
+    sanitize.to_typst("a", "x.md")  # used again: now the last one used
+    sanitize.to_typst("d", "x.md")  # one too many: "b", the least recently used, goes
+    sanitize.to_typst("a", "x.md")
+    sanitize.to_typst("c", "x.md")
+    assert made == ["a", "b", "c", "d"]
+    sanitize.to_typst("b", "x.md")
+    assert made == ["a", "b", "c", "d", "b"]
