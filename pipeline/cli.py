@@ -15,7 +15,7 @@ import typer
 
 from pipeline import __version__
 from pipeline.console import print_error
-from pipeline.errors import InputError, InputErrors, UsageError
+from pipeline.errors import InputError, InputErrors, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target
 
@@ -234,7 +234,7 @@ def invoke(args: list[str] | None = None) -> None:
     """The command line ``args`` (``sys.argv`` when None); exits with its status."""
     try:
         app(args=args, prog_name="iopress")
-    except (InputError, InputErrors) as err:
+    except (InputError, InputErrors, ToolFailure) as err:
         print_error(err)
         sys.exit(1)
     except UsageError as err:

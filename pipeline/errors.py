@@ -1,4 +1,4 @@
-"""The one user-facing error type. Only the CLI turns it into text and an exit code."""
+"""The user-facing error types. Only the CLI turns them into text and an exit code."""
 
 from __future__ import annotations
 
@@ -43,6 +43,20 @@ class UsageError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
+
+
+@dataclass
+class ToolFailure(Exception):
+    """A program a build runs (Vega, pandoc) failed or died, not for anything in the input
+    (exit status 1): what failed, and what to try. The earlier output stays."""
+
+    tool: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.tool}: {self.message}"
+        return f"{text}\n  hint: {self.hint}" if self.hint else text
 
 
 class NotFound(ValueError):

@@ -231,3 +231,21 @@ def test_charts_whose_vega_process_dies_midway_are_drawn_again(
         assert (tmp_path / f"{ref.stem}.svg").read_bytes().startswith(b"<svg")
         assert (tmp_path / f"{ref.stem}.pdf").read_bytes().startswith(b"%PDF")
     assert list(vlrender.renderer().vega._processes) != before
+
+
+def test_a_vega_process_dying_twice_stops_the_build_with_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each drawing kills its process: after the one new process the build stops with a
+    message naming Vega (exit 1, no traceback), and writes nothing."""
+    from pipeline import vlrender
+    from tests.cli import iopress
+    from tests.conftest import FS840
+    from tests.dying import die
+
+    monkeypatch.setattr(vlrender, "_svg_bytes", die)  # pickled by name: tests.dying.die
+    run = iopress("build", FS840, "-o", tmp_path / "out", IOPRESS_CACHE=tmp_path / "cache")
+    assert run.returncode == 1, run
+    assert "Vega (vl-convert): its process died twice" in run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]

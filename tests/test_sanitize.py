@@ -29,3 +29,24 @@ def test_the_conversions_used_last_are_kept(monkeypatch: pytest.MonkeyPatch) -> 
     assert made == ["a", "b", "c", "d"]
     sanitize.to_typst("b", "x.md")
     assert made == ["a", "b", "c", "d", "b"]
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        ("kill -9 $$", "pandoc: died (signal 9) converting markdown to typst"),
+        ("echo 'no room' >&2; exit 3", "pandoc: converting markdown to typst failed: no room"),
+    ],
+)
+def test_a_pandoc_that_fails_or_dies_is_a_tool_failure(
+    script: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.errors import ToolFailure
+
+    fake = tmp_path / "pandoc"
+    fake.write_text(f"#!/bin/sh\n{script}\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sanitize, "_pandoc_binary", lambda: str(fake))
+    with pytest.raises(ToolFailure) as failed:
+        sanitize._run_pandoc("text", "typst", "markdown", ())
+    assert str(failed.value).startswith(said)

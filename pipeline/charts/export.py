@@ -19,6 +19,7 @@ import altair as alt
 from altair.utils.schemapi import debug_mode
 
 from pipeline import cache
+from pipeline.errors import ToolFailure
 from pipeline.language.fmt import Formatter
 from pipeline.vlrender import CLEANING, renderer
 
@@ -79,14 +80,22 @@ class Pending:
 
     def _result(self, drawing: Drawing, future: Future[bytes]) -> bytes:
         """The drawing; drawn once more in a new Vega process if its process died (killed,
-        out of memory) while the build waited for it (the SVG again once per chart)."""
+        out of memory) while the build waited for it (the SVG again once per chart). A
+        second death stops the build (``ToolFailure``)."""
         try:
             return future.result()
         except BrokenProcessPool:
             chart = (drawing.spec, drawing.locale)
             if isinstance(self.svgs[chart].exception(), BrokenProcessPool):
                 del self.svgs[chart]
+        try:
             return self._start(drawing).result()
+        except BrokenProcessPool:
+            raise ToolFailure(
+                "Vega (vl-convert)",
+                "its process died twice while drawing a chart (killed, or out of memory)",
+                "free memory or stop what else runs, then build again",
+            ) from None
 
 
 def start_saving(

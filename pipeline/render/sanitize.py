@@ -23,7 +23,7 @@ import nh3
 import pypandoc
 
 from pipeline import cache
-from pipeline.errors import InputError
+from pipeline.errors import InputError, ToolFailure
 
 MARKDOWN = (
     "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex"
@@ -144,9 +144,15 @@ def _run_pandoc(text: str, to: str, source: str, args: tuple[str, ...]) -> bytes
         capture_output=True,
         check=False,
     )
+    if done.returncode < 0:
+        raise ToolFailure(
+            "pandoc",
+            f"died (signal {-done.returncode}) converting {source} to {to}",
+            "free memory or stop what else runs, then build again",
+        )
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", errors="replace").strip()
-        raise RuntimeError(f"pandoc {source} -> {to} failed: {message}")
+        raise ToolFailure("pandoc", f"converting {source} to {to} failed: {message}")
     return done.stdout
 
 
