@@ -248,4 +248,4 @@ def test_a_vega_process_dying_twice_stops_the_build_with_a_message(
     assert run.returncode == 1, run
     assert "Vega (vl-convert): its process died twice" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+    assert {p.name for p in tmp_path.iterdir()} <= {"cache"}  # no output, no staging folder
