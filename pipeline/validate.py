@@ -24,7 +24,9 @@ STEADY_SLOPE_EXCURSION = 0.10
 
 
 Severity = Literal["error", "warning"]
-POINT = ("setup", "access", "block_size", "read_pct", "parallelism", "queue_depth")
+# a measured point within a report: a rate sweep (vdbench iorate, fio rate_iops) measures
+# one profile at one parallelism several times, once per target rate
+POINT = ("setup", "access", "block_size", "read_pct", "parallelism", "queue_depth", "target_iops")
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,8 @@ class Problem:
 def _problem(
     rule: str, severity: Severity, row: dict[str, Any], message: str, **values: Any
 ) -> Problem:
-    return Problem(rule, severity, {k: row[k] for k in POINT}, None, message, values)
+    # a point not measured (completeness) has no target rate
+    return Problem(rule, severity, {k: row.get(k) for k in POINT}, None, message, values)
 
 
 def _each(points: pl.DataFrame, bad: pl.Expr) -> Iterable[dict[str, Any]]:
@@ -102,6 +105,8 @@ def rounds(intervals: pl.DataFrame) -> pl.DataFrame:
     """Per point and interval the I/O rate of all hosts and their latency weighted by I/Os
     (a PTS round), in order; fio's short last status-interval remainder is left out."""
     weighted = (pl.col("lat_mean_us") * pl.col("iops")).sum() / pl.col("iops").sum()
+    if "target_iops" not in intervals.columns:  # a dataset stored before rates were kept
+        intervals = intervals.with_columns(pl.lit(None, pl.Float64).alias("target_iops"))
     per_interval = (
         intervals.group_by([*POINT, "interval"])
         .agg(
@@ -176,7 +181,7 @@ def window_lines(rounds_of_point: pl.DataFrame, verdict: dict[str, Any]) -> pl.D
 def point_rounds(found: pl.DataFrame, point: dict[str, Any]) -> pl.DataFrame:
     """The rounds of one point, out of every point's (:func:`rounds`)."""
     for key in POINT:
-        found = found.filter(pl.col(key) == point[key])
+        found = found.filter(pl.col(key).eq_missing(point[key]))  # no target rate: null
     return found
 
 
@@ -262,8 +267,9 @@ def where(problem: Problem, fmt: Formatter) -> str:
 
 
 def point_name(p: dict[str, Any], fmt: Formatter) -> str:
-    """A measured point as the reader names it: setup, profile, parallelism, queue depth."""
-    return fmt.t(
+    """A measured point as the reader names it: setup, profile, parallelism, queue depth
+    and its target rate, if it has one."""
+    name = fmt.t(
         "validation.point",
         setup=fmt.setup(str(p["setup"])),
         block=fmt.block(int(p["block_size"])),
@@ -271,6 +277,10 @@ def point_name(p: dict[str, Any], fmt: Formatter) -> str:
         mix=fmt.t.mix(float(p["read_pct"]), True),
         parallelism=fmt.integer(p["parallelism"]),
         qd=fmt.integer(p["queue_depth"]),
+    )
+    rate = p.get("target_iops")
+    return (
+        name if rate is None else fmt.t("validation.point_rate", point=name, rate=fmt.integer(rate))
     )
 
 

@@ -137,3 +137,32 @@ def test_require_steady_refuses_a_point_that_is_not(tmp_path: Path) -> None:
     done = iopress("build", folder, "-o", tmp_path / "out", "--require-steady")
     assert done.returncode == 1 and not (tmp_path / "out").exists()
     assert "step" in done.stderr and "not steady (SNIA PTS" in done.stderr
+
+
+VDBENCH_RATES = Path(__file__).resolve().parent / "data" / "vdbench" / "vdbconvert_flatfile.html"
+
+
+def test_each_target_rate_of_a_rate_sweep_is_a_point_of_its_own() -> None:
+    """vdbench measured one profile at one thread count at three request rates
+    (iorate 50, 500, 5000): three points, each judged on its own rounds, as if the file
+    held it alone; the rounds were summed across the rates before."""
+    read = ingest.read(VDBENCH_RATES, ReadOptions(root=VDBENCH_RATES.parent))
+    intervals = read.frame if read.frame is not None else interval_frame(read.rows or [])
+    together = steady_table(intervals).sort("target_iops")
+    assert together["target_iops"].to_list() == [50.0, 500.0, 5000.0]
+    for row in together.iter_rows(named=True):
+        alone = steady_table(intervals.filter(pl.col("target_iops") == row["target_iops"]))
+        assert alone.to_dicts() == [row]
+
+
+def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
+    report = tmp_path / "rates"
+    shutil.copytree(MIXED, report, ignore=shutil.ignore_patterns("raw"))
+    (report / "raw").mkdir()
+    shutil.copy(VDBENCH_RATES, report / "raw" / "flatfile.html")
+    toml = (report / "report.toml").read_text(encoding="utf-8")
+    toml = toml[: toml.index("[[sources]]")] + '[[sources]]\npath = "raw/flatfile.html"\n'
+    (report / "report.toml").write_text(toml, encoding="utf-8")
+    typ = (build(report, tmp_path / "out").out / "mixed.en.typ").read_text(encoding="utf-8")
+    for rate in ("50", "500", "5,000"):
+        assert typ.count(f"target rate {rate} IOPS") >= 2, rate  # deviation and steady state

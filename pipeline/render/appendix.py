@@ -19,21 +19,37 @@ MAX_REJECTS = 25
 DEFINITIONS = ("service", "parallelism", "totals", "optimum", "units", "deviation")
 
 
-def _profile_label(row: dict[str, Any], fmt: Formatter, several: bool) -> str:
+def _varying(frame: pl.DataFrame) -> set[str]:
+    """Which of setup and queue depth take more than one value in ``frame``."""
+    return {k for k in ("setup", "queue_depth") if frame[k].n_unique() > 1}
+
+
+def _profile_label(row: dict[str, Any], fmt: Formatter, varying: set[str]) -> str:
+    """A profile as a row names it: with its setup and queue depth where those vary, and
+    its target rate where it has one (a rate sweep)."""
     label = (
         f"{fmt.block(int(row['block_size']))} "
         f"{fmt.t.access(str(row['access']))} {fmt.t.mix(float(row['read_pct']), True)}"
     )
-    return f"{label} ({fmt.setup(str(row['setup']))})" if several else label
+    if "setup" in varying:
+        label = f"{label} ({fmt.setup(str(row['setup']))})"
+    if "queue_depth" in varying:
+        label = fmt.t("appendix.label_qd", label=label, qd=fmt.integer(row["queue_depth"]))
+    if row.get("target_iops") is not None:
+        rate = fmt.integer(row["target_iops"])
+        label = fmt.t("appendix.label_rate", label=label, rate=rate)
+    return label
 
 
 def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
-    """Rows: profiles; columns: parallelism levels; cells: interval deviation in %."""
+    """Rows: profiles (per queue depth and target rate); columns: parallelism levels;
+    cells: interval deviation in %."""
     levels = sorted(points["parallelism"].unique().to_list())
-    keys = ["setup", "access", "block_size", "read_pct"]
-    several = points["setup"].n_unique() > 1
+    keys = ["setup", "access", "block_size", "read_pct", "queue_depth", "target_iops"]
+    varying = _varying(points)
     rows = []
-    for key, group in points.sort(keys, descending=[False, False, False, True]).group_by(
+    order = [False, False, False, True, False, False]
+    for key, group in points.sort(keys, descending=order, nulls_last=True).group_by(
         keys, maintain_order=True
     ):
         by_level = {
@@ -44,7 +60,7 @@ def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
         }
         row = dict(zip(keys, key, strict=True))
         cells = [[Span(_deviation(by_level.get(p), fmt))] for p in levels]
-        rows.append([[Span(_profile_label(row, fmt, several))], *cells])
+        rows.append([[Span(_profile_label(row, fmt, varying))], *cells])
     header = ["", *[fmt.integer(p) for p in levels]]
     single = bool((points["intervals"] == 1).any())
     note = fmt.t("appendix.single_note") if single else ""
@@ -53,13 +69,13 @@ def deviation_view(points: pl.DataFrame, fmt: Formatter) -> TableView:
 
 def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Per profile: where the optimum is, by how much the next step misses, the noise."""
-    several = perf["setup"].n_unique() > 1
+    varying = _varying(perf)
     rows = []
     for row in perf.filter(pl.col("kind") == "optimum").iter_rows(named=True):
         miss, noise = row["shortfall_pp"], row["noise_pct"]
         none = fmt.t("table.none")
         cells = [
-            _profile_label(row, fmt, several),
+            _profile_label(row, fmt, varying),
             fmt.integer(row["parallelism"]),
             fmt.number(miss, 1) if miss is not None else none,
             fmt.number(noise, 1) if noise is not None else none,
