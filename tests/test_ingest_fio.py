@@ -192,3 +192,40 @@ def test_a_jobname_that_is_a_value_is_not_taken_for_a_record(tmp_path: Path) -> 
     path = tmp_path / "edited.json"
     path.write_text("".join(text), encoding="utf-8")
     assert _lines(path) == [13, 262, 509]
+
+
+DEEP = '{"jobs": [{"x": ' + "[" * 994 + "]" * 994 + '}, {"g": 1}]}'
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [  # hand-edited JSON (a review's finds): each record keeps the line of its own key
+        (
+            '{"jobs": [\n{"jobname": "a",\n "job options": {"jobname": "a"}},'
+            '\n{\n"jobname": "a"}\n]}',
+            [2, 5],
+        ),
+        ('{"other": [{"jobname": "a"}],\n"jobs": [\n{"g": 1,\n"jobname": "a"}]}', [4]),
+        ('{"jobs": [\n{"job options":\n {"jobname": "x"},\n "jobname": "a"}\n]}', [4]),
+        ('{"jobs": [\n{"jobname": "a",\n "jobname": "b"}\n]}', [3]),  # the key decoders keep
+        ('{"jobs": [\n{"jobname": "x"}],\n "jobs": [\n\n{\n"jobname": "a"}, {"g": 1}]}', [6, 6]),
+        ('{"jobs": [\n{\n"jobname": 5}, {\n"jobname": null}\n]}', [3, 4]),
+        ('{"jobs": [\n{\n"jobn\\u0061me": "a"},\n{\n"jobname": "a"}]}', [3, 5]),
+        (DEEP, [1, 1]),  # nested too deep for Python's decoder: no crash
+    ],
+    ids=[
+        "nested",
+        "other_array",
+        "nested_first",
+        "twice",
+        "jobs_twice",
+        "number",
+        "escaped",
+        "deep",
+    ],
+)
+def test_records_are_found_by_their_own_keys(text: str, lines: list[int]) -> None:
+    from pipeline.ingest import fio_lines
+
+    records = [{"x": []}, {"g": 1}] if text == DEEP else json.loads(text)["jobs"]
+    assert fio_lines.batch_lines(text, "jobs", [(0, records)]) == [lines]

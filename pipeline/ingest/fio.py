@@ -179,8 +179,10 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     label = options.source_label(path)
     rows, rejects, notes, groups = [], [], list(doc.notes), []
     runs = _run_jobs(records, params)
-    for interval, (start, batch) in enumerate(_batches(doc, key, records), start=1):
-        lines = fio_lines.record_lines(text, start, key, batch)
+    batches = _batches(doc, key, records)
+    for interval, ((_, batch), lines) in enumerate(
+        zip(batches, fio_lines.batch_lines(text, key, batches), strict=True), start=1
+    ):
         for i, record in enumerate(batch):
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue

@@ -1,87 +1,96 @@
-"""The line of each record of a fio JSON document (that of its "jobname" key; of its
+"""The line of each record of a fio JSON document (that of its own "jobname" key; of its
 opening brace where it has none), for the provenance of its row and the place of its
 reject. The decoded records carry no positions, so they are found in the text again:
-quickly by their "jobname" keys (fio writes one per record, records in order), or, where
-that does not tell every record apart, by walking the document with Python's JSON decoder
-to the elements of the records' array."""
+quickly by the "jobname" keys, where the document holds exactly one per record (fio
+writes one per record, records in order); else by walking the document with Python's
+JSON decoder to the records' array and each record's own members."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
-_JOBNAME = re.compile(r'"jobname"\s*:\s*("(?:[^"\\]|\\.)*")')
+_JOBNAME = '"jobname"'
 _DECODER = json.JSONDecoder()
 _GAP = re.compile(r"\s*")
 
 
-def record_lines(text: str, start: int, key: str, records: list[Any]) -> list[int]:
-    """The line of each of ``records``, the array ``key`` of the JSON document that starts
-    at offset ``start`` of ``text`` (records without a place found get the document's
-    first line)."""
-    offsets = _by_jobname(text, start, records)
-    if offsets is None:  # a record without its own "jobname" key: its neighbours' would do
-        offsets = _own_keys(text, _elements(text, start, key), records)
-    first = _line(text, start)
+def batch_lines(text: str, key: str, batches: Sequence[tuple[int, list[Any]]]) -> list[list[int]]:
+    """Per batch (the offset of its JSON document in ``text``, its records from the
+    document's array ``key``; documents in order) the line of each record. A document ends
+    where the next begins."""
+    found, line, pos = [], 1, 0
+    ends = [start for start, _ in batches[1:]] + [len(text)]
+    for (start, records), end in zip(batches, ends, strict=True):
+        line += text.count("\n", pos, start)  # counted on, not from the start each time
+        pos = start
+        offsets = _by_jobname(text, start, end, records)
+        if offsets is None:  # not one "jobname" per record: the records' own members
+            offsets = [_own_key(text, e) for e in _elements(text, start, key)]
+        found.append(_lines(text, start, line, offsets, len(records)))
+    return found
+
+
+def _lines(text: str, start: int, first: int, offsets: list[int], count: int) -> list[int]:
+    """The line of each offset (on from ``start``, on line ``first``); records without
+    an offset get ``first``."""
     lines, line, pos = [], first, start
-    for i in range(len(records)):
-        if i >= len(offsets):
-            lines.append(first)
-            continue
-        line += text.count("\n", pos, offsets[i])
-        pos = offsets[i]
+    for offset in offsets[:count]:
+        line += text.count("\n", pos, offset)
+        pos = offset
         lines.append(line)
-    return lines
+    return lines + [first] * (count - len(lines))
 
 
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def _by_jobname(text: str, start: int, records: list[Any]) -> list[int] | None:
-    """The offset of each record's "jobname" key, found in order; None unless every record
-    has one and each key found holds the record's own name."""
+def _by_jobname(text: str, start: int, end: int, records: list[Any]) -> list[int] | None:
+    """The offsets of the "jobname" keys, in order, where the document holds as many as
+    it has records and every record has one (then each is its record's own); else None."""
+    named = all(isinstance(r, dict) and _JOBNAME[1:-1] in r for r in records)
+    if not named or text.count(_JOBNAME, start, end) != len(records):
+        return None
     offsets, pos = [], start
-    for record in records:
-        name = record.get("jobname") if isinstance(record, dict) else None
-        if not isinstance(name, str):
-            return None
-        found = text.find('"jobname"', pos + 1)
-        key = _JOBNAME.match(text, found) if found >= 0 else None
-        if key is None or json.loads(key.group(1)) != name:
-            return None
-        offsets.append(found)
-        pos = found
-    return offsets
-
-
-def _own_keys(text: str, starts: list[int], records: list[Any]) -> list[int]:
-    """Each record's "jobname" key where it has one (the offset of its element else)."""
-    ends = [*starts[1:], len(text)]
-    offsets = []
-    for begin, end, record in zip(starts, ends, records, strict=False):
-        name = record.get("jobname") if isinstance(record, dict) else None
-        key = _JOBNAME.search(text, begin, end) if isinstance(name, str) else None
-        found = key is not None and json.loads(key.group(1)) == name
-        offsets.append(key.start() if key is not None and found else begin)
+    for _ in records:
+        pos = text.find(_JOBNAME, pos + 1)
+        offsets.append(pos)
     return offsets
 
 
 def _elements(text: str, start: int, key: str) -> list[int]:
-    """The offset of each element of the array ``key`` of the JSON object at ``start``:
-    its keys and values walked with Python's JSON decoder, each value skipped whole (none
-    if the text does not decode)."""
+    """The offset of each element of the array ``key`` (its last occurrence, the one a
+    decoder keeps) of the JSON object at ``start``; none if the text does not decode."""
     try:
-        pos = _past(text, start, "{")
-        while True:
-            name, pos = _DECODER.raw_decode(text, pos)
-            pos = _past(text, pos, ":")
-            if name == key:
-                return _array(text, _past(text, pos, "["))
-            pos = _past(text, _DECODER.raw_decode(text, pos)[1], ",")
-    except (ValueError, IndexError):  # not JSON here, or no such key
+        members = _members(text, start)
+        arrays = [at for name, at in members if name == key and text[at] == "["]
+        return _array(text, _space(text, arrays[-1] + 1)) if arrays else []
+    except (ValueError, IndexError, RecursionError):  # not JSON here
         return []
+
+
+def _own_key(text: str, element: int) -> int:
+    """The offset of the element's own "jobname" key (its last, the one a decoder keeps),
+    or of the element itself."""
+    try:
+        keys = [at for name, at in _members(text, element, keys=True) if name == "jobname"]
+    except (ValueError, IndexError, RecursionError):  # not an object
+        return element
+    return keys[-1] if keys else element
+
+
+def _members(text: str, pos: int, keys: bool = False) -> list[tuple[str, int]]:
+    """Each member of the JSON object at ``pos``: its name, and the offset of its value
+    (of its key with ``keys``); the values are skipped whole by the decoder."""
+    found: list[tuple[str, int]] = []
+    pos = _past(text, pos, "{")
+    while text[pos] != "}":
+        name, after = _DECODER.raw_decode(text, pos)
+        value = _past(text, after, ":")
+        found.append((str(name), pos if keys else value))
+        pos = _space(text, _DECODER.raw_decode(text, value)[1])
+        if text[pos] == ",":
+            pos = _space(text, pos + 1)
+    return found
 
 
 def _array(text: str, pos: int) -> list[int]:
