@@ -161,9 +161,10 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
 
 
 def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
-    """The same host, point and interval from two files (a file listed twice, or a fio
-    JSON beside its own logs) would be summed as if concurrent: keep the first file's."""
-    key = [*POINT_KEY, "host", "interval"]
+    """The same host and point from two files (a file listed twice, or a fio JSON beside
+    its own logs) would be summed as if concurrent, or its windows averaged with the whole
+    run's: the first file's rows are kept, the others' rejected, whatever their intervals."""
+    key = [*POINT_KEY, "host"]
     first = intervals.group_by(key, maintain_order=True).agg(pl.col("source").first())
     marked = intervals.join(
         first.rename({"source": "_first"}), on=key, how="left", nulls_equal=True

@@ -81,3 +81,25 @@ def test_batched_rows_give_what_each_file_gave(monkeypatch: pytest.MonkeyPatch) 
 def _result(outcome: ingest.Outcome) -> ingest.ReadResult:
     assert isinstance(outcome, ingest.ReadResult), outcome
     return outcome
+
+
+def test_a_jobs_json_beside_its_own_logs_is_read_once() -> None:
+    """fio's JSON (the whole run, one interval) and the job's interval logs (one row per
+    window) are one measurement: listed together, the logs' rows are rejected, every
+    window, not just the one whose number the JSON's interval shares."""
+    from pipeline.build import combine
+
+    win = DATA / "fio-log"
+    whole = ingest.read(win / "win.json", ReadOptions(root=win, label="win.json"), "fio")
+    logs = [
+        ingest.read(p, ReadOptions(root=win, label=p.name), "fio-log")
+        for p in sorted(win.glob("win_*.log"))
+    ]
+    windows = sum(r.accepted for r in logs)
+    assert windows > whole.accepted  # more windows than the JSON has records
+    data = combine([whole, *logs])
+    assert data.intervals["source"].unique().to_list() == ["win.json"]
+    twice = [r for r in data.rejects if "already read from win.json" in str(r)]
+    assert len(twice) == windows
+    assert len(data.rejects) == windows + sum(len(r.rejects) for r in [whole, *logs])
+    assert data.records_read == data.intervals.height + len(data.rejects)
