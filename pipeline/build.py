@@ -89,12 +89,27 @@ def ingest_report(folder: Path, report: Report, keep_going: bool = False) -> Dat
     results, errors, failed = split_outcomes(jobs, ingest.read_many(jobs), keep_going)
     if errors:
         raise InputErrors(errors)
-    return named_hosts(combine(results, failed), report)
+    return named_hosts(combine(results, failed), report, folder / REPORT_FILE)
 
 
-def named_hosts(dataset: Dataset, report: Report) -> Dataset:
+def named_hosts(dataset: Dataset, report: Report, toml: Path) -> Dataset:
     """Hosts under the names of ``[[hosts]]``: each raw name a tool gave (``raw``) becomes
-    the report's name for it."""
+    the report's name for it. A raw name no tool gave is an error: the report would state
+    a mapping the data does not have."""
+    found = set(dataset.intervals["host"].unique().to_list())
+    unknown = [
+        InputError(
+            toml,
+            f"hosts[{i}].raw[{j}]",
+            f"no host {raw!r} in the data (its hosts: {', '.join(sorted(found))})",
+            "write the name as the tool gives it, or leave it out",
+        )
+        for i, h in enumerate(report.hosts)
+        for j, raw in enumerate(h.raw)
+        if raw not in found
+    ]
+    if unknown:
+        raise InputErrors(unknown)
     mapping = {raw: h.name for h in report.hosts for raw in h.raw}
     if not mapping:
         return dataset

@@ -300,3 +300,32 @@ def test_a_typst_error_is_an_input_error_naming_the_source(tmp_path: Path) -> No
     with pytest.raises(InputError, match=r"broken\.typ: typst: the document does not compile"):
         compile_pdf(source, tmp_path / "broken.pdf", tmp_path, dt.date(2026, 1, 1))
     assert not (tmp_path / "broken.pdf").exists()
+
+
+def test_a_host_name_no_tool_gave_is_refused(tmp_path: Path) -> None:
+    """[[hosts]] raw names a host the data does not have: the report would state a
+    mapping that is not there. Refused, naming the entry and the data's hosts."""
+    report = tmp_path / "report"
+    shutil.copytree(MIXED, report)
+    toml = report / "report.toml"
+    entry = '\n[[hosts]]\nname = "loadgen-A"\nraw = ["perf99:8765"]\n'
+    toml.write_text(toml.read_text(encoding="utf-8") + entry, encoding="utf-8")
+    with pytest.raises(InputErrors) as refused:
+        build(report, tmp_path / "out")
+    said = str(refused.value)
+    assert "report.toml: hosts[0].raw[0]: no host 'perf99:8765' in the data" in said
+    assert "(its hosts: hostA, hostB, local)" in said and not (tmp_path / "out").exists()
+
+
+def test_a_note_two_tables_share_is_printed_once(tmp_path: Path) -> None:
+    """The key figures' note (how the optimum is found) is the first sentence of the
+    performance table's: with both tables in the section it is said once."""
+    report = tmp_path / "report"
+    shutil.copytree(MIXED, report)
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text('tables = ["performance", "key_figures"]\n' + text, encoding="utf-8")
+    out = build(report, tmp_path / "out").out
+    sentence = "The optimum holds as long as I/O performance rises relatively faster"
+    assert (out / "mixed.en.typ").read_text(encoding="utf-8").count(sentence) == 1
+    assert (out / "mixed.de.typ").read_text(encoding="utf-8").count("Der Optimalwert ist") == 1

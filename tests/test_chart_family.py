@@ -121,3 +121,23 @@ def test_default_plan_by_data(a800: ReportContext) -> None:
     declared = chart_plan(a800.report, a800.dataset.points, A800 / "report.toml")
     assert [r.kind for r in declared][:2] == ["dual_axis", "dual_axis"]
     assert all(r.block_size == 8192 for r in declared if r.kind in ("response", "stability"))
+
+
+def test_a_setup_measured_at_one_level_is_still_drawn(a800: ReportContext) -> None:
+    """A series of one point is no line: the setups chart drew nothing for it, the dual
+    axis chart no latency. Each point now has its mark (counted in Vega's SVG)."""
+    import json
+    import re
+
+    from pipeline.vlrender import svg
+
+    fmt = a800.formatter("en")
+    points = a800.dataset.points.filter(pl.col("block_size") == 8192)
+    one = points.filter(pl.col("parallelism") == points["parallelism"].min())
+    locale = json.dumps(fmt.d3_locale())
+    drawn = svg(json.dumps(CHARTS["setups"](one, fmt).to_dict()), locale)
+    symbols = re.findall(r'class="mark-symbol role-mark[^"]*"(.*?)</g>', drawn, re.S)
+    assert sum(s.count("<path") for s in symbols) == 2 * one.height  # both panels
+    read = one.filter(pl.col("read_pct") == 100)
+    rate, latency = CHARTS["dual_axis"](read, fmt).to_dict()["layer"]
+    assert rate["mark"]["point"] is True and latency["mark"]["point"]["filled"] is False

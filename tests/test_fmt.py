@@ -54,6 +54,20 @@ def test_formats_per_language(lang: str, expected: list[str]) -> None:
     assert got == expected
 
 
+def test_small_figures_keep_two_significant_digits() -> None:
+    """Sub-microsecond latencies (fio's null engine), a few MB/s, far below 1 GB/s: never
+    printed as 0 µs, 2 MB/s or 0.0 GB/s."""
+    fmt = Formatter(Strings("en"))
+    assert [fmt.lat_us(v) for v in (0.31, 2.345, 9.94, 230.4)] == [
+        "0.31 µs",
+        "2.3 µs",
+        "9.9 µs",
+        "230 µs",
+    ]
+    assert [fmt.mb_s(v * 1024**2) for v in (1.66, 67.2)] == ["1.7", "67"]
+    assert [fmt.gb_s(v * 1024**3) for v in (11.52, 0.124, 0.00166)] == ["11.5", "0.12", "0.0017"]
+
+
 def test_rounding_is_half_up_not_half_even() -> None:
     fmt = Formatter(Strings("en"))
     assert [fmt.integer(0.5), fmt.integer(1.5), fmt.integer(2.5)] == ["1", "2", "3"]

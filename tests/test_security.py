@@ -826,6 +826,17 @@ def _kill_when(job: Job, ready: Callable[[], bool], limit: float) -> dict[int, s
     return workers
 
 
+def _alive(processes: dict[int, str], grace: float = 10.0) -> list[str]:
+    """Which of ``processes`` (pid -> identity) still run after ``grace`` seconds: an
+    orphan finishing its last drawing on a loaded machine is no leak, one that stays is."""
+    deadline = time.monotonic() + grace
+    while True:
+        alive = [f"{pid}: {who}" for pid, who in processes.items() if _identity(pid) == who]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
 def _making_site(parent: Path, tmpdir: Path) -> bool:
     """Has the site stage begun (its scratch folder in TMPDIR or in the staging folder)?
     A staging folder may be swapped in while it is looked at: then the answer is no."""
@@ -862,8 +873,7 @@ def test_build_killed_midway_leaves_nothing_and_next_build_works(tmp_path: Path)
         run = iopress("build", report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache, TMPDIR=tmpdir)
         assert run.code == 0, run
         assert (out / "site" / "index.html").is_file()
-        alive = [f"{pid}: {who}" for pid, who in survivors.items() if _identity(pid) == who]
-        found = {"left behind": leftovers(tmp_path, tmpdir), "still running": alive}
+        found = {"left behind": leftovers(tmp_path, tmpdir), "still running": _alive(survivors)}
         assert found == {"left behind": [], "still running": []}
     finally:
         for group in groups:

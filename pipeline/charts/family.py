@@ -81,10 +81,14 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         )
     )
     base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=_setup_colour(points, fmt))
+    rate_axis = alt.Axis(format=value_format(data["throughput"].to_list(), 0))
     rate = base.mark_line(point=True, strokeWidth=theme().line_width).encode(
-        y=alt.Y("throughput:Q", title=value_title, axis=alt.Axis(format=",d"))
+        y=alt.Y("throughput:Q", title=value_title, axis=rate_axis)
     )
-    lat = base.mark_line(strokeDash=DASHES["dashed"], strokeWidth=theme().line_width).encode(
+    hollow = alt.OverlayMarkDef(filled=False, size=theme().point_size)  # one point: still seen
+    lat = base.mark_line(
+        strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow
+    ).encode(
         y=alt.Y(
             "latency_us:Q",
             title=fmt.t("chart.lat_us"),
@@ -141,7 +145,10 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         number = value_format(data[field].to_list(), places)
         chart: alt.Chart = (
             alt.Chart(data)
-            .mark_line(strokeWidth=theme().line_width)
+            .mark_line(  # the points: a setup measured at one level is no line
+                strokeWidth=theme().line_width,
+                point=alt.OverlayMarkDef(size=theme().point_size),
+            )
             .encode(
                 x=_parallelism_x(points, fmt),
                 y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
@@ -191,7 +198,11 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         alt.Chart(data)
         .mark_line(point=True, strokeWidth=theme().line_width)
         .encode(
-            x=alt.X("throughput:Q", title=value_title, axis=alt.Axis(format=",d")),
+            x=alt.X(
+                "throughput:Q",
+                title=value_title,
+                axis=alt.Axis(format=value_format(data["throughput"].to_list(), 0)),
+            ),
             y=alt.Y(
                 "latency_ms:Q",
                 title=fmt.t("chart.lat_ms"),

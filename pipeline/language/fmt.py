@@ -104,14 +104,23 @@ class Formatter:
         return self.number(value, significant_places(abs(value)) if small else 0)
 
     def lat_us(self, us: float) -> str:
-        return f"{self.integer(us)} {self.t('unit.us')}"
+        """Whole microseconds; two significant digits below 10 µs (fio's null engine and
+        fast devices: 0.31 µs, never 0 µs)."""
+        return f"{self.few(us)} {self.t('unit.us')}"
 
     def mb_s(self, bytes_per_s: float) -> str:
-        return self.integer(bytes_per_s / self.mega)
+        """Whole MB/s; two significant digits below 10 MB/s (1.7, never 2)."""
+        return self.few(bytes_per_s / self.mega)
 
     def gb_s(self, bytes_per_s: float) -> str:
-        """GB by the convention (seed 004: 11.5 GB/s, GB = 1024³ B), one decimal."""
-        return self.number(bytes_per_s / self.mega / kilo(self.units), 1)
+        """GB by the convention (seed 004: 11.5 GB/s, GB = 1024³ B), one decimal; two
+        significant digits below 1 GB/s (0.12, 0.0017: never 0.0 GB/s)."""
+        gb = bytes_per_s / self.mega / kilo(self.units)
+        return self.number(gb, 1 if gb >= 1 else max(1, significant_places(gb)))
+
+    def few(self, value: float) -> str:
+        """A figure that is whole from 10 up, with two significant digits below."""
+        return self.number(value, significant_places(value)) if value < 10 else self.integer(value)
 
     def block(self, size: int) -> str:
         return block_label(size)
