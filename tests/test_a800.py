@@ -104,7 +104,7 @@ def test_placeholders_name_the_setup(tmp_path: Path) -> None:
     summary.write_text('{{ maximum("8K", "random", 100).iops }}\n', encoding="utf-8")
     with pytest.raises(
         InputErrors,
-        match=r"name the setup \(setup=…, one of \['48vcpu', "
+        match=r"name the setup: setup=… \(one of \['48vcpu', "
         r"'4vcpu'\]\)",
     ):
         build(report, tmp_path / "out")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -141,3 +142,48 @@ def test_a_setup_measured_at_one_level_is_still_drawn(a800: ReportContext) -> No
     read = one.filter(pl.col("read_pct") == 100)
     rate, latency = CHARTS["dual_axis"](read, fmt).to_dict()["layer"]
     assert rate["mark"]["point"] is True and latency["mark"]["point"]["filled"] is False
+
+
+def _depth_sweep(folder: Path) -> Path:
+    """fio's 4K random read sweep (Debian's fio, tests/data/fio-sweep) at queue depth 1,
+    and the same files as if run at queue depth 8: an iodepth sweep of one profile."""
+    import shutil
+
+    sweep = DATA / "fio-sweep" / "4k_r100"
+    shutil.copytree(ROOT / "tests" / "data" / "reports" / "mixed", folder)
+    shutil.rmtree(folder / "raw")
+    for qd in (1, 8):
+        (folder / "raw" / f"qd{qd}").mkdir(parents=True)
+        for path in sweep.glob("*.json"):
+            text = path.read_text(encoding="utf-8").replace(
+                '"iodepth" : "1"', f'"iodepth" : "{qd}"'
+            )
+            (folder / "raw" / f"qd{qd}" / path.name).write_text(text, encoding="utf-8")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    sources = '[[sources]]\npath = "raw/qd1/"\n[[sources]]\npath = "raw/qd8/"\n'
+    (folder / "report.toml").write_text(toml[: toml.index("[[sources]]")] + sources, "utf-8")
+    return folder
+
+
+def test_an_iodepth_sweep_gets_a_chart_per_queue_depth(tmp_path: Path) -> None:
+    """Two queue depths at the same parallelism levels: one line through both was drawn
+    (a vertical jump at each level). Each queue depth now has its charts, captions that
+    name it, and placeholders that ask for it."""
+    from pipeline.charts.draw import points_for
+    from pipeline.compute.tables import cell
+    from pipeline.errors import NotFound
+    from pipeline.report.plan import chart_caption
+
+    ctx = prepare(_depth_sweep(tmp_path / "depths"))
+    standard = [r for r in ctx.charts if r.kind == "standard"]
+    assert [r.stem for r in standard] == ["standard_random_4k_qd1", "standard_random_4k_qd8"]
+    for ref in standard:
+        shown = points_for(ctx.dataset.points, ref)
+        assert shown["queue_depth"].unique().to_list() == [ref.queue_depth]
+        assert shown["parallelism"].sort().to_list() == [1, 2, 4, 8, 16]
+    caption = chart_caption(standard[1], ctx.formatter("en"))
+    assert caption == "Results 4K random, queue depth 8"
+    performance = ctx.tables["performance"]
+    with pytest.raises(NotFound, match=r"name the queue depth: queue_depth=… \(one of \[1, 8\]\)"):
+        cell(performance, "random", 4096, 100.0, "maximum")
+    assert cell(performance, "random", 4096, 100.0, "maximum", queue_depth=8)["queue_depth"] == 8

@@ -17,6 +17,8 @@ def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
         cond = cond & (pl.col("setup") == ref.setup)
     if ref.read_pct is not None:
         cond = cond & (pl.col("read_pct") == ref.read_pct)
+    if ref.queue_depth is not None:
+        cond = cond & (pl.col("queue_depth") == ref.queue_depth)
     return points.filter(cond)
 
 

@@ -120,8 +120,10 @@ def cell(
     read_pct: float,
     kind: str | None = None,
     setup: str | None = None,
+    queue_depth: int | None = None,
 ) -> dict[str, object]:
-    """One row of a table as a dict; ``NotFound`` when the cell is absent or ambiguous."""
+    """One row of a table as a dict; ``NotFound`` when the cell is absent or ambiguous
+    (then naming what tells the rows apart: the setup, the queue depth)."""
     cond = (
         (pl.col("access") == access)
         & (pl.col("block_size") == block_size)
@@ -129,11 +131,12 @@ def cell(
     )
     if kind is not None:
         cond = cond & (pl.col("kind") == kind)
-    if setup is not None:
-        setups = table["setup"].unique().sort().to_list()
-        if setup not in setups:
-            raise NotFound(f"no setup {setup!r}: one of {setups}")
-        cond = cond & (pl.col("setup") == setup)
+    for name, wanted in (("setup", setup), ("queue_depth", queue_depth)):
+        if wanted is not None:
+            known = table[name].unique().sort().to_list()
+            if wanted not in known:
+                raise NotFound(f"no {name} {wanted!r}: one of {known}")
+            cond = cond & (pl.col(name) == wanted)
     rows = table.filter(cond)
     if rows.is_empty():
         raise NotFound(
@@ -141,10 +144,11 @@ def cell(
             + (f" in setup {setup!r}" if setup else "")
         )
     if rows.height > 1:
-        setups = sorted(set(rows["setup"].to_list()))
+        apart = [n for n in ("setup", "queue_depth") if rows[n].n_unique() > 1]
+        choices = ", ".join(f"{n}=… (one of {sorted(set(rows[n].to_list()))})" for n in apart)
         raise NotFound(
             f"{rows.height} values for {access} {block_size} B {read_pct:g} % read: "
-            f"name the setup (setup=…, one of {setups})"
+            f"name the {' and the '.join(n.replace('_', ' ') for n in apart)}: {choices}"
         )
     return rows.row(0, named=True)
 

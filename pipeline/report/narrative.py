@@ -185,9 +185,10 @@ class Values:
         read_pct: object,
         kind: str | None,
         setup: str | None = None,
+        queue_depth: int | None = None,
     ) -> PointText:
         size, access_, pct = _arguments(block, access, read_pct)
-        row = cell(self.tables[table], access_, size, pct, kind, setup)
+        row = cell(self.tables[table], access_, size, pct, kind, setup, queue_depth)
         return PointText(row, self.fmt)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
@@ -236,7 +237,9 @@ class Values:
         report = self.report
 
         def kind(k: str | None, table: str = "performance") -> object:
-            return lambda b, a, r, setup=None: self._row(table, b, a, r, k, setup)
+            return lambda b, a, r, setup=None, queue_depth=None: self._row(
+                table, b, a, r, k, setup, queue_depth
+            )
 
         return {
             "maximum": kind("maximum"),

@@ -44,6 +44,7 @@ class ChartRef:
     source: str | None = None  # histogram: fio json+ file in the report folder
     job: int = 0
     limit_us: float | None = None  # response: the latency limit drawn
+    queue_depth: int | None = None  # where the report's points have several
 
 
 def _slug(text: str) -> str:
@@ -74,10 +75,12 @@ def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
     return False
 
 
-def _keys(points: pl.DataFrame, kind: ChartKind) -> Iterator[dict[str, Any]]:
-    grain = list(GRAIN[kind])
+def _keys(points: pl.DataFrame, kind: ChartKind, depths: bool) -> Iterator[dict[str, Any]]:
+    """One key per chart of ``kind``; per queue depth too where ``depths`` (an iodepth
+    sweep: its points would share the parallelism axis and be joined as one line)."""
+    grain = [*GRAIN[kind], *(["queue_depth"] if depths else [])]
     data = points if kind != "percentiles" else points.filter(pl.col("lat_p99_us").is_not_null())
-    order = [c for c in ("setup", "access", "block_size") if c in grain]
+    order = [c for c in ("setup", "access", "block_size", "queue_depth") if c in grain]
     keys = (
         data.select(grain)
         .unique()
@@ -97,6 +100,7 @@ def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Rep
         str(key["access"]),
         f"{int(key['block_size']) // 1024}k",
         f"r{float(key['read_pct']):g}" if "read_pct" in key else "",
+        f"qd{int(key['queue_depth'])}" if "queue_depth" in key else "",
     ]
     limits = report.latency_limits
     small = int(key["block_size"]) <= limits.small_block
@@ -109,6 +113,7 @@ def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Rep
         str(setup) if setup is not None else None,
         float(key["read_pct"]) if "read_pct" in key else None,
         limit_us=limit,
+        queue_depth=int(key["queue_depth"]) if "queue_depth" in key else None,
     )
 
 
@@ -116,13 +121,14 @@ def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartR
     """Every chart of the report in order: grouped by access and block size as the seeds do.
     A declared profile that matches no measured point is an error naming it in ``where``."""
     several = points["setup"].n_unique() > 1
+    depths = points["queue_depth"].n_unique() > 1
     specs = report.charts if report.charts is not None else default_specs(points)
     refs = []
     for index, spec in enumerate(specs):
         if spec.kind == "histogram":
             refs.append(_histogram(spec))
             continue
-        keys = list(_keys(points, spec.kind))
+        keys = list(_keys(points, spec.kind, depths))
         refs += [_ref(spec.kind, key, several, report) for key in keys if _matches(spec, key)]
         _all_match(spec, keys, where, f"charts[{index}]")
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
@@ -171,6 +177,8 @@ def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
         words["limit"] = fmt.lat_ms(ref.limit_us)
     key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
     caption = fmt.t(key, **words)
+    if ref.queue_depth is not None:
+        caption = fmt.t("chart.at_depth", caption=caption, qd=fmt.integer(ref.queue_depth))
     several = len(fmt.setups) > 1
     return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
 
@@ -179,12 +187,15 @@ def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
     if ref.kind != "standard":
         return f"{chart_caption(ref, fmt)}. {fmt.t(f'chart.alt_{TITLE_KEYS[ref.kind]}')}"
     metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
-    return fmt.t(
+    alt = fmt.t(
         "chart.alt",
         block=fmt.block(ref.block_size),
         access=fmt.t.access(ref.access, True),
         metric=metric,
     )
+    if ref.queue_depth is None:
+        return alt
+    return fmt.t("chart.at_depth", caption=alt.rstrip("."), qd=fmt.integer(ref.queue_depth))
 
 
 def figures(charts: list[ChartRef], with_cost: bool, fmt: Formatter) -> dict[str, tuple[str, str]]:
