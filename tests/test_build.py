@@ -329,3 +329,24 @@ def test_a_note_two_tables_share_is_printed_once(tmp_path: Path) -> None:
     sentence = "The optimum holds as long as I/O performance rises relatively faster"
     assert (out / "mixed.en.typ").read_text(encoding="utf-8").count(sentence) == 1
     assert (out / "mixed.de.typ").read_text(encoding="utf-8").count("Der Optimalwert ist") == 1
+
+
+def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
+    """Two servers in one setup, one in the other: the method said "on 2 servers" for
+    both (the largest count). Now it says it per setup where they differ."""
+    from pipeline.build import prepare
+    from pipeline.render.whitepaper import method_sentences
+
+    report = tmp_path / "report"
+    shutil.copytree(MIXED, report)
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace('path = "raw/iogen.csv"', 'path = "raw/iogen.csv"\nsetup = "two"')
+    text = text.replace('path = "raw/fio.json"', 'path = "raw/fio.json"\nsetup = "one"')
+    text = text.replace('path = "raw/vdbench.html"', 'path = "raw/vdbench.html"\nsetup = "one"')
+    setups = '[[setups]]\nname = "two"\n[[setups]]\nname = "one"\n'
+    toml.write_text(text.replace("[[sources]]", setups + "[[sources]]", 1), encoding="utf-8")
+    ctx = prepare(report)
+    said = " ".join(method_sentences(ctx, ctx.formatter("en")))
+    assert "two: The load was generated synchronously on 2 servers." in said
+    assert "one: The load was generated on one server." in said

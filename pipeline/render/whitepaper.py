@@ -75,7 +75,6 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
     intervals = int(points.select(pl.col("intervals").max()).item())
-    hosts = int(points.select(pl.col("hosts").max()).item())
     profiles = fmt.t(
         "method.profiles",
         mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
@@ -83,9 +82,18 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
         intervals=fmt.t.count("method.intervals", intervals, n=fmt.integer(intervals)),
         levels=", ".join(fmt.integer(p) for p in levels),
     )
-    hosts_text = fmt.t.count("method.hosts", hosts, n=fmt.integer(hosts))
     charts = _chart_sentences(ctx, fmt, mixes)
-    return [profiles, hosts_text, *charts, fmt.t(f"method.units_{fmt.units}")]
+    return [profiles, *_hosts_sentences(points, fmt), *charts, fmt.t(f"method.units_{fmt.units}")]
+
+
+def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
+    """On how many servers the load ran: one sentence, or one per setup where they differ
+    (an NVMe setup on one host beside a file setup on two)."""
+    by_setup = points.group_by("setup", maintain_order=True).agg(pl.col("hosts").max()).rows()
+    said = {s: fmt.t.count("method.hosts", n, n=fmt.integer(n)) for s, n in by_setup}
+    if len(set(said.values())) == 1:
+        return [next(iter(said.values()))]
+    return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
 
 
 BY_MIX = ("standard", "response", "stability", "percentiles")  # chart kinds coloured by mix
