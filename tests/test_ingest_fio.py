@@ -229,3 +229,15 @@ def test_records_are_found_by_their_own_keys(text: str, lines: list[int]) -> Non
 
     records = [{"x": []}, {"g": 1}] if text == DEEP else json.loads(text)["jobs"]
     assert fio_lines.batch_lines(text, "jobs", [(0, records)]) == [lines]
+
+
+def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:
+    """A folder source (raw/) takes fio's job file beside its outputs: the error says
+    what it is and where it belongs, not just "format not recognised"."""
+    from pipeline.errors import InputError
+
+    job = tmp_path / "sweep.fio"
+    job.write_text("[global]\n; made by hand\nioengine=null\nbs=4k\n\n[read]\nrw=read\n")
+    with pytest.raises(InputError, match="a fio job file, not a tool's output") as found:
+        ingest.detect(job)
+    assert "method = [...]" in str(found.value)

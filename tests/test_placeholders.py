@@ -13,7 +13,11 @@ from pipeline.errors import InputError, InputErrors
 from tests.conftest import FS840
 
 WRONG = {
-    "object, not text": ('{{ maximum("4K", "random", 100) }}', "not text"),
+    "object, not text": ('{{ maximum("4K", "random", 100) }}', "gives a measured point: name"),
+    "unknown queue depth": (
+        '{{ maximum("4K", "random", 100, queue_depth=8).iops }}',
+        "no queue_depth 8: one of [1]",
+    ),
     "no such value in the row": ('{{ min_latency("4K", "random", 100).iops }}', "iops"),
     "read share as text": ('{{ maximum("4K", "random", "70").iops }}', "read share '70'"),
     "value of a measurement table": ('{{ value("performance", "x", "iops") }}', "no table"),

@@ -9,6 +9,7 @@ in which sniffing tries them: the most specific signature first.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -56,12 +57,24 @@ def detect(path: Path) -> ModuleType:
     for fmt in FORMATS:
         if fmt.sniff(head):
             return fmt
+    if _JOB_FILE.search(head):
+        raise InputError(
+            path,
+            "line 1",
+            "a fio job file, not a tool's output",
+            "list it under method = [...] in report.toml (how the data was made), and as "
+            "sources only the outputs (e.g. raw/*.json)",
+        )
     raise InputError(
         path,
         "line 1",
         "format not recognised",
         f"pass the format explicitly (--format, or format= in report.toml): one of {names()}",
     )
+
+
+# a job section followed by fio options: what `fio job.fio` reads, not what it writes
+_JOB_FILE = re.compile(rb"^\[[^\]\n]+\]\s*$(?:\n(?:[;#].*|\s*))*\n\s*[a-z_]+\s*=", re.M)
 
 
 def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult:

@@ -274,8 +274,9 @@ def _finalize(value: object) -> str:
     if isinstance(value, Markup):
         return str(value)
     if not isinstance(value, str):
+        what = "a measured point" if isinstance(value, PointText) else "no text"
         raise ValueError(
-            f"placeholder gives {type(value).__name__}, not text: name a value such as "
+            f"placeholder gives {what}: name one of its values, such as "
             ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
         )
     return md_text(value)
