@@ -10,13 +10,14 @@ everything succeeded, so a failed build never replaces a good earlier one.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,33 +90,34 @@ def ingest_report(folder: Path, report: Report, keep_going: bool = False) -> Dat
     results, errors, failed = split_outcomes(jobs, ingest.read_many(jobs), keep_going)
     if errors:
         raise InputErrors(errors)
-    return named_hosts(combine(results, failed), report, folder / REPORT_FILE)
+    names = functools.partial(host_names, report, folder / REPORT_FILE, not failed)
+    return combine(results, failed, names)
 
 
-def named_hosts(dataset: Dataset, report: Report, toml: Path) -> Dataset:
-    """Hosts under the names of ``[[hosts]]``: each raw name a tool gave (``raw``) becomes
-    the report's name for it. A raw name no tool gave is an error: the report would state
+def host_names(report: Report, toml: Path, check: bool, found: list[str]) -> dict[str, str]:
+    """The report's name (``[[hosts]]``) for each host name ``found`` in the data: a raw
+    name matches itself, and one without a port the tool's one ``name:port`` (fio client/
+    server; two servers on one address stay apart). A raw name no tool gave is an error
+    when ``check`` (no file failed, whose hosts might be missing): the report would state
     a mapping the data does not have."""
-    found = set(dataset.intervals["host"].unique().to_list())
-    unknown = [
-        InputError(
-            toml,
-            f"hosts[{i}].raw[{j}]",
-            f"no host {raw!r} in the data (its hosts: {', '.join(sorted(found))})",
-            "write the name as the tool gives it, or leave it out",
-        )
-        for i, h in enumerate(report.hosts)
-        for j, raw in enumerate(h.raw)
-        if raw not in found
-    ]
-    if unknown:
+    mapping: dict[str, str] = {}
+    unknown: list[InputError] = []
+    for i, host in enumerate(report.hosts):
+        for j, raw in enumerate(host.raw):
+            ported = [f for f in found if ":" not in raw and f.split(":")[0] == raw]
+            same = [raw] if raw in found else ported if len(ported) == 1 else []
+            mapping |= dict.fromkeys(same, host.name)
+            if not same:
+                where = f"hosts[{i}].raw[{j}]"
+                listed = ", ".join(sorted(found))
+                said = f"no host {raw!r} in the data (its hosts: {listed})"
+                unknown.append(InputError(toml, where, said, HOST_HINT))
+    if unknown and check:
         raise InputErrors(unknown)
-    mapping = {raw: h.name for h in report.hosts for raw in h.raw}
-    if not mapping:
-        return dataset
-    host = pl.col("host").replace(mapping)
-    intervals = dataset.intervals.with_columns(host)
-    return replace(dataset, intervals=intervals, points=to_points(intervals))
+    return mapping
+
+
+HOST_HINT = "write the name as the tool gives it (host or host:port), or leave it out"
 
 
 def split_outcomes(
@@ -137,10 +139,19 @@ def split_outcomes(
     return results, errors, failed
 
 
-def combine(results: list[ingest.ReadResult], failed: Sequence[InputError] = ()) -> Dataset:
+def combine(
+    results: list[ingest.ReadResult],
+    failed: Sequence[InputError] = (),
+    hosts: Callable[[list[str]], dict[str, str]] | None = None,
+) -> Dataset:
     """All files' interval rows, checked once more against the schema's declared checks;
-    files that ``failed`` as a whole count as one rejected record each (--keep-going)."""
+    files that ``failed`` as a whole count as one rejected record each (--keep-going).
+    ``hosts`` names the hosts found (``[[hosts]]``) before a point read twice is looked
+    for: fio's JSON says ``perf36:8765`` where its logs' folder says ``perf36``."""
     intervals = _in_file_order(results)
+    mapping = hosts(intervals["host"].unique().sort().to_list()) if hosts else {}
+    if mapping:
+        intervals = intervals.with_columns(pl.col("host").replace(mapping))
     intervals, schema_rejects = _schema_rejects(intervals)
     intervals, twice = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice

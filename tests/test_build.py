@@ -353,3 +353,36 @@ def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
     said = " ".join(method_sentences(ctx, ctx.formatter("en")))
     assert "two: The load was generated synchronously on 2 servers." in said
     assert "one: The load was generated on one server." in said
+
+
+@pytest.mark.parametrize(
+    ("raw", "mapped"),
+    [
+        (["127.0.0.1:8765"], {"127.0.0.1:8765": "a"}),  # as the tool gives it
+        (["loadgen:8765"], None),  # no such host
+        (["127.0.0.1"], None),  # two servers on that address: which one?
+    ],
+)
+def test_host_names_match_the_data(raw: list[str], mapped: dict[str, str] | None) -> None:
+    from pipeline.build import host_names
+    from pipeline.config import Report
+
+    report = Report.model_validate(
+        {**_minimal_report(), "hosts": [{"name": "a", "raw": raw}]}, strict=False
+    )
+    found = ["127.0.0.1:8765", "127.0.0.1:8766"]
+    if mapped is None:
+        with pytest.raises(InputErrors, match=r"hosts\[0\]\.raw\[0\]: no host"):
+            host_names(report, Path("report.toml"), True, found)
+        assert host_names(report, Path("report.toml"), False, found) == {}  # a file failed
+    else:
+        assert host_names(report, Path("report.toml"), True, found) == mapped
+    # one server on the address: a name without the port is the campaign's way to name it
+    one = host_names(report, Path("report.toml"), False, ["127.0.0.1:8765"])
+    assert one == ({"127.0.0.1:8765": "a"} if raw[0].startswith("127") else {})
+
+
+def _minimal_report() -> dict[str, object]:
+    import tomllib
+
+    return tomllib.loads((MIXED / "report.toml").read_text(encoding="utf-8"))

@@ -187,3 +187,22 @@ def test_an_iodepth_sweep_gets_a_chart_per_queue_depth(tmp_path: Path) -> None:
     with pytest.raises(NotFound, match=r"name the queue depth: queue_depth=… \(one of \[1, 8\]\)"):
         cell(performance, "random", 4096, 100.0, "maximum")
     assert cell(performance, "random", 4096, 100.0, "maximum", queue_depth=8)["queue_depth"] == 8
+
+
+def test_setups_at_one_queue_depth_each_are_compared_on_one_chart(tmp_path: Path) -> None:
+    """Not an iodepth sweep: each setup ran at its own queue depth. Its charts are not
+    split by queue depth, so the setups stay side by side."""
+    folder = _depth_sweep(tmp_path / "setups")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    toml = toml.replace('path = "raw/qd1/"', 'path = "raw/qd1/"\nsetup = "shallow"')
+    toml = toml.replace('path = "raw/qd8/"', 'path = "raw/qd8/"\nsetup = "deep"')
+    setups = '[[setups]]\nname = "shallow"\n[[setups]]\nname = "deep"\n'
+    (folder / "report.toml").write_text(toml.replace("[[sources]]", setups + "[[sources]]", 1))
+    ctx = prepare(folder)
+    assert all(r.queue_depth is None for r in ctx.charts)
+    from pipeline.charts.draw import points_for
+
+    compared = [r for r in ctx.charts if r.kind in ("dual_axis", "setups")]
+    assert compared and all(
+        points_for(ctx.dataset.points, r)["setup"].n_unique() == 2 for r in compared
+    )

@@ -66,6 +66,7 @@ def test_small_figures_keep_two_significant_digits() -> None:
     ]
     assert [fmt.mb_s(v * 1024**2) for v in (1.66, 67.2)] == ["1.7", "67"]
     assert [fmt.gb_s(v * 1024**3) for v in (11.52, 0.124, 0.00166)] == ["11.5", "0.12", "0.0017"]
+    assert [fmt.few(v) for v in (-0.5, -12.4, float("nan"))] == ["-0.50", "-12", "NaN"]
 
 
 def test_rounding_is_half_up_not_half_even() -> None:

@@ -103,3 +103,28 @@ def test_a_jobs_json_beside_its_own_logs_is_read_once() -> None:
     assert len(twice) == windows
     assert len(data.rejects) == windows + sum(len(r.rejects) for r in [whole, *logs])
     assert data.records_read == data.intervals.height + len(data.rejects)
+
+
+def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
+    """fio client/server's JSON names the host ``srv:8765``, the logs' folder ``srv``:
+    once [[hosts]] names both, the logs' rows are the same host's and read twice."""
+    from pipeline.build import combine
+    from pipeline.ingest.base import ReadResult
+
+    win = DATA / "fio-log"
+    whole = ingest.read(win / "win.json", ReadOptions(root=win, label="win.json"), "fio")
+    log = ingest.read(win / "win_iops.1.log", ReadOptions(root=win, label="log"), "fio-log")
+    results = [
+        ReadResult(
+            frame=r.intervals.with_columns(host=pl.lit(host)),
+            rejects=[],
+            records_read=r.intervals.height,
+            source=r.source,
+        )
+        for r, host in ((whole, "srv:8765"), (log, "srv"))
+    ]
+    apart = combine(results)
+    assert sorted(apart.intervals["host"].unique().to_list()) == ["srv", "srv:8765"]
+    named = combine(results, hosts=lambda found: dict.fromkeys(found, "server one"))
+    assert named.intervals["source"].unique().to_list() == ["win.json"]
+    assert named.intervals["host"].unique().to_list() == ["server one"]

@@ -50,3 +50,21 @@ def test_a_pandoc_that_fails_or_dies_is_a_tool_failure(
     with pytest.raises(ToolFailure) as failed:
         sanitize._run_pandoc("text", "typst", "markdown", ())
     assert str(failed.value).startswith(said)
+
+
+def test_a_failed_conversion_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.errors import ToolFailure
+
+    tries: list[str] = []
+
+    def convert(markdown: str, path: Path | str) -> str:
+        tries.append(markdown)
+        if len(tries) == 1:
+            raise ToolFailure("pandoc", "died (signal 9)")
+        return markdown.upper()
+
+    monkeypatch.setattr(sanitize, "CONVERTERS", {"typst": convert})
+    monkeypatch.setattr(sanitize, "_MADE", type(sanitize._MADE)())
+    with pytest.raises(ToolFailure):
+        sanitize.to_typst("a", "x.md")
+    assert sanitize.to_typst("a", "x.md") == "A" and tries == ["a", "a"]

@@ -75,20 +75,25 @@ class Comparison:
 
 def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
     """Per point the largest deviation of one round from the point's mean, in % of the
-    mean: of the I/O rate (IOPS and bytes/s) and of the latency (see validate.rounds)."""
+    mean: of the I/O rate (IOPS and bytes/s) and of the latency (see validate.rounds).
+    The target rates of a rate sweep at one parallelism are measured apart and the
+    largest of their spreads is taken (the tables' rows do not name the rate)."""
 
     def spread(c: str, name: str) -> pl.Expr:
         mean = pl.col(c).mean()
         return ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None).alias(name)
 
+    names = ("iops_noise", "bytes_per_s_noise", "lat_noise")
     return (
         rounds(intervals)
-        .group_by(POINT)
+        .group_by([*POINT, "target_iops"])
         .agg(
             spread("iops", "iops_noise"),
             spread("bytes_per_s", "bytes_per_s_noise"),
             spread("lat_mean_us", "lat_noise"),
         )
+        .group_by(POINT)
+        .agg(pl.col(n).max() for n in names)
     )
 
 

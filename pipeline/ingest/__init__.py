@@ -73,8 +73,13 @@ def detect(path: Path) -> ModuleType:
     )
 
 
-# a job section followed by fio options: what `fio job.fio` reads, not what it writes
-_JOB_FILE = re.compile(rb"^\[[^\]\n]+\]\s*$(?:\n(?:[;#].*|\s*))*\n\s*[a-z_]+\s*=", re.M)
+# a job section and an fio option with a bare value: what `fio job.fio` reads, not what it
+# writes (a TOML file quotes its text)
+_JOB_FILE = re.compile(
+    rb"^\[[^\]\n]+\]\s*$[\s\S]*^\s*(?:rw|readwrite|bs|ioengine|iodepth|numjobs|filename|"
+    rb"directory|size|runtime)\s*=\s*[^\s\"'\[{]",
+    re.M,
+)
 
 
 def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult:

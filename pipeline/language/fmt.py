@@ -28,7 +28,7 @@ def _half_up(value: float, places: int) -> Decimal:
 def significant_places(value: float, digits: int = 2) -> int:
     """Decimal places that show ``digits`` significant digits, judged after rounding
     (0.99999 -> 1.0, not 1.00); none at or above 10."""
-    if value <= 0:
+    if not value > 0 or not math.isfinite(value):  # NaN and infinity too
         return 0
     places = max(0, digits - 1 - math.floor(math.log10(value)))
     rounded = float(_half_up(value, places))
@@ -120,7 +120,8 @@ class Formatter:
 
     def few(self, value: float) -> str:
         """A figure that is whole from 10 up, with two significant digits below."""
-        return self.number(value, significant_places(value)) if value < 10 else self.integer(value)
+        small = abs(value) < 10
+        return self.number(value, significant_places(abs(value))) if small else self.integer(value)
 
     def block(self, size: int) -> str:
         return block_label(size)

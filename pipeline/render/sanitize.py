@@ -13,6 +13,7 @@ import functools
 import json
 import re
 import subprocess
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -202,6 +203,7 @@ def _pool() -> ThreadPoolExecutor:
 
 
 _MADE: OrderedDict[tuple[str, str, str], Future[str]] = OrderedDict()
+_KEEPING = threading.Lock()
 
 
 def _convert(kind: str, markdown: str, path: Path | str) -> Future[str]:
@@ -209,13 +211,23 @@ def _convert(kind: str, markdown: str, path: Path | str) -> Future[str]:
     as a process of its own, so several conversions run at the same time); the
     ``MAX_KEPT`` used last are kept, so a report's own prefetched texts stay."""
     key = (kind, markdown, str(path))
-    if key in _MADE:
-        _MADE.move_to_end(key)
-        return _MADE[key]
-    while len(_MADE) >= MAX_KEPT:
-        _MADE.popitem(last=False)
-    _MADE[key] = made = _pool().submit(CONVERTERS[kind], markdown, path)
+    with _KEEPING:
+        if key in _MADE:
+            _MADE.move_to_end(key)
+            return _MADE[key]
+        while len(_MADE) >= MAX_KEPT:
+            _MADE.popitem(last=False)
+        _MADE[key] = made = _pool().submit(CONVERTERS[kind], markdown, path)
+    made.add_done_callback(lambda done: _forget_failed(key, done))
     return made
+
+
+def _forget_failed(key: tuple[str, str, str], done: Future[str]) -> None:
+    """A conversion that failed (pandoc killed, say) is tried again when next asked for
+    (on pandoc's thread, or this one if it is done already)."""
+    with _KEEPING:
+        if done.exception() is not None and _MADE.get(key) is done:
+            del _MADE[key]
 
 
 def prefetch(texts: Iterable[tuple[str, Path | str]], kinds: Iterable[str]) -> None:

@@ -160,6 +160,7 @@ def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
         [fmt.t("econ.system"), *systems],
         rows,
         fmt.t("econ.sizing_method", load=load),
+        words=tuple(range(1, len(systems) + 1)),  # "2 × X, price, IOPS @ latency": words
     )
 
 

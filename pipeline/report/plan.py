@@ -121,7 +121,10 @@ def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartR
     """Every chart of the report in order: grouped by access and block size as the seeds do.
     A declared profile that matches no measured point is an error naming it in ``where``."""
     several = points["setup"].n_unique() > 1
-    depths = points["queue_depth"].n_unique() > 1
+    # per queue depth where a setup was measured at several (an iodepth sweep); setups at
+    # one queue depth each are compared on one chart as before
+    per_setup = points.group_by("setup").agg(pl.col("queue_depth").n_unique().alias("n"))
+    depths = bool(per_setup.height) and int(per_setup["n"].max()) > 1  # type: ignore[arg-type]
     specs = report.charts if report.charts is not None else default_specs(points)
     refs = []
     for index, spec in enumerate(specs):
