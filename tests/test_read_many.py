@@ -3,6 +3,7 @@ errors included, in the order of the files."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -128,3 +129,23 @@ def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
     named = combine(results, hosts=lambda found: dict.fromkeys(found, "server one"))
     assert named.intervals["source"].unique().to_list() == ["win.json"]
     assert named.intervals["host"].unique().to_list() == ["server one"]
+
+
+def test_fios_last_partial_average_weighs_by_the_time_it_covers(tmp_path: Path) -> None:
+    """fio ends an averaged log with an entry for the few milliseconds after the last
+    window (e.g. 803 ms after 800 ms with log_avg_msec=200; window 5 of this job did no
+    I/O): it counts for 3 ms, not for as much as the 200 ms entry of its window."""
+    win = tmp_path / "win"
+    shutil.copytree(DATA / "fio-log", win)
+    before = ingest.read(win / "win_iops.1.log", ReadOptions(root=win), "fio-log").intervals
+    for log in (win / "win_lat.1.log", win / "win_lat.2.log"):  # both clones of the job
+        lines = log.read_text().splitlines(keepends=True)
+        rows = [line.split(", ") for line in lines]
+        last = {r[2]: int(r[1]) for r in rows if r[0] == "800"}  # per direction
+        at = max(i for i, r in enumerate(rows) if r[0] == "800") + 1
+        lines[at:at] = [f"803, {10 * v}, {d}, 0, 0\n" for d, v in last.items()]
+        log.write_text("".join(lines))
+    after = ingest.read(win / "win_iops.1.log", ReadOptions(root=win), "fio-log").intervals
+    lat = [frame.filter(pl.col("interval") == 4)["lat_mean_us"].item() for frame in (before, after)]
+    assert lat[1] == pytest.approx(lat[0] * (200 + 3 * 10) / 203, rel=1e-9)
+    assert after.height == before.height  # no window of its own

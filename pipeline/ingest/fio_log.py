@@ -271,16 +271,27 @@ def _check(path: Path, lf: pl.LazyFrame) -> None:
 
 
 def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
-    """Per window and direction: the mean value, the row count and the bytes (per-I/O logs)."""
+    """Per window and direction: the mean value, the row count and the bytes (per-I/O logs).
+    An averaged log's entries are weighted by the time each averages: fio writes a last,
+    partial average when the job ends (at 15003 ms beside the one at 15000 ms), which
+    weighed as much as the whole window before it."""
     if window_ms:
         interval = (pl.col("time_ms") / window_ms).round().cast(pl.Int64)
+        # the time since the direction's entry before (fio writes in time order); the
+        # first entry, one at the same time (a bs split) or out of order: a whole window
+        since = pl.col("time_ms").diff().over("ddir")
+        lf = lf.with_columns(
+            pl.when(since > 0).then(since).otherwise(window_ms).cast(pl.Float64).alias("_span")
+        )
+        value = (pl.col("value") * pl.col("_span")).sum() / pl.col("_span").sum()
     else:
         interval = (pl.col("time_ms") // PER_IO_WINDOW_MS + 1).cast(pl.Int64)
+        value = pl.col("value").mean()
     return (
         lf.with_columns(interval.alias("interval"))
         .group_by("interval", "ddir")
         .agg(
-            pl.col("value").mean().alias("value"),
+            value.alias("value"),
             pl.len().alias("n"),
             pl.col("bs").sum().alias("bytes"),
             pl.col("line").min().alias("line"),
