@@ -19,21 +19,26 @@ from pipeline.report.context import ReportContext
 from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, Field
 
 POINT = ("setup", "queue_depth", "access", "block_size", "read_pct", "parallelism")
+RATE = "target_iops"  # a rate sweep measures a point per target rate
 
 
 def _lines_by_point(intervals: pl.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
-    grouped = intervals.group_by([*POINT, "source"], maintain_order=True).agg(pl.col("line"))
+    """The raw lines per point: by its key and target rate (rows that name their rate),
+    and by its key alone (rows of every rate: an interpolation between levels)."""
     found: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in grouped.iter_rows(named=True):
-        point = tuple(row[k] for k in POINT)
-        found.setdefault(point, []).append({"source": row["source"], "lines": row["line"]})
+    for key in ([*POINT, RATE], list(POINT)):
+        grouped = intervals.group_by([*key, "source"], maintain_order=True).agg(pl.col("line"))
+        for row in grouped.iter_rows(named=True):
+            point = tuple(row[k] for k in key)
+            found.setdefault(point, []).append({"source": row["source"], "lines": row["line"]})
     return found
 
 
 def _origin(ctx: ReportContext, table: Table, row: dict[str, Any], lines: Any) -> list[Any]:
     """The raw rows (file and lines) or input records a row of the table derives from."""
     if table.origin == "points":
-        return list(lines.get(tuple(row.get(k) for k in POINT), []))
+        key = [*POINT, RATE] if RATE in row else POINT
+        return list(lines.get(tuple(row.get(k) for k in key), []))
     if table.origin == "report":
         return [{"source": "report.toml", "field": table.name}]
     return [{"source": f"data/spc1/{r.submission}.toml"} for r in ctx.spc1]

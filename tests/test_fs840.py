@@ -56,6 +56,7 @@ def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> 
         "read_pct",
         "kind",
         "parallelism",
+        "target_iops",
         "iops",
         "bytes_per_s",
         "lat_mean_us",

@@ -155,17 +155,47 @@ def test_each_target_rate_of_a_rate_sweep_is_a_point_of_its_own() -> None:
         assert alone.to_dicts() == [row]
 
 
-def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
-    report = tmp_path / "rates"
-    shutil.copytree(MIXED, report, ignore=shutil.ignore_patterns("raw"))
-    (report / "raw").mkdir()
-    shutil.copy(VDBENCH_RATES, report / "raw" / "flatfile.html")
-    toml = (report / "report.toml").read_text(encoding="utf-8")
+def _rates_report(folder: Path) -> Path:
+    """The mixed test report with the vdbench rate sweep as its only raw file."""
+    shutil.copytree(MIXED, folder, ignore=shutil.ignore_patterns("raw"))
+    (folder / "raw").mkdir()
+    shutil.copy(VDBENCH_RATES, folder / "raw" / "flatfile.html")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
     toml = toml[: toml.index("[[sources]]")] + '[[sources]]\npath = "raw/flatfile.html"\n'
-    (report / "report.toml").write_text(toml, encoding="utf-8")
+    (folder / "report.toml").write_text(toml, encoding="utf-8")
+    return folder
+
+
+def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
     from pipeline.build import prepare
     from pipeline.render.whitepaper import body
 
-    typ = body(prepare(report), "en")  # the document's source, as a build writes it
+    typ = body(prepare(_rates_report(tmp_path / "rates")), "en")  # as a build writes it
     for rate in ("50", "500", "5,000"):
         assert typ.count(f"target rate {rate} IOPS") >= 2, rate  # deviation and steady state
+
+
+def test_a_rate_sweeps_figures_trace_to_their_own_rates_lines(tmp_path: Path) -> None:
+    """The tables name the target rate of the point each row is read at, and the
+    manifest traces the row to that rate's raw lines only (it listed all three runs')."""
+    from pipeline.build import prepare
+    from pipeline.manifest import figures
+
+    ctx = prepare(_rates_report(tmp_path / "rates"))
+    intervals = ctx.dataset.intervals
+    own = {
+        rate: set(intervals.filter(pl.col("target_iops") == rate)["line"].to_list())
+        for rate in (50.0, 500.0, 5000.0)
+    }
+    traced = [f for f in figures(ctx) if f["table"] in ("performance", "min_latency")]
+    assert traced
+    for figure in traced:
+        rate = next(
+            g["value"]
+            for g in traced
+            if g["row"] == figure["row"]
+            and g["table"] == figure["table"]
+            and g["column"] == "target_iops"
+        )
+        lines = {n for d in figure["derived_from"] for n in d["lines"]}
+        assert lines and lines <= own[rate], (figure["row"], rate)

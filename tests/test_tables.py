@@ -55,6 +55,7 @@ def test_min_latency_picks_lowest_latency_and_its_parallelism() -> None:
             "read_pct": [100.0],
             "lat_mean_us": [240.0],
             "parallelism": [2],
+            "target_iops": [None],  # no rate sweep (the frame above says so untyped)
         }
     )
     assert_frame_equal(table, expected)

@@ -172,12 +172,13 @@ def _when(present: object, make: Callable[[], pl.DataFrame]) -> pl.DataFrame | N
 
 
 RATES = (_f("iops"), _f("bytes_per_s"))
+TARGET = _f("target_iops")  # the point's target rate in a rate sweep (empty otherwise)
 
 TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
         lambda i: performance(i.points, i.report.optimum_margin_pp),
-        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY, SHORTFALL, NOISE),
+        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
@@ -187,7 +188,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
         None,
-        (*PROFILE, KIND, _f("parallelism"), *RATES, LATENCY, SHORTFALL, NOISE),
+        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "key_figures",
         "performance",
@@ -199,7 +200,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "min_latency",  # seed 000 Tabelle 4
         lambda i: min_latency(i.points),
-        (*PROFILE, LATENCY, _f("parallelism")),
+        (*PROFILE, LATENCY, _f("parallelism"), TARGET),
         PROFILE_KEY,
         "latency_grid",
         "latency",

@@ -34,7 +34,7 @@ def min_latency(points: pl.DataFrame) -> pl.DataFrame:
         .group_by(PROFILE, maintain_order=True)
         .first()
     )
-    return _order(best.select(*PROFILE, "lat_mean_us", "parallelism"))
+    return _order(best.select(*PROFILE, "lat_mean_us", "parallelism", "target_iops"))
 
 
 def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
@@ -86,7 +86,13 @@ def optimum_steps(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame
 
 def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
     return chosen.select(
-        *PROFILE, pl.lit(kind).alias("kind"), "parallelism", "iops", "bytes_per_s", "lat_mean_us"
+        *PROFILE,
+        pl.lit(kind).alias("kind"),
+        "parallelism",
+        "target_iops",  # a rate sweep's point: which target rate (else empty)
+        "iops",
+        "bytes_per_s",
+        "lat_mean_us",
     )
 
 
