@@ -199,3 +199,10 @@ def test_a_rate_sweeps_figures_trace_to_their_own_rates_lines(tmp_path: Path) ->
         )
         lines = {n for d in figure["derived_from"] for n in d["lines"]}
         assert lines and lines <= own[rate], (figure["row"], rate)
+
+
+def test_a_rate_sweep_is_charted_as_latency_over_the_rate(tmp_path: Path) -> None:
+    from pipeline.build import prepare
+
+    ctx = prepare(_rates_report(tmp_path / "rates"))
+    assert [r.kind for r in ctx.charts] == ["response"]

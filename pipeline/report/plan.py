@@ -52,7 +52,12 @@ def _slug(text: str) -> str:
 
 
 def default_specs(points: pl.DataFrame) -> list[ChartSpec]:
-    kinds = ["standard"]
+    # a rate sweep (several target rates at one parallelism) is read as latency over the
+    # I/O rate reached; against parallelism its rates would stand in one vertical line
+    level = ["setup", "queue_depth", "access", "block_size", "read_pct", "parallelism"]
+    rates = points.group_by(level).agg(pl.col("target_iops").n_unique().alias("n"))
+    swept = bool(rates.height) and int(rates["n"].max()) > 1  # type: ignore[arg-type]
+    kinds = ["response" if swept else "standard"]
     if points["setup"].n_unique() > 1:
         kinds += ["dual_axis", "setups"]
     if points["lat_p99_us"].drop_nulls().len() > 0:
