@@ -334,6 +334,7 @@ class DatasheetConfig(Strict):
     """Which records describe the tested system on its datasheet."""
 
     setup: str | None = None  # default: the first setup
+    queue_depth: int | None = Field(default=None, gt=0)  # default: the setup's deepest
     footprint: str | None = None  # a [[footprint]] system name
     spc1: str | None = None  # an SPC-1 submission id of this system
 

@@ -31,8 +31,21 @@ def _setup(ctx: ReportContext) -> str:
     return ctx.report.datasheet.setup or ctx.report.setups[0].name
 
 
-def _of_setup(table: pl.DataFrame, setup: str) -> pl.DataFrame:
-    return table.filter(pl.col("setup") == setup)
+def _depth(ctx: ReportContext) -> int | None:
+    """The queue depth the datasheet shows where its setup was measured at several: the
+    one ``[datasheet]`` names, else the deepest (None where there is one)."""
+    points = ctx.dataset.points.filter(pl.col("setup") == _setup(ctx))
+    depths = sorted(points["queue_depth"].unique().to_list())
+    if len(depths) < 2:
+        return None
+    return ctx.report.datasheet.queue_depth or int(depths[-1])
+
+
+def _of_setup(ctx: ReportContext, name: str) -> pl.DataFrame:
+    """Table ``name``'s rows of the datasheet's setup (and queue depth)."""
+    table = ctx.tables[name].filter(pl.col("setup") == _setup(ctx))
+    depth = _depth(ctx)
+    return table if depth is None else table.filter(pl.col("queue_depth") == depth)
 
 
 def _row(table: pl.DataFrame, block: int, read_pct: float) -> dict[str, Any] | None:
@@ -63,7 +76,7 @@ def _shown_profiles(table: pl.DataFrame) -> list[tuple[int, float]]:
 
 
 def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
-    table = _of_setup(ctx.tables["min_latency"], _setup(ctx))
+    table = _of_setup(ctx, "min_latency")
     items = []
     for block, read_pct in _shown_profiles(table):
         row = _row(table, block, read_pct)
@@ -88,7 +101,7 @@ def _parallelism(row: dict[str, Any], fmt: Formatter) -> str:
 
 
 def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
-    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    perf = _of_setup(ctx, "performance")
     items, none = [], fmt.t("table.none")
     best = _best(perf, "random", "iops")
     items.append(
@@ -117,7 +130,7 @@ def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
 
 
 def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
-    table = _of_setup(ctx.tables["iops_at_latency"], _setup(ctx))
+    table = _of_setup(ctx, "iops_at_latency")
     items = []
     for block, read_pct in _shown_profiles(table):
         row = _row(table, block, read_pct)
@@ -200,7 +213,7 @@ def _key_profiles(perf: pl.DataFrame) -> list[tuple[str, int, float]]:
 
 def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:
     """Rows of the key-figures table: profile, then speed, optimum and maximum."""
-    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    perf = _of_setup(ctx, "performance")
     rows = []
     for access, block, read_pct in _key_profiles(perf):
         of = perf.filter(
@@ -225,7 +238,7 @@ CHART_KINDS = ("standard", "dual_axis", "response")  # the datasheet's chart, be
 def chart(ctx: ReportContext) -> ChartRef | None:
     """The datasheet's chart, one the whitepaper draws too: of its first random profile
     (reads where the chart is per mix), for its setup; a standard chart where there is one."""
-    perf = _of_setup(ctx.tables["performance"], _setup(ctx))
+    perf = _of_setup(ctx, "performance")
     blocks = [block for block, _ in _shown_profiles(perf)]
     found = [
         r
@@ -233,6 +246,7 @@ def chart(ctx: ReportContext) -> ChartRef | None:
         if r.kind in CHART_KINDS
         and r.access == "random"
         and r.setup in (None, _setup(ctx))
+        and r.queue_depth in (None, _depth(ctx))
         and r.read_pct in (None, 100.0)
         and r.block_size in blocks
     ]
@@ -275,6 +289,8 @@ def source(ctx: ReportContext, lang: str) -> str:
     r = ctx.report
     several = len(r.setups) > 1
     notice = fmt.t("datasheet.setup_note", setup=fmt.setup(_setup(ctx))) if several else ""
+    if (depth := _depth(ctx)) is not None:
+        notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(depth))}".strip()
     if r.reconstructed:
         notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
     meta = {
