@@ -222,3 +222,20 @@ def test_the_datasheet_shows_one_queue_depth_and_says_which(tmp_path: Path) -> N
     chosen = prepare(folder)
     assert datasheet._of_setup(chosen, "min_latency")["queue_depth"].unique().to_list() == [1]
     assert "Queue Depth 1." in datasheet.source(chosen, "de")
+
+
+def test_the_site_compares_an_iodepth_sweep_per_queue_depth(tmp_path: Path) -> None:
+    """Across reports each queue depth of an iodepth sweep is a series of its own (one
+    line through both depths zig-zagged between them)."""
+    from pipeline.render.site import Built, comparison_profiles
+
+    first = _depth_sweep(tmp_path / "first")
+    second = _depth_sweep(tmp_path / "second")
+    toml = second / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('id = "mixed"', 'id = "other"'))
+    built = [Built(prepare(f), tmp_path) for f in (first, second)]
+    (points,) = comparison_profiles(built, "en").values()
+    labels = sorted(points["label"].unique().to_list())
+    assert labels == ["Test System #1 <A&B>, queue depth 1", "Test System #1 <A&B>, queue depth 8"]
+    for _, series in points.group_by("label", "report"):
+        assert series["queue_depth"].n_unique() == 1 and series.height == 5

@@ -241,11 +241,30 @@ def _system_points(b: Built, lang: str) -> pl.DataFrame:
         s.name: r.system.name if len(r.setups) == 1 else f"{r.system.name} – {s.description[lang]}"
         for s in r.setups
     }
-    points = b.ctx.dataset.points
-    return points.with_columns(
+    points = b.ctx.dataset.points.with_columns(
         pl.col("setup").replace_strict(labels, default="").alias("label"),
         pl.lit(r.id).alias("report"),
     )
+    return _per_depth(points, b.ctx.formatter(lang))
+
+
+def _per_depth(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
+    """Where a setup was measured at several queue depths (an iodepth sweep), each depth
+    is a series of its own: one line through them zig-zagged between the depths."""
+    depths = points.group_by("setup").agg(pl.col("queue_depth").n_unique().alias("n"))
+    if not depths.height or int(depths["n"].max()) < 2:  # type: ignore[arg-type]
+        return points
+    pairs = points.select("label", "queue_depth").unique().rows()
+    named = pl.DataFrame(
+        [
+            (label, qd, fmt.t("chart.at_depth", caption=label, qd=fmt.integer(qd)))
+            for label, qd in pairs
+        ],
+        schema={"label": pl.String, "queue_depth": pl.Int64, "_named": pl.String},
+        orient="row",
+    )
+    joined = points.join(named, on=["label", "queue_depth"], how="left")
+    return joined.with_columns(pl.col("_named").alias("label")).drop("_named")
 
 
 Profiles = dict[tuple[str, int, float], pl.DataFrame]
