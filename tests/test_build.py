@@ -386,3 +386,34 @@ def _minimal_report() -> dict[str, object]:
     import tomllib
 
     return tomllib.loads((MIXED / "report.toml").read_text(encoding="utf-8"))
+
+
+def _one_source(folder: Path, raw: Path) -> Path:
+    """The mixed test report with ``raw`` as its only raw file."""
+    shutil.copytree(MIXED, folder, ignore=shutil.ignore_patterns("raw"))
+    (folder / "raw").mkdir()
+    shutil.copy(raw, folder / "raw" / raw.name)
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    toml = toml[: toml.index("[[sources]]")] + f'[[sources]]\npath = "raw/{raw.name}"\n'
+    (folder / "report.toml").write_text(toml, encoding="utf-8")
+    return folder
+
+
+def test_the_method_says_percentiles_of_several_servers_are_an_upper_bound(
+    tmp_path: Path,
+) -> None:
+    """fio client/server on two servers (tests/data/fio-truth/cs): each percentile is the
+    larger server's; the method says so. One mix, not 100/70/0: its colours are the
+    legend's (not "other mixes")."""
+    from pipeline.build import prepare
+    from pipeline.render.whitepaper import method_sentences
+    from tests.conftest import DATA
+
+    ctx = prepare(_one_source(tmp_path / "cs", DATA / "fio-truth" / "cs" / "cs.json"))
+    assert "percentiles" in {r.kind for r in ctx.charts}
+    said = " ".join(method_sentences(ctx, ctx.formatter("en")))
+    assert "each percentile is the largest of the servers' values: an upper bound" in said
+    rates = _one_source(tmp_path / "vdb", DATA / "vdbench" / "vdbconvert_flatfile.html")
+    ctx = prepare(rates)  # 75 % read only
+    said = " ".join(method_sentences(ctx, ctx.formatter("en")))
+    assert "Colours: the mixes as in the legend." in said and "upper bound" not in said

@@ -105,8 +105,12 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     found = [fmt.t(f"method.chart_{kind}") for kind in kinds]
     if any(kind in BY_MIX for kind in kinds):
         named = [fmt.t(f"method.colour_{m:g}") for m in mixes if m in (100, 70, 0)]
-        other = [fmt.t("method.colour_other")] if any(m not in (100, 70, 0) for m in mixes) else []
+        rest = any(m not in (100, 70, 0) for m in mixes)
+        other = [fmt.t("method.colour_other" if named else "method.colour_legend")] if rest else []
         found.append(fmt.t("method.colours", list=", ".join(named + other)))
+    spread = ctx.dataset.points.filter(pl.col("lat_p99_us").is_not_null())["hosts"].max()
+    if "percentiles" in kinds and isinstance(spread, int) and spread > 1:
+        found.append(fmt.t("method.percentiles_hosts"))  # fio's maps do not add up
     return found
 
 
