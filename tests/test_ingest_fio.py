@@ -245,3 +245,12 @@ def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:
     toml.write_text('[columns]\nhost = "Host"\nbs = "Block"\n', encoding="utf-8")
     with pytest.raises(InputError, match="format not recognised"):
         ingest.detect(toml)
+
+
+def test_params_given_for_a_file_that_is_no_fio_log_are_said_to_be_unused() -> None:
+    vdbench = DATA / "vdbench" / "vdbconvert_flatfile.html"
+    read = ingest.read(vdbench, ReadOptions(params={"bs": "8k"}, root=vdbench.parent))
+    assert "[sources.params] not used: they describe fio logs, this is vdbench output" in (
+        read.notes
+    )
+    assert not any("params" in n for n in ingest.read(vdbench, ReadOptions()).notes)
