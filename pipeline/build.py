@@ -189,12 +189,16 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
 def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
     """The same host and point from two files (a file listed twice, or a fio JSON beside
     its own logs) would be summed as if concurrent, or its windows averaged with the whole
-    run's: the first file's rows are kept, the others' rejected, whatever their intervals."""
-    key = [*POINT_KEY, "host"]
+    run's: the first file's rows are kept, the others' rejected, whatever their intervals.
+    A host named once with its port and once without (fio client/server's JSON says
+    ``perf36:8765``, the logs' folder ``perf36``) is one host here, as in ``host_names``."""
+    key = [*POINT_KEY, "_host"]
+    alias = _same_host(intervals["host"].unique().to_list())
+    intervals = intervals.with_columns(pl.col("host").replace(alias).alias("_host"))
     first = intervals.group_by(key, maintain_order=True).agg(pl.col("source").first())
     marked = intervals.join(
         first.rename({"source": "_first"}), on=key, how="left", nulls_equal=True
-    )
+    ).drop("_host")
     clash = pl.col("source") != pl.col("_first")
     rejects = [
         Reject(
@@ -205,6 +209,15 @@ def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
         for r in marked.filter(clash).iter_rows(named=True)
     ]
     return marked.filter(~clash).drop("_first"), rejects
+
+
+def _same_host(hosts: list[str]) -> dict[str, str]:
+    """Each host name without a port that the data also has with exactly one port."""
+    ported: dict[str, list[str]] = {}
+    for host in hosts:
+        if ":" in host:
+            ported.setdefault(host.rsplit(":", 1)[0], []).append(host)
+    return {h: ported[h][0] for h in hosts if ":" not in h and len(ported.get(h, [])) == 1}
 
 
 def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:

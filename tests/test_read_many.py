@@ -108,7 +108,8 @@ def test_a_jobs_json_beside_its_own_logs_is_read_once() -> None:
 
 def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
     """fio client/server's JSON names the host ``srv:8765``, the logs' folder ``srv``:
-    once [[hosts]] names both, the logs' rows are the same host's and read twice."""
+    the same host (its one port), so the logs' rows are read twice, named by [[hosts]] or
+    not; a second port on the address is another server."""
     from pipeline.build import combine
     from pipeline.ingest.base import ReadResult
 
@@ -124,11 +125,21 @@ def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
         )
         for r, host in ((whole, "srv:8765"), (log, "srv"))
     ]
-    apart = combine(results)
-    assert sorted(apart.intervals["host"].unique().to_list()) == ["srv", "srv:8765"]
+    unnamed = combine(results)
+    assert unnamed.intervals["source"].unique().to_list() == ["win.json"]
+    assert unnamed.intervals["host"].unique().to_list() == ["srv:8765"]
     named = combine(results, hosts=lambda found: dict.fromkeys(found, "server one"))
     assert named.intervals["source"].unique().to_list() == ["win.json"]
     assert named.intervals["host"].unique().to_list() == ["server one"]
+    two = [*results, results[0]]
+    two[2] = ReadResult(
+        frame=whole.intervals.with_columns(host=pl.lit("srv:8766"), source=pl.lit("b.json")),
+        rejects=[],
+        records_read=whole.intervals.height,
+        source="b.json",
+    )
+    servers = combine(two)  # srv:8765's logs still its own; srv:8766 another server
+    assert sorted(servers.intervals["host"].unique().to_list()) == ["srv", "srv:8765", "srv:8766"]
 
 
 def test_fios_last_partial_average_weighs_by_the_time_it_covers(tmp_path: Path) -> None:
