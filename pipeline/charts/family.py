@@ -233,8 +233,12 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
         y2=alt.Y2("iops_max:Q"),
     )
+    # the range at each level as a line too: a band over one level is no area at all
+    ranges = base.mark_rule(strokeWidth=theme().line_width, opacity=0.6).encode(
+        y=alt.Y("iops_min:Q"), y2=alt.Y2("iops_max:Q")
+    )
     mean = base.mark_line(point=True, strokeWidth=theme().line_width).encode(y=alt.Y("iops:Q"))
-    layered = alt.layer(band, mean).properties(width=520, height=260)
+    layered = alt.layer(band, ranges, mean).properties(width=520, height=260)
     return _finish(layered, _block_title(points, fmt, "chart.stability_title"), fmt)
 
 
