@@ -241,3 +241,14 @@ def test_the_site_compares_an_iodepth_sweep_per_queue_depth(tmp_path: Path) -> N
     assert labels == ["Test System #1 <A&B>, queue depth 1", "Test System #1 <A&B>, queue depth 8"]
     for _, series in points.group_by("label", "report"):
         assert series["queue_depth"].n_unique() == 1 and series.height == 5
+
+
+def test_a_datasheet_queue_depth_that_was_not_measured_is_refused(tmp_path: Path) -> None:
+    from pipeline.errors import InputError
+    from pipeline.render import datasheet
+
+    folder = _depth_sweep(tmp_path / "depths")
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "[datasheet]\nqueue_depth = 4\n")
+    with pytest.raises(InputError, match=r"datasheet.queue_depth: no point of setup 'default'"):
+        datasheet.source(prepare(folder), "en")

@@ -10,7 +10,8 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.config import LANGS
+from pipeline.config import LANGS, REPORT_FILE
+from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
@@ -36,9 +37,17 @@ def _depth(ctx: ReportContext) -> int | None:
     one ``[datasheet]`` names, else the deepest (None where there is one)."""
     points = ctx.dataset.points.filter(pl.col("setup") == _setup(ctx))
     depths = sorted(points["queue_depth"].unique().to_list())
+    named = ctx.report.datasheet.queue_depth
+    if named is not None and named not in depths:
+        raise InputError(
+            ctx.folder / REPORT_FILE,
+            "datasheet.queue_depth",
+            f"no point of setup {_setup(ctx)!r} at queue depth {named}",
+            f"name one of the measured queue depths: {depths}",
+        )
     if len(depths) < 2:
         return None
-    return ctx.report.datasheet.queue_depth or int(depths[-1])
+    return named or int(depths[-1])
 
 
 def _of_setup(ctx: ReportContext, name: str) -> pl.DataFrame:
