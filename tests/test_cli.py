@@ -117,3 +117,21 @@ def test_second_build_of_unchanged_inputs_is_skipped(tmp_path: Path) -> None:
     assert third.returncode == 0, third.stderr
     assert "up to date" not in third.stdout
     assert (out / "mixed.de.pdf").is_file()
+
+
+@pytest.mark.parametrize(("columns", "width"), [(None, "1000"), ("120", "120")])
+def test_output_into_a_pipe_is_as_wide_as_it_needs(columns: str | None, width: str) -> None:
+    """rich gave a pipe 80 columns, and compare's table cut its cells ("10,105,…")."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env |= {"PYTHONPATH": str(ROOT)} | ({"COLUMNS": columns} if columns else {})
+    code = "from pipeline.console import out_console; print(out_console.width)"
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.strip() == width
