@@ -417,3 +417,15 @@ def test_the_method_says_percentiles_of_several_servers_are_an_upper_bound(
     ctx = prepare(rates)  # 75 % read only
     said = " ".join(method_sentences(ctx, ctx.formatter("en")))
     assert "Colours: the mixes as in the legend." in said and "upper bound" not in said
+
+
+def test_a_table_in_the_narrative_builds(tmp_path: Path) -> None:
+    report = tmp_path / "report"
+    shutil.copytree(MIXED, report)
+    for lang in ("de", "en"):
+        summary = report / "text" / lang / "summary.md"
+        table = "\n| Host | Role |\n|---|---|\n| A | load |\n"
+        summary.write_text(summary.read_text(encoding="utf-8") + table, encoding="utf-8")
+    out = build(report, tmp_path / "out").out
+    assert "load" in pdf_text(out / "mixed.en.pdf")
+    assert "<td>load</td>" in (out / "site" / "mixed" / "index.html").read_text(encoding="utf-8")

@@ -68,3 +68,31 @@ def test_a_failed_conversion_is_tried_again(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(ToolFailure):
         sanitize.to_typst("a", "x.md")
     assert sanitize.to_typst("a", "x.md") == "A" and tries == ["a", "a"]
+
+
+def test_a_markdown_table_in_the_narrative_is_converted() -> None:
+    """The cleaner dropped every null of pandoc's tree with the raw HTML it leaves out, and
+    a table's caption ([null, blocks]) lost its short caption: pandoc refused the tree."""
+    table = "| a | b |\n|---|---|\n| 1 | <b>2</b> |\n"
+    assert "table.header([a], [b],)" in sanitize.to_typst(table, "x.md")
+    html = sanitize.to_html(table, "x.md")
+    assert "<th>a</th>" in html and "&lt;b&gt;2&lt;/b&gt;" in html
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("---\ntitle: [unclosed\n---\n", "title: \\[unclosed"),  # no YAML metadata block
+        ("x <script>alert(1)</script>\n", "\\<script\\>"),  # raw HTML as text
+    ],
+)
+def test_text_pandoc_could_take_for_something_else_stays_text(text: str, kept: str) -> None:
+    assert kept in sanitize.to_typst(text, "x.md")
+
+
+@pytest.mark.parametrize("text", [">" * 3000 + " deep", "- " * 3000 + "x"])
+def test_nesting_too_deep_names_the_file(text: str) -> None:
+    from pipeline.errors import InputError
+
+    with pytest.raises(InputError, match=r"^x\.md: nested too deeply"):
+        sanitize.to_typst(text, "x.md")

@@ -26,9 +26,11 @@ import pypandoc
 from pipeline import cache
 from pipeline.errors import InputError, ToolFailure
 
+# no YAML metadata either: it is thrown away (meta = {}), and a malformed block made
+# pandoc fail on the whole text
 MARKDOWN = (
     "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex"
-    "-native_divs-native_spans-link_attributes-inline_code_attributes"
+    "-native_divs-native_spans-link_attributes-inline_code_attributes-yaml_metadata_block"
 )
 SCHEMES = ("http://", "https://", "mailto:")
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
@@ -62,19 +64,21 @@ def _plain_attr(attr: list[Any]) -> list[Any]:
     return [ident, [], []]
 
 
+def _raw(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("t") in ("RawBlock", "RawInline")
+
+
 class _Cleaner:
     def __init__(self, path: Path | str, ids: set[str]) -> None:
         self.path, self.ids = path, ids
 
     def __call__(self, node: Any) -> Any:
-        if isinstance(node, list):
-            return [c for c in (self(n) for n in node) if c is not None]
+        if isinstance(node, list):  # raw HTML, TeX …: left out; a null (a table's short
+            return [self(n) for n in node if not _raw(n)]  # caption) is no node: kept
         if not isinstance(node, dict) or "t" not in node:
             return node
         kind = node["t"]
         handler: Callable[[Node], Any] | None = getattr(self, f"_{kind.lower()}", None)
-        if kind in ("RawBlock", "RawInline"):
-            return None
         if handler:
             return handler(node)
         return {"t": kind, "c": self(node["c"])} if "c" in node else node
@@ -153,8 +157,12 @@ def _run_pandoc(text: str, to: str, source: str, args: tuple[str, ...]) -> bytes
         )
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", errors="replace").strip()
-        raise ToolFailure("pandoc", f"converting {source} to {to} failed: {message}")
+        raise PandocRefused("pandoc", f"converting {source} to {to} failed: {message}")
     return done.stdout
+
+
+class PandocRefused(ToolFailure):
+    """pandoc ran and said no: where it reads the narrative's Markdown, the text's fault."""
 
 
 def _pandoc(text: str, to: str, source: str, *args: str) -> str:
@@ -165,9 +173,17 @@ def _pandoc(text: str, to: str, source: str, *args: str) -> str:
 
 
 def clean_tree(markdown: str, path: Path | str) -> str:
-    """The cleaned pandoc document (JSON) of untrusted Markdown."""
-    doc = json.loads(_pandoc(markdown, "json", MARKDOWN))
-    doc["blocks"] = _Cleaner(path, _ids(doc["blocks"]))(doc["blocks"])
+    """The cleaned pandoc document (JSON) of untrusted Markdown; Markdown pandoc refuses,
+    or nested deeper than Python's JSON reader follows, is an input error of ``path``."""
+    try:
+        doc = json.loads(_pandoc(markdown, "json", MARKDOWN))
+        doc["blocks"] = _Cleaner(path, _ids(doc["blocks"]))(doc["blocks"])
+    except PandocRefused as refused:
+        raise InputError(path, "", refused.message, "write plain Markdown there") from None
+    except RecursionError:
+        raise InputError(
+            path, "", "nested too deeply (quotes or lists inside each other)", "nest less"
+        ) from None
     doc["meta"] = {}
     return json.dumps(doc)
 
