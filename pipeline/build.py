@@ -104,7 +104,7 @@ def host_names(report: Report, toml: Path, check: bool, found: list[str]) -> dic
     unknown: list[InputError] = []
     for i, host in enumerate(report.hosts):
         for j, raw in enumerate(host.raw):
-            ported = [f for f in found if ":" not in raw and f.split(":")[0] == raw]
+            ported = _ported(raw, found)
             same = [raw] if raw in found else ported if len(ported) == 1 else []
             mapping |= dict.fromkeys(same, host.name)
             if not same:
@@ -211,13 +211,14 @@ def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
     return marked.filter(~clash).drop("_first"), rejects
 
 
+def _ported(name: str, hosts: list[str]) -> list[str]:
+    """The ``name:port`` among ``hosts`` of a host name without a port."""
+    return [] if ":" in name else [h for h in hosts if ":" in h and h.rsplit(":", 1)[0] == name]
+
+
 def _same_host(hosts: list[str]) -> dict[str, str]:
     """Each host name without a port that the data also has with exactly one port."""
-    ported: dict[str, list[str]] = {}
-    for host in hosts:
-        if ":" in host:
-            ported.setdefault(host.rsplit(":", 1)[0], []).append(host)
-    return {h: ported[h][0] for h in hosts if ":" not in h and len(ported.get(h, [])) == 1}
+    return {h: p[0] for h in hosts if len(p := _ported(h, hosts)) == 1}
 
 
 def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
