@@ -25,7 +25,7 @@ from pydantic import (
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.language.strings import Variant
-from pipeline.units import Access, Convention, parse_block_size, rate_factor
+from pipeline.units import MAX_COUNT, Access, Convention, parse_block_size, rate_factor
 
 LANGS: tuple[str, ...] = ("de", "en")
 REPORT_FILE = "report.toml"
@@ -131,8 +131,8 @@ class FioParams(Strict):
     }
     rw: Literal["read", "write", "rw", "readwrite", "randread", "randwrite", "randrw"] = "read"
     bs: str = "4k"
-    numjobs: int = Field(default=1, ge=1, le=1_000_000)
-    iodepth: int = Field(default=1, ge=1, le=1_000_000)
+    numjobs: int = Field(default=1, ge=1, le=MAX_COUNT)
+    iodepth: int = Field(default=1, ge=1, le=MAX_COUNT)
     rwmixread: float | None = Field(default=None, ge=0, le=100)
     rwmixwrite: float | None = Field(default=None, ge=0, le=100)
     log_avg_msec: int = Field(default=0, ge=0)

@@ -24,6 +24,12 @@ BLOCK_MULTIPLIERS = {
     "GIB": 1024**3,
 }
 
+# Limits of what a benchmark can be, for the data read (report side) and for a campaign
+# planned: larger values are typing errors (and overflow a column, or the machine).
+MAX_COUNT = 1_000_000  # fio numjobs and iodepth: workers per host, I/Os in flight per worker
+MAX_BLOCK = 1 << 40  # a block size: 1 TiB
+MAX_RATE = 1e12  # an I/O rate asked for (fio rate_iops, rate): IOPS or bytes/s
+
 Convention = Literal["binary", "decimal"]
 Access = Literal["random", "sequential"]  # the access pattern of a test
 # KiB/MiB/GiB are always powers of 1024; KB/MB/GB follow the report's declared convention:

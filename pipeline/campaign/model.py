@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from pipeline.config import LANGS, Strict, from_validation, read_toml
+from pipeline.config import LANGS, LARGEST, Strict, from_validation, read_toml
 from pipeline.errors import InputError
-from pipeline.units import Access, parse_block_size
+from pipeline.units import MAX_BLOCK, MAX_COUNT, MAX_RATE, Access, parse_block_size
 
 CAMPAIGN_FILE = "campaign.toml"
 # seed 000: 18 parallelism levels, 3 mixes, 1K…64K random and 256K, 1M sequential
@@ -18,6 +18,19 @@ SEED_LEVELS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 180, 192, 224, 256, 320, 38
 SEED_MIXES = [100.0, 70.0, 0.0]
 Engine = Literal["io_uring", "libaio", "psync"]
 _ADDRESS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$")
+# a campaign's limits beyond the report side's (levels, queue depth and block sizes as
+# there: pipeline/units.py): every point is a job file, and each runs at most a day
+MAX_POINTS = 100_000
+MAX_POINT_SECONDS = 86_400
+MAX_RUN_SECONDS = 366 * 86_400
+
+
+def _size(text: str, largest: float) -> int:
+    """The bytes of a size (``4K``, ``16G``); ValueError beyond ``largest``."""
+    size = parse_block_size(text)  # ValueError: the size and why
+    if size > largest:
+        raise ValueError(f"{text!r} is more than iopress plans ({int(largest):,} bytes)")
+    return size
 
 
 class Profile(Strict):
@@ -29,7 +42,7 @@ class Profile(Strict):
     @classmethod
     def _sizes(cls, sizes: list[str]) -> list[str]:
         for size in sizes:
-            parse_block_size(size)  # ValueError: the size and why
+            _size(size, MAX_BLOCK)
         return sizes
 
     @field_validator("read_pct")
@@ -69,7 +82,7 @@ class Target(Strict):
     @classmethod
     def _size(cls, size: str | None) -> str | None:
         if size is not None:
-            parse_block_size(size)
+            _size(size, LARGEST)
         return size
 
 
@@ -93,15 +106,15 @@ class Campaign(Strict):
     author: str = ""
     organisation: str = ""
     profiles: list[Profile] = Field(default=SEED_PROFILES, min_length=1)
-    levels: list[int] = Field(default=SEED_LEVELS, min_length=1)
-    queue_depth: int = Field(default=1, ge=1, le=65536)
+    levels: list[Annotated[int, Field(le=MAX_COUNT)]] = Field(default=SEED_LEVELS, min_length=1)
+    queue_depth: int = Field(default=1, ge=1, le=MAX_COUNT)
     intervals: Intervals = Intervals()
     engine: Engine | None = None  # None: the best this machine's fio offers
     direct: bool = True
     targets: list[Target] = Field(min_length=1)
     hosts: list[Host] = Field(default=[Host(name="local")], min_length=1)
     # a rate sweep: the target IOPS of all hosts together, each a point per level
-    rate_iops: list[int] = Field(default_factory=list)
+    rate_iops: list[Annotated[int, Field(le=MAX_RATE)]] = Field(default_factory=list)
     precondition: bool = False  # SNIA: write the whole target twice before the points
 
     @field_validator("levels", "rate_iops")
@@ -119,6 +132,22 @@ class Campaign(Strict):
         local = [h for h in self.hosts if h.address == "local"]
         if local and len(self.hosts) > 1:
             raise ValueError("'local' runs on this machine only: give every host a fio server")
+        return self
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Campaign:
+        """At most MAX_POINTS job files, a day per point, a year in all."""
+        mixes = sum(len(p.block_sizes) * len(p.read_pct) for p in self.profiles)
+        points = mixes * len(self.levels) * max(1, len(self.rate_iops))
+        if points > MAX_POINTS:
+            raise ValueError(f"{points:,} points are more than iopress plans ({MAX_POINTS:,})")
+        if self.point_seconds > MAX_POINT_SECONDS:
+            raise ValueError(
+                f"[intervals]: a point of {self.point_seconds:,} s is longer than a day "
+                f"({MAX_POINT_SECONDS:,} s)"
+            )
+        if points * self.point_seconds > MAX_RUN_SECONDS:
+            raise ValueError(f"{points:,} points of {self.point_seconds:,} s run over a year")
         return self
 
     @field_validator("title")

@@ -12,7 +12,7 @@ from typing import Any
 from pipeline.errors import InputError
 from pipeline.inputs import is_inside, read_text
 from pipeline.language.message import Message
-from pipeline.units import parse_block_size
+from pipeline.units import MAX_BLOCK, MAX_COUNT, MAX_RATE, parse_block_size
 
 # fio's documented defaults (fio(1)): bs=4k, iodepth=1, numjobs=1, rwmixread=50, rw=read
 DEFAULTS: dict[str, str] = {"bs": "4k", "iodepth": "1", "numjobs": "1", "rw": "read"}
@@ -213,7 +213,7 @@ def _sum_of(text: str, name: str, parse: Callable[[str], float]) -> float | None
         values = [parse(v.strip()) for v in text.split(",") if v.strip()]
     except ValueError:
         raise JobError("rate_bad", name=name, value=repr(text)) from None
-    if any(not math.isfinite(v) or v > 1e12 for v in values):
+    if any(not math.isfinite(v) or v > MAX_RATE for v in values):
         raise JobError("rate_range", name=name, value=repr(text))
     return sum(values) or None
 
@@ -227,7 +227,3 @@ def _whole(opts: dict[str, str], key: str) -> int:
     if not 1 <= value <= MAX_COUNT:
         raise JobError("whole_range", name=key, value=text, max=f"{MAX_COUNT:,}")
     return value
-
-
-MAX_COUNT = 1_000_000  # numjobs, iodepth: more is a typing error (and overflows a column)
-MAX_BLOCK = 1 << 40
