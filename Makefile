@@ -65,11 +65,14 @@ test: $(STAMP) debs
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
 # Debian packages some tests drive: chromium (the site in a browser), poppler-utils
-# (pdftotext, the layout check of every PDF) and fio (campaigns run end to end).
-# Installed when missing (needs root).
-DEBS := chromium:chromium pdftotext:poppler-utils fio:fio
+# (pdftotext, the layout check of every PDF), fio (campaigns run end to end), util-linux
+# (wipefs: libblkid's probe, which `iopress run` asks before writing a target) and mount
+# (losetup: the guard tried on a loop device). Installed when missing (needs root);
+# wipefs and losetup live in /usr/sbin, off a user's PATH on Debian.
+DEBS := chromium:chromium pdftotext:poppler-utils fio:fio wipefs:util-linux losetup:mount
 debs:
-	@missing="$$(for d in $(DEBS); do command -v $${d%%:*} >/dev/null 2>&1 || echo $${d#*:}; done)"; \
+	@missing="$$(for d in $(DEBS); do p=$${d%%:*}; command -v $$p >/dev/null 2>&1 || \
+	  [ -x /usr/sbin/$$p ] || [ -x /sbin/$$p ] || echo $${d#*:}; done)"; \
 	[ -z "$$missing" ] || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } \
 	  || echo "warning: could not install $$missing; their tests are skipped outside CI"

@@ -193,7 +193,7 @@ def run(
     folder: Annotated[Path, typer.Argument(help="Folder made by iopress plan")],
     destroy_data: Annotated[
         list[str] | None,
-        typer.Option("--destroy-data", help="A device whose file system may be overwritten"),
+        typer.Option("--destroy-data", help="A target whose data may be destroyed (repeat)"),
     ] = None,
 ) -> None:
     """Run the planned points with fio (finished points are kept: run again to resume)."""

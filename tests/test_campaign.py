@@ -5,6 +5,7 @@ interruption, locally and through two fio servers; the tables equal fio's own fi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -22,8 +23,8 @@ import pytest
 from pipeline.build import build
 from pipeline.campaign import plan as planning
 from pipeline.campaign.model import load_campaign
-from pipeline.campaign.run import guard, holds_data
-from pipeline.errors import InputError, InputErrors, UsageError
+from pipeline.campaign.targets import guard, look, signatures
+from pipeline.errors import InputError, InputErrors
 from tests.cli import iopress
 from tests.conftest import ROOT
 
@@ -118,15 +119,16 @@ def test_bad_campaign_names_file_and_field(tmp_path: Path, change: str, words: l
 def test_a_device_with_a_file_system_needs_destroy_data(tmp_path: Path) -> None:
     image = tmp_path / "disk.img"
     image.write_bytes(b"\0" * 1080 + b"\x53\xef" + b"\0" * 70000)
-    assert holds_data(image)
+    assert "ext4" in signatures(image)
     (tmp_path / "blank.img").write_bytes(b"\0" * 70000)
-    assert not holds_data(tmp_path / "blank.img")
-    campaign = load_campaign(_campaign(tmp_path))
-    guard(campaign, [])  # a plain file is no device: nothing to refuse
-    if Path("/dev/loop0").exists() and holds_data(Path("/dev/loop0")):
+    assert signatures(tmp_path / "blank.img") == []
+    source = _campaign(tmp_path)
+    campaign = load_campaign(source)
+    guard(source, tmp_path, look(campaign, {}), [])  # a new file holds nothing
+    if Path("/dev/loop0").exists() and signatures(Path("/dev/loop0")):
         device = campaign.model_copy(update={"targets": [{"path": "/dev/loop0"}]})
-        with pytest.raises(UsageError, match="--destroy-data /dev/loop0"):
-            guard(device, [])
+        with pytest.raises(InputError, match="--destroy-data /dev/loop0"):
+            guard(source, tmp_path, look(device, {}), [])
 
 
 def test_a_target_path_cannot_add_fio_options(tmp_path: Path) -> None:
@@ -221,15 +223,12 @@ def _provenance(folder: Path, out: Path, machine: dict[str, str]) -> None:
     typ = (out / "tiny.en.typ").read_text(encoding="utf-8")
     assert "Load generator" in typ and machine["fio"] in typ and machine["cpu"] in typ
     assert "fio --output-format=json+ --status-interval=1" in typ
-    listing = subprocess.run(
-        "LC_ALL=C sha256sum jobs/* | sha256sum",
-        shell=True,
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()[0]
-    assert all(listing[i : i + 16] in typ for i in range(0, 64, 16))  # one row for jobs/*
+    # four job files (plan.json lies beside jobs/, not in it): a row each, with its SHA-256
+    jobs = sorted((folder / "jobs").iterdir())
+    assert len(jobs) == 4
+    for job in jobs:
+        digest = hashlib.sha256(job.read_bytes()).hexdigest()
+        assert all(digest[i : i + 16] in typ for i in range(0, 64, 16))
     assert "Lastgenerator" in (out / "tiny.de.typ").read_text(encoding="utf-8")
     listed = {f["path"] for f in json.loads((out / "manifest.json").read_text())["inputs"]}
     assert {f"jobs/{p.name}" for p in (folder / "jobs").iterdir()} <= listed
@@ -289,7 +288,8 @@ def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[
     source.write_text(text, encoding="utf-8")
     folder = tmp_path / "c"
     assert iopress("plan", source, "-o", folder).returncode == 0
-    run = iopress("run", folder)
+    # a fio server's disks are out of sight: writing them needs the target named
+    run = iopress("run", folder, "--destroy-data", tmp_path / "target.bin")
     assert run.returncode == 0, run.stderr
     server = f"127.0.0.1:{two_fio_servers[0]}"  # what its host's admin runs there
     described = folder / "raw" / "env" / "machine-server0.json"

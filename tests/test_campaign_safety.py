@@ -1,16 +1,23 @@
-"""A campaign someone else sent cannot exhaust the machine (issue #32): its counts, sizes
-and run time are bounded as the report side's."""
+"""A campaign folder someone else sent cannot destroy data (issue #32): ``run`` writes no
+target that holds data unless ``--destroy-data`` names it, however the folder's plan.json
+vouches for it; devices and images are judged by libblkid's probe and iopress's own
+signatures (LVM2 on a loop device where the machine allows one); writes into the folder
+never follow a planted link; and a campaign's counts, sizes and run time are bounded."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from pipeline.campaign.model import load_campaign
+from pipeline.campaign.targets import builtin, guard, look, signatures
 from pipeline.errors import InputError, InputErrors
 from tests.cli import iopress
 
@@ -54,6 +61,329 @@ def _user_file(tmp: Path, size: int = 4 * MiB) -> Path:
     data = tmp / "database.db"
     data.write_bytes(os.urandom(size))
     return data
+
+
+# 1. a file that holds data --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("read", "size", "mb"),
+    [(0, "4M", 4), (100, "16M", 4), (0, "400M", 4), (70, "", 1)],
+    ids=["writes", "reads-but-fio-lays-it-out", "100x-the-size", "mixed-no-size"],
+)
+def test_run_never_writes_a_file_that_holds_data(
+    tmp_path: Path, read: int, size: str, mb: int
+) -> None:
+    data = _user_file(tmp_path, mb * MiB)
+    before = _digest(data)
+    folder = tmp_path / "c"
+    planned = iopress("plan", _campaign(tmp_path, data, read, size), "-o", folder)
+    assert planned.returncode == 0, planned
+    assert f"target {data}: file, {mb * MiB:,} bytes; holds data;" in planned.stdout
+    assert f"--destroy-data {data}" in planned.stdout
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran
+    assert f"{folder / 'campaign.toml'}: targets[0].path: {data} holds data" in ran.stderr
+    assert f"--destroy-data {data}" in ran.stderr
+    assert _digest(data) == before and not list((folder / "raw").glob("*.json"))
+
+
+def test_a_read_only_campaign_on_a_large_enough_file_needs_nothing(tmp_path: Path) -> None:
+    data = _user_file(tmp_path)
+    campaign = load_campaign(_campaign(tmp_path, data, read=100, size="4M"))
+    seen = look(campaign, {})
+    assert seen[0].holds == ("data",) and not seen[0].writes
+    guard(tmp_path / "campaign.toml", tmp_path, seen, [])
+
+
+def test_an_empty_file_holds_nothing_and_a_missing_one_is_created_empty(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.bin"
+    empty.touch()
+    campaign = load_campaign(_campaign(tmp_path, empty))
+    assert look(campaign, {})[0].holds == ()
+    new = tmp_path / "new.bin"
+    folder = tmp_path / "c"
+    planned = iopress("plan", _campaign(tmp_path, new), "-o", folder)
+    assert planned.returncode == 0, planned
+    assert new.stat().st_size == 0
+    assert f"target {new}: file, 0 bytes; holds nothing but fio's data" in planned.stdout
+    created = json.loads((folder / "plan.json").read_text())["created"]
+    assert [c["path"] for c in created] == [str(new)]
+
+
+def test_a_missing_device_is_never_created_and_run_names_it(tmp_path: Path) -> None:
+    """A device not attached on the planning machine: plan creates no file for it (in
+    /dev, as root, it could), run refuses it by name."""
+    device = f"/dev/iopress-test-{os.getpid()}"
+    folder = tmp_path / "c"
+    planned = iopress("plan", _campaign(tmp_path, device, size=""), "-o", folder)
+    assert planned.returncode == 0 and f"target {device}: missing" in planned.stdout
+    assert not os.path.lexists(device)
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and f"targets[0].path: {device} does not exist" in ran.stderr
+    assert not os.path.lexists(device)
+
+
+def _forge(folder: Path, data: Path, **change: int) -> None:
+    """plan.json naming the user's file: every stat field right, but ``change``."""
+    st = data.stat()
+    record = {"path": str(data), "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size}
+    record |= {"ctime_ns": st.st_ctime_ns, "mtime_ns": st.st_mtime_ns} | change
+    plan = json.loads((folder / "plan.json").read_text())
+    (folder / "plan.json").write_text(json.dumps(plan | {"created": [record]}))
+
+
+@pytest.mark.parametrize("change", ["ctime_ns", "ino", "path"])
+def test_a_planted_plan_json_cannot_vouch_for_a_users_file(tmp_path: Path, change: str) -> None:
+    """A folder sent with a plan.json naming the user's file (its inode, size and times
+    copied, as tar keeps them) does not make it iopress's: the kernel's change time, to
+    the nanosecond, is no sender's to know or set."""
+    data = _user_file(tmp_path)
+    before = _digest(data)
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, data), "-o", folder).returncode == 0
+    wrong = {"ctime_ns": data.stat().st_ctime_ns + 1, "ino": data.stat().st_ino + 1}
+    _forge(folder, data, **({change: wrong[change]} if change != "path" else {}))
+    if change == "path":  # a relative name for the same file
+        plan = json.loads((folder / "plan.json").read_text())
+        plan["created"][0]["path"] = os.path.relpath(data)
+        plan["created"][0]["ctime_ns"] += 1
+        (folder / "plan.json").write_text(json.dumps(plan))
+    assert iopress("plan", _campaign(tmp_path, data), "-o", folder).returncode == 0
+    assert json.loads((folder / "plan.json").read_text())["created"] == []  # not kept
+    _forge(folder, data, **({change: wrong[change]} if change != "path" else {"ctime_ns": 1}))
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and f"{data} holds data" in ran.stderr, ran
+    assert _digest(data) == before
+
+
+def test_a_record_never_vouches_for_a_link(tmp_path: Path) -> None:
+    """The created file replaced by a link to the user's file, recorded as the link is:
+    still the user's data."""
+    target, data = tmp_path / "target.bin", _user_file(tmp_path)
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, target), "-o", folder).returncode == 0
+    target.unlink()
+    target.symlink_to(data)
+    st = os.lstat(target)
+    record = {"path": str(target), "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size}
+    record |= {"ctime_ns": st.st_ctime_ns, "mtime_ns": st.st_mtime_ns}
+    plan = json.loads((folder / "plan.json").read_text())
+    (folder / "plan.json").write_text(json.dumps(plan | {"created": [record]}))
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and f"{target} holds data" in ran.stderr, ran
+
+
+def test_destroy_data_names_the_file_by_any_of_its_names(tmp_path: Path) -> None:
+    data = _user_file(tmp_path)
+    campaign = load_campaign(_campaign(tmp_path, data))
+    seen = look(campaign, {})
+    link = tmp_path / "alias"
+    link.symlink_to(data)
+    guard(tmp_path / "campaign.toml", tmp_path, seen, [str(link)])
+    with pytest.raises(InputError, match=r"targets\[0\]\.path"):
+        guard(tmp_path / "campaign.toml", tmp_path, seen, [str(tmp_path / "other")])
+
+
+@needs_fio
+@WAITS
+def test_a_file_iopress_created_is_written_and_resumed_without_destroy_data(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "target.bin"
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, target), "-o", folder).returncode == 0
+    first = iopress("run", folder)
+    assert first.returncode == 0, first
+    assert target.stat().st_size == 4 * MiB  # fio laid it out
+    (folder / "raw" / next(p.name for p in (folder / "raw").glob("*.json"))).unlink()
+    again = iopress("run", folder)  # fio's data, recorded again: no --destroy-data
+    assert again.returncode == 0, again
+    with target.open("r+b") as fh:  # someone else writes it: it holds data again
+        fh.write(b"user data")
+    for result in (folder / "raw").glob("*.json"):
+        result.unlink()
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and f"{target} holds data" in ran.stderr, ran
+
+
+@needs_fio
+@WAITS
+def test_a_fio_servers_targets_need_destroy_data_to_be_written(tmp_path: Path) -> None:
+    """iopress cannot see a fio server's disks: writing them needs the target named."""
+    source = _campaign(tmp_path, tmp_path / "remote.bin")
+    source.write_text(
+        source.read_text() + '[[hosts]]\nname = "s"\naddress = "127.0.0.1:1"\n', encoding="utf-8"
+    )
+    folder = tmp_path / "c"
+    planned = iopress("plan", source, "-o", folder)
+    assert "on the fio servers" in planned.stdout and "--destroy-data" in planned.stdout
+    assert not (tmp_path / "remote.bin").exists()  # not created here
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and "out of iopress's sight" in ran.stderr, ran
+
+
+# 2. devices and images: libblkid and the built-in signatures ------------------------------
+
+
+def _lvm_image(path: Path, size: int = 32 * MiB) -> Path:
+    """An LVM2 physical volume's label (pvcreate writes it into sector 1)."""
+    with path.open("wb") as fh:
+        fh.truncate(size)
+        fh.seek(512)
+        fh.write(b"LABELONE" + bytes(16) + b"LVM2 001")
+    return path
+
+
+@pytest.fixture
+def lvm_target(tmp_path: Path) -> Iterator[Path]:
+    """A loop device holding an LVM2 label where the machine allows one (root), else
+    the image file itself."""
+    image = _lvm_image(tmp_path / "pv.img")
+    losetup = shutil.which("losetup") or shutil.which("losetup", path="/usr/sbin:/sbin")
+    attached = None
+    if losetup and os.geteuid() == 0:
+        done = subprocess.run(
+            [losetup, "--find", "--show", str(image)], capture_output=True, text=True, check=False
+        )
+        attached = done.stdout.strip() if done.returncode == 0 else None
+    try:
+        yield Path(attached) if attached else image
+    finally:
+        if attached and losetup:
+            subprocess.run([losetup, "--detach", attached], check=False)
+
+
+def test_an_lvm_physical_volume_is_not_written_without_destroy_data(lvm_target: Path) -> None:
+    before = _digest(lvm_target)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    work = Path(str(lvm_target) + ".d") if lvm_target.is_file() else None
+    work = work or Path(tmp) / f"iopress-lvm-{os.getpid()}"
+    work.mkdir(exist_ok=True)
+    try:
+        folder = work / "c"
+        planned = iopress("plan", _campaign(work, lvm_target, size=""), "-o", folder)
+        assert planned.returncode == 0, planned
+        assert "holds LVM2_member" in planned.stdout
+        ran = iopress("run", folder)
+        assert ran.returncode == 1 and f"{lvm_target} holds LVM2_member" in ran.stderr, ran
+        assert _digest(lvm_target) == before
+    finally:
+        shutil.rmtree(work)
+
+
+def _image(tmp: Path, at: int, magic: bytes, size: int = 4 * MiB) -> Path:
+    path = tmp / f"sig-{at}.img"
+    with path.open("wb") as fh:
+        fh.truncate(size)
+        fh.seek(at)
+        fh.write(magic)
+    return path
+
+
+MD = b"\xfc\x4e\x2b\xa9"
+SIZE = 4 * MiB
+
+
+@pytest.mark.parametrize(
+    ("at", "magic", "name"),
+    [
+        (512, b"LABELONE", "LVM2_member"),
+        (4096, MD, "linux_raid_member"),  # md 1.2
+        (SIZE - 64 * 1024, MD, "linux_raid_member"),  # md 0.90 at the end
+        (128 * 1024 + 5 * 1024, b"\x0c\xb1\xba\x00", "zfs_member"),
+        (32769, b"CD001", "iso9660"),
+        (4120, bytes.fromhex("c68573f64e1a45ca8265f57f48ba6d81"), "bcache"),
+        (0, b"LUKS\xba\xbe", "crypto_LUKS"),
+        (SIZE - 512, b"EFI PART", "gpt"),  # the backup header
+    ],
+)
+def test_built_in_signatures(tmp_path: Path, at: int, magic: bytes, name: str) -> None:
+    image = _image(tmp_path, at, magic, SIZE)
+    assert name in builtin(image) and name in signatures(image)
+    assert builtin(_image(tmp_path, 0, b"", SIZE)) == []
+
+
+SBIN = "/usr/sbin:/sbin"
+UTIL_LINUX = shutil.which("mkfs.minix", path=SBIN) and shutil.which("wipefs", path=SBIN)
+
+
+@pytest.mark.skipif(not UTIL_LINUX, reason="util-linux is not installed (make test installs it)")
+def test_libblkid_is_asked_for_what_iopress_does_not_know(tmp_path: Path) -> None:
+    """A minix file system: iopress's own signatures miss it, libblkid knows it."""
+    image = tmp_path / "minix.img"
+    image.write_bytes(bytes(8 * MiB))
+    mkfs = shutil.which("mkfs.minix", path=SBIN)
+    assert mkfs
+    subprocess.run([mkfs, str(image)], capture_output=True, check=True)
+    assert builtin(image) == [] and "minix" in signatures(image)
+
+
+# 3. links planted in a received campaign folder -------------------------------------------
+
+
+def _planned(tmp: Path) -> Path:
+    folder = tmp / "c"
+    assert iopress("plan", _campaign(tmp, tmp / "target.bin"), "-o", folder).returncode == 0
+    return folder
+
+
+def _outside(tmp: Path) -> Path:
+    victim = tmp / "victim.txt"
+    victim.write_text("the user's file\n")
+    return victim
+
+
+def _refused(ran: object, link: Path) -> None:
+    text = str(ran)
+    assert "exit 1" in text and f"{link}: is a link" in text and "Traceback" not in text, text
+
+
+@needs_fio
+@WAITS
+@pytest.mark.parametrize("planted", ["raw/env/machine.json", "raw/env", "raw", "plan.json"])
+def test_run_never_writes_through_a_planted_link(tmp_path: Path, planted: str) -> None:
+    folder = _planned(tmp_path)
+    victim = _outside(tmp_path)
+    link = folder / planted
+    if link.is_dir():
+        shutil.rmtree(link)
+    else:
+        link.unlink(missing_ok=True)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    outside_dir = tmp_path / "outside"
+    outside_dir.mkdir()
+    (outside_dir / "env").mkdir()
+    (outside_dir / "machine.json").symlink_to(victim)
+    (outside_dir / "env" / "machine.json").symlink_to(victim)
+    target = victim if planted.endswith(".json") else outside_dir
+    link.symlink_to(target)
+    ran = iopress("run", folder)
+    _refused(ran, link)
+    assert victim.read_text() == "the user's file\n"
+    assert sorted(p.name for p in outside_dir.iterdir()) == ["env", "machine.json"]
+
+
+@pytest.mark.parametrize(
+    "planted", ["report.toml", "text/de/summary.md", "text/en", "jobs", "campaign.toml"]
+)
+def test_plan_never_writes_through_a_planted_link(tmp_path: Path, planted: str) -> None:
+    folder = _planned(tmp_path)
+    victim = _outside(tmp_path)
+    outside_dir = tmp_path / "outside"
+    outside_dir.mkdir()
+    (outside_dir / "keep.fio").write_text("the user's job\n")
+    link = folder / planted
+    shutil.rmtree(link) if link.is_dir() else link.unlink()
+    dangling = tmp_path / "created-outside"
+    link.symlink_to(outside_dir if "." not in link.name else dangling)
+    if planted == "campaign.toml":
+        link.unlink()
+        link.symlink_to(victim)
+    ran = iopress("plan", _campaign(tmp_path, tmp_path / "target.bin"), "-o", folder)
+    _refused(ran, link)
+    assert victim.read_text() == "the user's file\n" and not dangling.exists()
+    assert sorted(p.name for p in outside_dir.iterdir()) == ["keep.fio"]
 
 
 # 10. limits --------------------------------------------------------------------------------

@@ -9,17 +9,41 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from pipeline.campaign import plan as planning
 from pipeline.campaign import run as running
 from pipeline.campaign.model import load_campaign
+from pipeline.campaign.targets import Seen
 from pipeline.console import err_console, out_console
+from pipeline.language.strings import Strings
 from pipeline.machine import save_machine
 
 
 def plan(source: Path, out: Path) -> None:
     campaign = load_campaign(source)
     engine = campaign.engine or planning.best_engine()
-    points = planning.plan(source, out, campaign, engine)
-    out_console.print(f"{len(points)} job files in {out / planning.JOBS} (engine {engine})")
+    planned = planning.plan(source, out, campaign, engine)
+    n = len(planned.points)
+    out_console.print(f"{n} job files in {out / planning.JOBS} (engine {engine})")
+    for seen in planned.targets:
+        out_console.print(_target(seen, out), markup=False, highlight=False)
     out_console.print(f"run time: {planning.run_time(campaign)}")
     out_console.print(f"next: iopress run {out}, then iopress build {out}")
+
+
+def _target(seen: Seen, folder: Path) -> str:
+    """``target /dev/sdx: block device, 1,000,204,886,016 bytes, holds ext4; …``"""
+    t = Strings("en")
+    size = "" if seen.size is None else t("cli.target_bytes", n=f"{seen.size:,}")
+    holds = ", ".join(seen.holds) if seen.holds else t("cli.target_nothing")
+    if seen.created:
+        holds = t("cli.target_created")
+    elif seen.kind == "missing":
+        holds = t("cli.target_unseen")
+    what = t(f"cli.target_{seen.kind}") + size
+    if not seen.writes:
+        verdict = t("cli.target_read")
+    elif seen.holds:
+        verdict = t("cli.target_destroy", folder=folder, path=seen.target.path)
+    else:
+        verdict = t("cli.target_write")
+    return t("cli.target", path=seen.target.path, what=what, holds=holds, verdict=verdict)
 
 
 def _last(done: running.Done | None) -> str:

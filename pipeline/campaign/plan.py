@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine
+from pipeline.campaign.targets import Record, Seen, create_missing, dump_records, load_records, look
 from pipeline.errors import InputError
+from pipeline.inputs import read_text
 from pipeline.units import parse_block_size
 
 JOBS = "jobs"  # folder of the job files, in run order
+PLAN_FILE = "plan.json"  # the engine, and the target files iopress created (targets.py)
 RAW = "raw"  # fio's JSON per point (the report's source); raw/env: each host's machine
 ENGINES: tuple[Engine, ...] = ("io_uring", "libaio", "psync")  # best first
 RW = {("random", 100.0): "randread", ("random", 0.0): "randwrite"}
@@ -35,6 +39,12 @@ class Point:
         mix = f"r{self.read_pct:g}".replace(".", "_")
         rate = f"-q{self.rate_iops}" if self.rate_iops else ""
         return f"{self.index:04d}-{self.access}-{self.block.lower()}-{mix}-p{self.level}{rate}"
+
+
+@dataclass(frozen=True)
+class Planned:
+    points: list[Point]
+    targets: list[Seen]
 
 
 def points(campaign: Campaign) -> list[Point]:
@@ -131,41 +141,52 @@ def run_time(campaign: Campaign) -> str:
     return f"{n} points × {each} s = {duration(n * each)}"
 
 
-def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> list[Point]:
+def read_plan(folder: Folder) -> dict[str, object]:
+    """plan.json: the engine, the point count and the target files iopress created
+    ({} where missing or unreadable: plan writes it again, run refuses)."""
+    if not folder.check(PLAN_FILE):
+        return {}
+    try:
+        found = json.loads(read_text(folder.root / PLAN_FILE, 1 << 20))
+    except (InputError, ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def save_plan(folder: Folder, plan: dict[str, object], records: dict[str, Record]) -> None:
+    folder.write(PLAN_FILE, json.dumps({**plan, "created": dump_records(records)}, indent=1))
+
+
+def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned:
     """The campaign folder ``out``: campaign.toml, jobs/, raw/ and the report skeleton
-    (report.toml and text/ are written only where missing: they are the author's)."""
+    (report.toml and text/ are written only where missing: they are the author's).
+    A missing target file is created empty (fio lays it out) and recorded in plan.json."""
     if out.exists() and any(out.iterdir()) and not (out / CAMPAIGN_FILE).is_file():
         raise InputError(out, "", "folder is not empty and holds no campaign", "give a new folder")
+    out.mkdir(parents=True, exist_ok=True)
+    folder = Folder(out)
     found = points(campaign)
-    (out / JOBS).mkdir(parents=True, exist_ok=True)
-    (out / RAW).mkdir(exist_ok=True)
-    if source.resolve() != (out / CAMPAIGN_FILE).resolve():
-        shutil.copyfile(source, out / CAMPAIGN_FILE)
-    for old in (out / JOBS).glob("*.fio"):
-        old.unlink()
+    records = load_records(read_plan(folder))
+    create_missing(source, campaign, records)
+    if not folder.check(CAMPAIGN_FILE) or not os.path.samefile(source, out / CAMPAIGN_FILE):
+        folder.write(CAMPAIGN_FILE, source.read_bytes())
+    stale = (".fio", ".new", PLAN_FILE)  # earlier job files, leftovers of a killed plan
+    folder.remove(JOBS, keep=lambda name: not name.endswith(stale))
     for point in found:
-        (out / JOBS / f"{point.name}.fio").write_text(
-            job_file(campaign, point, engine), encoding="utf-8"
-        )
+        folder.write(f"{JOBS}/{point.name}.fio", job_file(campaign, point, engine))
     if campaign.precondition:
-        (out / JOBS / "precondition.fio").write_text(
-            precondition_job(campaign, engine), encoding="utf-8"
-        )
-    (out / JOBS / "plan.json").write_text(json.dumps({"engine": engine, "points": len(found)}))
-    _skeleton(out, campaign, engine)
-    return found
+        folder.write(f"{JOBS}/precondition.fio", precondition_job(campaign, engine))
+    with folder.opened(RAW):
+        pass
+    save_plan(folder, {"engine": engine, "points": len(found)}, records)
+    _skeleton(folder, campaign, engine)
+    return Planned(found, look(campaign, records))
 
 
-def _skeleton(out: Path, campaign: Campaign, engine: Engine) -> None:
+def _skeleton(folder: Folder, campaign: Campaign, engine: Engine) -> None:
     from pipeline.campaign.skeleton import report_toml, sections
 
-    if not (out / "report.toml").exists():
-        (out / "report.toml").write_text(
-            report_toml(campaign, engine, dt.date.today()), encoding="utf-8"
-        )
+    folder.write("report.toml", report_toml(campaign, engine, dt.date.today()), keep=True)
     for lang, texts in sections(campaign).items():
-        folder = out / "text" / lang
-        folder.mkdir(parents=True, exist_ok=True)
         for name, text in texts.items():
-            if not (folder / f"{name}.md").exists():
-                (folder / f"{name}.md").write_text(text, encoding="utf-8")
+            folder.write(f"text/{lang}/{name}.md", text, keep=True)

@@ -4,7 +4,6 @@ when it is complete and readable, so that a run can be stopped and resumed at an
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import platform
 import shlex
@@ -13,28 +12,18 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from pipeline import ingest
 from pipeline.campaign import plan as planning
+from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
-from pipeline.campaign.plan import ENGINES, JOBS, RAW
-from pipeline.errors import InputError, UsageError
+from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
+from pipeline.campaign.targets import create_missing, guard, load_records, look, refresh
+from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, interval_frame
 from pipeline.machine import Machine, save_machine
 
-# Signatures of data a write would destroy: (offset, bytes). Partition tables and the
-# common Linux file systems; blkid knows more, and is asked first.
-SIGNATURES = (
-    (510, b"\x55\xaa"),  # MBR (and the protective MBR of GPT)
-    (512, b"EFI PART"),  # GPT
-    (1080, b"\x53\xef"),  # ext2/3/4
-    (0, b"XFSB"),  # XFS
-    (65600, b"_BHRfS_M"),  # btrfs
-    (4086, b"SWAPSPACE2"),  # swap
-    (3, b"NTFS    "),  # NTFS
-    (0, b"LUKS\xba\xbe"),  # LUKS
-)
+ENV = f"{RAW}/env"  # the machine that ran fio, and the preconditioning's output
 
 
 @dataclass(frozen=True)
@@ -45,38 +34,6 @@ class Done:
     skipped: bool
     iops: float
     lat_us: float
-
-
-def holds_data(path: Path) -> bool:
-    """Does the device (or image) start with a partition table or a file system?"""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(65608)
-    except OSError:
-        return False
-    return any(head[at : at + len(sig)] == sig for at, sig in SIGNATURES)
-
-
-def _writes(campaign: Campaign) -> bool:
-    mixes = [m for p in campaign.profiles for m in p.read_pct]
-    return campaign.precondition or any(m < 100 for m in mixes)
-
-
-def guard(campaign: Campaign, destroy: list[str]) -> None:
-    """A write to a device that holds a file system or partition table needs
-    ``--destroy-data DEVICE`` naming that very device."""
-    if not _writes(campaign):
-        return
-    for target in campaign.targets:
-        path = Path(target.path)
-        with contextlib.suppress(OSError):
-            if not stat.S_ISBLK(path.stat().st_mode) or not holds_data(path):
-                continue
-            if target.path not in destroy:
-                raise UsageError(
-                    f"{target.path} holds a file system or partition table, and the campaign "
-                    f"writes to it; to destroy its data, name it: --destroy-data {target.path}"
-                )
 
 
 def valid(result: Path) -> tuple[float, float] | None:
@@ -126,20 +83,20 @@ def _run_fio(cmd: list[str], name: str, folder: Path) -> None:
         )
 
 
-def run_point(folder: Path, campaign: Campaign, name: str) -> Done:
+def run_point(folder: Folder, campaign: Campaign, name: str) -> Done:
     """One point: kept when its result is already valid, else run by fio into a part
     file that becomes the result only when it is valid (Ctrl-C: the part file goes)."""
-    result = folder / RAW / f"{name}.json"
-    found = valid(result) if result.exists() else None
+    result = f"{RAW}/{name}.json"
+    found = valid(folder.root / result) if folder.check(result) else None
     if found:
         return Done(name, True, *found)
-    part = folder / RAW / f".{name}.json.part"
+    part = folder.part(f"{RAW}/.{name}.json.part")
     try:
-        _run_fio(command(campaign, folder / JOBS / f"{name}.fio", part), name, folder)
+        _run_fio(command(campaign, folder.root / JOBS / f"{name}.fio", part), name, folder.root)
         found = valid(part)
         if found is None:
             raise InputError(part, "", "fio's output is not complete", "run again")
-        os.replace(part, result)
+        folder.rename(str(part.relative_to(folder.root)), result)
     finally:
         part.unlink(missing_ok=True)
     return Done(name, False, *found)
@@ -199,59 +156,79 @@ def _device_model(path: Path) -> str:
     return ""
 
 
-def _planned_engine(folder: Path) -> Engine:
-    try:
-        engine = json.loads((folder / JOBS / "plan.json").read_text())["engine"]
-    except (OSError, ValueError, KeyError, TypeError):
-        engine = None
-    if engine not in ENGINES:
-        raise InputError(folder / JOBS / "plan.json", "engine", "not planned", "run iopress plan")
-    return cast(Engine, engine)
+def _planned_engine(folder: Folder, plan: dict[str, object]) -> Engine:
+    for engine in ENGINES:
+        if plan.get("engine") == engine:
+            return engine
+    raise InputError(folder.root / PLAN_FILE, "engine", "not planned", "run iopress plan")
 
 
-def check_jobs(folder: Path, campaign: Campaign) -> list[str]:
+def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> list[str]:
     """The points to run, each job file exactly as ``iopress plan`` writes it from
     campaign.toml: a job file edited by hand (fio can run commands: ioengine=exec) is
-    refused, never run."""
-    engine = _planned_engine(folder)
+    refused, never run; so is a link in its place."""
+    engine = _planned_engine(folder, plan)
     expected = {p.name: planning.job_file(campaign, p, engine) for p in planning.points(campaign)}
     if campaign.precondition:
         expected["precondition"] = planning.precondition_job(campaign, engine)
     for name, text in expected.items():
-        path = folder / JOBS / f"{name}.fio"
-        if not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != text:
+        path = folder.root / JOBS / f"{name}.fio"
+        if not folder.check(f"{JOBS}/{name}.fio") or _text(path) != text:
             raise InputError(
                 path,
                 "",
                 "missing, or not as iopress plan writes it from campaign.toml",
-                f"run iopress plan campaign.toml -o {folder} again (it keeps report.toml)",
+                f"run iopress plan campaign.toml -o {folder.root} again (it keeps report.toml)",
             )
     return [name for name in expected if name != "precondition"]
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _precondition(folder: Folder, campaign: Campaign) -> None:
+    """SNIA preconditioning, once: its fio output is raw/env/precondition.json."""
+    if not campaign.precondition or folder.check(f"{ENV}/precondition.json"):
+        return
+    part = folder.part(f"{ENV}/pre.part")
+    try:
+        job = str(folder.root / JOBS / "precondition.fio")
+        _run_fio(
+            ["fio", "--output-format=json", f"--output={part}", job], "precondition", folder.root
+        )
+        folder.rename(f"{ENV}/pre.part", f"{ENV}/precondition.json")
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def run(
     folder: Path, destroy: list[str], step: Callable[[int, int, Done | None], None]
 ) -> list[Done]:
-    """Every planned point in order (``step`` after each); preconditioning first."""
-    campaign = load_campaign(folder / CAMPAIGN_FILE)
-    todo = check_jobs(folder, campaign)
-    guard(campaign, destroy)
-    env = folder / RAW / "env"
-    env.mkdir(parents=True, exist_ok=True)
-    save_machine(machine(campaign), env / "machine.json")
-    if campaign.precondition and not (env / "precondition.json").exists():
-        pre = folder / JOBS / "precondition.fio"
-        _run_fio(
-            ["fio", "--output-format=json", f"--output={env / 'pre.part'}", str(pre)],
-            "precondition",
-            folder,
-        )
-        os.replace(env / "pre.part", env / "precondition.json")
-    for stale in (folder / RAW).glob(".*.json.part"):  # left by a run killed with -9
-        stale.unlink()
+    """Every planned point in order (``step`` after each); preconditioning first. The
+    targets are judged first: one that holds data is written only when ``destroy``
+    names it; the files iopress created are recorded again after each fio run."""
+    source = folder / CAMPAIGN_FILE
+    campaign = load_campaign(source)
+    space = Folder(folder)
+    plan = planning.read_plan(space)
+    todo = check_jobs(space, campaign, plan)
+    records = load_records(plan)
+    create_missing(source, campaign, records)
+    guard(source, folder, look(campaign, records), destroy)
+    planning.save_plan(space, plan, records)
+    space.write_with(f"{ENV}/machine.json", lambda p: save_machine(machine(campaign), p))
+    space.remove(RAW, keep=lambda n: not (n.startswith(".") and n.endswith(".json.part")))
     done: list[Done] = []
-    step(0, len(todo), None)
-    for name in todo:
-        done.append(run_point(folder, campaign, name))
-        step(len(done), len(todo), done[-1])
+    try:
+        _precondition(space, campaign)
+        step(0, len(todo), None)
+        for name in todo:
+            done.append(run_point(space, campaign, name))
+            refresh(records)
+            planning.save_plan(space, plan, records)
+            step(len(done), len(todo), done[-1])
+    finally:  # fio wrote the files iopress created: they are its own still
+        refresh(records)
+        planning.save_plan(space, plan, records)
     return done

@@ -1,0 +1,142 @@
+"""Writing into a campaign folder that may have come from someone else: never through a
+link. Every folder on the way is opened without following links (``O_NOFOLLOW``) and
+must be a real folder; a file is written as a new file beside its place and renamed over
+it (a rename replaces a name, it never writes through it). A link planted where iopress
+writes is an error naming it, and nothing outside the folder is touched."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from pipeline.errors import InputError
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+LINK_HINT = (
+    "remove it: iopress writes into a campaign folder only through real folders and "
+    "files (a received folder may plant a link to overwrite a file elsewhere)"
+)
+
+
+def planted(path: Path, what: str = "a link") -> InputError:
+    return InputError(path, "", f"is {what}, where iopress writes", LINK_HINT)
+
+
+class Folder:
+    """A campaign folder (the one the command line names) and the writes into it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @contextlib.contextmanager
+    def opened(self, rel: str, create: bool = True) -> Iterator[int]:
+        """A descriptor of the folder ``rel`` (``jobs``, ``raw/env``), every part of the
+        way a real folder, made where missing when ``create``."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            done = self.root
+            for part in Path(rel).parts:
+                done = done / part
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, dir_fd=fd)
+                inner = self._step(fd, part, done)
+                os.close(fd)
+                fd = inner
+            yield fd
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _step(fd: int, part: str, path: Path) -> int:
+        try:
+            return os.open(part, _DIR, dir_fd=fd)
+        except OSError as err:
+            if err.errno in (errno.ELOOP, errno.ENOTDIR):
+                is_link = stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
+                raise planted(path, "a link" if is_link else "not a folder") from None
+            raise
+
+    def check(self, rel: str) -> bool:
+        """Does ``rel`` exist (as a regular file)? A link or anything else there is an
+        error naming it."""
+        path = Path(rel)
+        with self.opened(str(path.parent)) as fd:
+            return _regular(fd, path.name, self.root / rel)
+
+    def write_with(self, rel: str, write: Callable[[Path], None], keep: bool = False) -> bool:
+        """``write(path)`` fills a new file, renamed to ``rel`` afterwards (over an
+        existing regular file, unless ``keep``); False where kept."""
+        return self._replace(rel, keep, lambda _, path: write(path))
+
+    def write(self, rel: str, text: str | bytes, keep: bool = False) -> bool:
+        """Write ``text`` (UTF-8) to ``rel``; False where ``keep`` kept a file there."""
+        data = text.encode("utf-8") if isinstance(text, str) else text
+
+        def fill(fd: int, _: Path) -> None:
+            with os.fdopen(fd, "wb", closefd=False) as fh:
+                fh.write(data)
+
+        return self._replace(rel, keep, fill)
+
+    def _replace(self, rel: str, keep: bool, fill: Callable[[int, Path], None]) -> bool:
+        path = Path(rel)
+        with self.opened(str(path.parent)) as fd:
+            if _regular(fd, path.name, self.root / rel) and keep:
+                return False
+            temp = f".{path.name}.{secrets.token_hex(4)}.new"
+            try:
+                new = os.open(temp, _NEW, 0o644, dir_fd=fd)
+                try:
+                    fill(new, self.root / path.parent / temp)
+                finally:
+                    os.close(new)
+                os.replace(temp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=fd)
+        return True
+
+    def part(self, rel: str) -> Path:
+        """A new empty file ``rel`` for a program to write into (what was there goes:
+        a killed run's leftover, or a planted link, removed, never followed)."""
+        path = Path(rel)
+        with self.opened(str(path.parent)) as fd:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path.name, dir_fd=fd)
+            os.close(os.open(path.name, _NEW, 0o644, dir_fd=fd))
+        return self.root / rel
+
+    def rename(self, src: str, dst: str) -> None:
+        """``src`` becomes ``dst`` (both in one folder); a link at ``dst`` is an error."""
+        parent = Path(dst).parent
+        with self.opened(str(parent)) as fd:
+            _regular(fd, Path(dst).name, self.root / dst)
+            os.replace(Path(src).name, Path(dst).name, src_dir_fd=fd, dst_dir_fd=fd)
+
+    def remove(self, folder: str, keep: Callable[[str], bool]) -> None:
+        """Remove the entries of ``folder`` that ``keep`` refuses (links as links)."""
+        with self.opened(folder) as fd:
+            for name in os.listdir(fd):
+                if not keep(name):
+                    with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                        os.unlink(name, dir_fd=fd)
+
+
+def _regular(fd: int, name: str, path: Path) -> bool:
+    """True for a regular file ``name``, False where nothing is; an error otherwise."""
+    try:
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(mode):
+        raise planted(path)
+    if not stat.S_ISREG(mode):
+        raise planted(path, "not a regular file")
+    return True
