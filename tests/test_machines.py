@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,15 @@ def test_machine_table_and_method_files_in_provenance(tmp_path: Path) -> None:
     assert "jobs/*" in by_path and "env/machine.json" in by_path
     assert by_path["jobs/*"][3][0].text == "Methode, 6 Dateien" and files.note
     assert not any(p.startswith("jobs/0") for p in by_path)
+    listing = subprocess.run(  # the one row's SHA-256, as its note tells a reader to check it
+        "LC_ALL=C sha256sum jobs/* | sha256sum",
+        shell=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[0]
+    assert "".join(c.text for c in by_path["jobs/*"][2]) == listing
 
 
 def test_a_machine_description_outside_the_folder_is_refused(tmp_path: Path) -> None:
