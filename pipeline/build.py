@@ -26,7 +26,14 @@ import polars as pl
 from pipeline import ingest
 from pipeline.compute import registry
 from pipeline.compute.compare import Settings
-from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_files
+from pipeline.config import (
+    LANGS,
+    REPORT_FILE,
+    Presentation,
+    Report,
+    load_report,
+    provenance_files,
+)
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
@@ -300,7 +307,8 @@ def files_read(
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
-    write(ctx.dataset, work / "dataset.parquet", Settings.of(ctx.report).stored())
+    stored = Settings.of(ctx.report).stored()
+    write(ctx.dataset, work / "dataset.parquet", stored, Presentation.of(ctx.report))
     write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():

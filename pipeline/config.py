@@ -368,7 +368,7 @@ class Report(Strict):
     # IOPS gain by at most this many percentage points (0: the seeds' strict rule)
     optimum_margin_pp: float = Field(default=0.0, ge=0, le=100)
     # the German documents' number style: de-CH 1’008’045.5, de-DE and de-AT 1.008.045,5
-    number_style: Literal["de-CH", "de-DE", "de-AT"] = "de-CH"
+    number_style: NumberStyle = "de-CH"
     # what generated the load: the documents say "per server" or "per VM"
     load_generators: Variant = "servers"
     datasheet: DatasheetConfig = DatasheetConfig()
@@ -382,6 +382,31 @@ class Report(Strict):
     # files (campaign.toml, fio job files) listed with their SHA-256
     machines: list[str] = []
     method: list[str] = []
+
+
+NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
+
+
+class Presentation(Strict):
+    """How a report prints its measurement tables besides their figures' settings (see
+    compute.compare.Settings): stored with its dataset, so that ``iopress tables
+    DATASET`` prints what the report prints."""
+
+    units: Convention = "binary"
+    number_style: NumberStyle = "de-CH"
+    load_generators: Variant = "servers"
+    tables: list[str] | None = None  # report.toml ``tables``: which measurement tables
+    setups: dict[str, dict[str, str]] = {}  # language -> setup -> its description
+
+    @classmethod
+    def of(cls, report: Report) -> Presentation:
+        return cls(
+            units=report.units,
+            number_style=report.number_style,
+            load_generators=report.load_generators,
+            tables=report.tables,
+            setups={lang: {s.name: s.description[lang] for s in report.setups} for lang in LANGS},
+        )
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
