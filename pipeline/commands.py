@@ -18,7 +18,7 @@ from pipeline.build import STAGES, build, build_many, combine, prepare, split_ou
 from pipeline.build import write_datasheets as datasheets
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
-from pipeline.config import REPORT_FILE, ColumnMapping, read_toml
+from pipeline.config import REPORT_FILE, ColumnMapping, Repeats, read_toml
 from pipeline.console import err_console, out_console, print_error
 from pipeline.dataset import (
     Dataset,
@@ -101,6 +101,7 @@ def ingest_files(
     names: tuple[str, str],
     mapping: Path | None,
     keep_going: bool = False,
+    repeats: str = "refuse",
 ) -> bool:
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
@@ -108,7 +109,7 @@ def ingest_files(
     results, errors, failed = _read_all(paths, fmt, names, column_mapping, keep_going)
     for failure in errors:
         print_error(failure)
-    dataset = combine(results, failed)
+    dataset = combine(results, failed, rule=cast(Repeats, repeats))
     if errors or not dataset.accepted:
         print_accounting(dataset)
         if not dataset.accepted:

@@ -12,6 +12,7 @@ import polars as pl
 from pipeline.config import Presentation
 from pipeline.errors import InputError
 from pipeline.ingest.base import Reject
+from pipeline.repeats import Repeat
 from pipeline.schema import INTERVAL_FIELDS, METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION, conform
 
 
@@ -24,6 +25,7 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     sidecars: dict[str, list[Path]] = field(default_factory=dict)  # source -> files read too
     formats: dict[str, str] = field(default_factory=dict)  # source -> the format it was read as
+    repeats: list[Repeat] = field(default_factory=list)  # points measured in several runs
 
     @property
     def accepted(self) -> int:
