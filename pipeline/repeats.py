@@ -11,8 +11,8 @@ A point (of one host) measured in several runs is a repeat, resolved by report.t
 - ``refuse`` (the default): the build stops, naming the point and every file of it;
 - ``newest``: the most recent run is kept and the others' rows are rejected. Most recent:
   by fio's time stamp (``timestamp_ms`` of a run's JSON, or of the JSON beside its logs)
-  where every run of the point has one, else the run listed last (report.toml's order,
-  a glob's in sorted order);
+  where every run of the point has one (of equal ones, the run listed last), else the run
+  listed last (report.toml's order, a glob's in sorted order);
 - ``mean``: every run is kept, its intervals numbered after the earlier run's, so that the
   point averages the runs as it averages intervals (IOPS and bytes/s by time, latency by
   I/Os).

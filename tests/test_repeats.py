@@ -172,3 +172,20 @@ def test_ingest_takes_the_rule_too(tmp_path: Path) -> None:
     kept = iopress("ingest", *runs, "-o", str(out), "--repeats", "newest")
     assert kept.returncode == 0 and kept.stdout == "read: 3, accepted: 1, rejected: 2\n"
     assert pl.read_parquet(out)["source"].to_list() == [runs[1]]  # run-b: fio ran it last
+
+
+def test_a_whole_sweep_run_twice_is_one_error_per_pair_of_files(tmp_path: Path) -> None:
+    """fio's 4K sweep (5 levels, one file each) copied as a second run: each level's two
+    files are named once, with its point; nothing is left out."""
+    sweep = sorted((DATA / "fio-sweep" / "4k_r100").glob("*.json"))
+    results = [
+        read(p, ReadOptions(label=f"{run}/{p.name}"), "fio") for run in ("x", "y") for p in sweep
+    ]
+    with pytest.raises(InputErrors) as caught:
+        combine(results)
+    errors = caught.value.errors
+    assert len(errors) == len(sweep)
+    for path, error in zip(sweep, errors, strict=True):
+        assert f"2 runs, one in each of x/{path.name}, y/{path.name}" in error.message
+    kept = combine(results, rule="mean")
+    assert kept.points.height == len(sweep) and kept.points["intervals"].to_list() == [2] * 5
