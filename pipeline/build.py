@@ -23,10 +23,18 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pipeline import ingest
+from pipeline import ingest, repeats
 from pipeline.compute import registry
 from pipeline.compute.compare import Settings
-from pipeline.config import LANGS, REPORT_FILE, Report, load_report, provenance_files
+from pipeline.config import (
+    LANGS,
+    REPORT_FILE,
+    Presentation,
+    Repeats,
+    Report,
+    load_report,
+    provenance_files,
+)
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
@@ -34,6 +42,7 @@ from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
 from pipeline.inputs import inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
+from pipeline.language.strings import Strings
 from pipeline.machine import load_machine
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, scratch, staging
@@ -41,7 +50,7 @@ from pipeline.paths import TEMPLATES
 from pipeline.report import narrative
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import COST_CHART, MAX_PTS_CHARTS, PTS_CHART, ChartRef, chart_plan
-from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, violations
+from pipeline.schema import INTERVAL_FIELDS, violations
 from pipeline.validate import (
     as_frame,
     message,
@@ -91,7 +100,7 @@ def ingest_report(folder: Path, report: Report, keep_going: bool = False) -> Dat
     if errors:
         raise InputErrors(errors)
     names = functools.partial(host_names, report, folder / REPORT_FILE, not failed)
-    return combine(results, failed, names)
+    return combine(results, failed, names, report.repeats)
 
 
 def host_names(report: Report, toml: Path, check: bool, found: list[str]) -> dict[str, str]:
@@ -143,24 +152,30 @@ def combine(
     results: list[ingest.ReadResult],
     failed: Sequence[InputError] = (),
     hosts: Callable[[list[str]], dict[str, str]] | None = None,
+    rule: Repeats = "refuse",
 ) -> Dataset:
     """All files' interval rows, checked once more against the schema's declared checks;
     files that ``failed`` as a whole count as one rejected record each (--keep-going).
     ``hosts`` names the hosts found (``[[hosts]]``) before a point read twice is looked
-    for: fio's JSON says ``perf36:8765`` where its logs' folder says ``perf36``."""
+    for: fio's JSON says ``perf36:8765`` where its logs' folder says ``perf36``. A point
+    measured in several runs is resolved by ``rule`` (report.toml ``repeats``)."""
     intervals = _in_file_order(results)
     mapping = hosts(intervals["host"].unique().sort().to_list()) if hosts else {}
     if mapping:
         intervals = intervals.with_columns(pl.col("host").replace(mapping))
     intervals, schema_rejects = _schema_rejects(intervals)
-    intervals, twice = _read_twice(intervals)
-    rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
+    run_of = repeats.runs(results)
+    intervals, twice = _read_twice(intervals, run_of)
+    found = _repeated(intervals, results, run_of, rule)
+    intervals, older = repeats.apply(intervals, rule, found)
+    intervals = intervals.drop("_host", repeats.RUN)
+    rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice + older
     rejects += [_failed(e) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     formats = {r.source: r.format for r in results}
-    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats)
+    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats, found)
 
 
 def _failed(err: InputError) -> Reject:
@@ -186,19 +201,25 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
     return pl.concat([*frames, interval_frame([])])
 
 
-def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
-    """The same host and point from two files (a file listed twice, or a fio JSON beside
-    its own logs) would be summed as if concurrent, or its windows averaged with the whole
-    run's: the first file's rows are kept, the others' rejected, whatever their intervals.
-    A host named once with its port and once without (fio client/server's JSON says
-    ``perf36:8765``, the logs' folder ``perf36``) is one host here, as in ``host_names``."""
-    key = [*POINT_KEY, "_host"]
+def _read_twice(
+    intervals: pl.DataFrame, run_of: dict[str, str]
+) -> tuple[pl.DataFrame, list[Reject]]:
+    """The same host and point from two views of one run (a fio JSON and its own logs,
+    ``repeats.runs``) would be summed as if concurrent, or its windows averaged with the
+    whole run's: the first file's rows are kept, the others' rejected, whatever their
+    intervals. A host named once with its port and once without (fio client/server's JSON
+    says ``perf36:8765``, the logs' folder ``perf36``) is one host here, as in
+    ``host_names``. The rows kept carry ``_host`` and their run (``repeats.RUN``)."""
+    key = [*repeats.KEY, repeats.RUN]
     alias = _same_host(intervals["host"].unique().to_list())
-    intervals = intervals.with_columns(pl.col("host").replace(alias).alias("_host"))
+    intervals = intervals.with_columns(
+        pl.col("host").replace(alias).alias("_host"),
+        pl.col("source").replace(run_of).alias(repeats.RUN),
+    )
     first = intervals.group_by(key, maintain_order=True).agg(pl.col("source").first())
     marked = intervals.join(
         first.rename({"source": "_first"}), on=key, how="left", nulls_equal=True
-    ).drop("_host")
+    )
     clash = pl.col("source") != pl.col("_first")
     rejects = [
         Reject(
@@ -209,6 +230,65 @@ def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
         for r in marked.filter(clash).iter_rows(named=True)
     ]
     return marked.filter(~clash).drop("_first"), rejects
+
+
+def _repeated(
+    intervals: pl.DataFrame,
+    results: list[ingest.ReadResult],
+    run_of: dict[str, str],
+    rule: Repeats,
+) -> list[repeats.Repeat]:
+    """The host's points measured in several runs, oldest run first; refused by default
+    (every file of each named), and by ``mean`` where the hosts of a point have
+    different numbers of runs."""
+    if rule == "refuse":
+        found = repeats.find(intervals)
+        if found:
+            raise InputErrors(_refused(found))
+        return found
+    if rule == "mean" and (uneven := repeats.uneven(intervals)):
+        raise InputErrors([_uneven(p) for p in uneven])
+    return repeats.find(intervals, repeats.stamps(results, run_of))
+
+
+REPEATS_HINT = (
+    'say in report.toml which to use: repeats = "newest" (the most recent run) or '
+    '"mean" (their mean; iopress ingest: --repeats), or leave out the runs not wanted '
+    "(see docs/report.md)"
+)
+
+
+def _refused(found: list[repeats.Repeat]) -> list[InputError]:
+    """One error per set of files measuring the same points, naming each point."""
+    fmt = Formatter(Strings("en"))
+    by_files: dict[tuple[str, ...], list[str]] = {}
+    for r in found:
+        by_files.setdefault(r.runs, []).append(f"{point_name(r.point, fmt)} (host {r.host})")
+    return [
+        InputError(
+            runs[0],
+            "",
+            f"{_points(points)} measured in {len(runs)} runs, one in each of {', '.join(runs)}",
+            REPEATS_HINT,
+        )
+        for runs, points in by_files.items()
+    ]
+
+
+def _points(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more points" if len(names) > shown else ""
+    return ("the point " if len(names) == 1 else "the points ") + "; ".join(names[:shown]) + more
+
+
+def _uneven(point: dict[str, Any]) -> InputError:
+    name = point_name(point, Formatter(Strings("en")))
+    return InputError(
+        REPORT_FILE,
+        "repeats",
+        f"the hosts of {name} were measured in different numbers of runs: "
+        "their mean would add some hosts' runs to nothing",
+        'give every host\'s runs, or use repeats = "newest"',
+    )
 
 
 def _ported(name: str, hosts: list[str]) -> list[str]:
@@ -300,7 +380,8 @@ def files_read(
 
 
 def write_data(ctx: ReportContext, work: Path) -> None:
-    write(ctx.dataset, work / "dataset.parquet", Settings.of(ctx.report).stored())
+    stored = Settings.of(ctx.report).stored()
+    write(ctx.dataset, work / "dataset.parquet", stored, Presentation.of(ctx.report))
     write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():

@@ -37,6 +37,12 @@ class Lang(StrEnum):
     en = "en"
 
 
+class RepeatRule(StrEnum):  # report.toml ``repeats``
+    refuse = "refuse"
+    newest = "newest"
+    mean = "mean"
+
+
 def _report_id(report_dir: Path) -> str:
     """The report's id from report.toml, read cheaply (the build validates it properly)."""
     path = report_dir / "report.toml"
@@ -156,18 +162,25 @@ def ingest_command(
     setup: Annotated[str, typer.Option(help="Setup name for the rows")] = "default",
     mapping: Annotated[Path | None, typer.Option(help="TOML column mapping")] = None,
     keep_going: Annotated[bool, KEEP_GOING] = False,
+    repeats: Annotated[
+        RepeatRule,
+        typer.Option(help="A point measured in several runs: refuse, keep the newest, or mean"),
+    ] = RepeatRule.refuse,
 ) -> None:
     """Normalise raw files into a dataset; print what was read, accepted and rejected.
     Nothing is written when a file fails (exit 1), unless --keep-going."""
     from pipeline import commands
 
-    if not commands.ingest_files(paths, output, fmt, (system, setup), mapping, keep_going):
+    names = (system, setup)
+    if not commands.ingest_files(paths, output, fmt, names, mapping, keep_going, repeats.value):
         raise typer.Exit(1)
 
 
 @app.command()
 def tables(
-    path: Annotated[Path, typer.Argument(help="Report folder or points Parquet file")],
+    path: Annotated[
+        Path, typer.Argument(help="Report folder, build output or points Parquet file")
+    ],
     lang: Annotated[Lang, typer.Option(help="Language of the output")] = Lang.de,
 ) -> None:
     """Print the standard tables in the terminal."""

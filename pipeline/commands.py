@@ -16,22 +16,29 @@ from rich.table import Table
 from pipeline import cache, ingest
 from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
 from pipeline.build import write_datasheets as datasheets
-from pipeline.compute.compare import METRICS, Comparison, Metric
-from pipeline.compute.registry import BY_NAME
-from pipeline.compute.tables import min_latency, performance
-from pipeline.config import ColumnMapping, read_toml
+from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
+from pipeline.compute.registry import measured, shown_of
+from pipeline.config import REPORT_FILE, ColumnMapping, Repeats, read_toml
 from pipeline.console import err_console, out_console, print_error
-from pipeline.dataset import Dataset, intervals_path, read_points, write
+from pipeline.dataset import (
+    Dataset,
+    intervals_path,
+    read_figures,
+    read_points,
+    read_presentation,
+    write,
+)
 from pipeline.errors import InputError, UsageError
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
-from pipeline.report.views import Cell, TableView, min_latency_view, performance_view
-from pipeline.schema import conform
+from pipeline.report.context import measured_views, report_formatter
+from pipeline.report.views import Cell, TableView
 from pipeline.verify import verify as verify_figures
 
 EN = Strings("en")
+DATASET = "dataset.parquet"  # a build's points (pipeline.build.write_data)
 
 
 def _progress(stages: list[str]) -> tuple[Progress, Callable[[str], None]]:
@@ -94,6 +101,7 @@ def ingest_files(
     names: tuple[str, str],
     mapping: Path | None,
     keep_going: bool = False,
+    repeats: str = "refuse",
 ) -> bool:
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
@@ -101,7 +109,7 @@ def ingest_files(
     results, errors, failed = _read_all(paths, fmt, names, column_mapping, keep_going)
     for failure in errors:
         print_error(failure)
-    dataset = combine(results, failed)
+    dataset = combine(results, failed, rule=cast(Repeats, repeats))
     if errors or not dataset.accepted:
         print_accounting(dataset)
         if not dataset.accepted:
@@ -160,20 +168,23 @@ def print_accounting(dataset: Dataset) -> None:
 
 
 def tables(path: Path, lang: str) -> None:
-    fmt = Formatter(Strings(lang))
-    for view in _views(path, fmt):
+    for view in views(path, lang):
         out_console.print(_rich_table(view))
 
 
-def _views(path: Path, fmt: Formatter) -> list[TableView]:
+def views(path: Path, lang: str) -> list[TableView]:
+    """The tables of a report folder, or of a dataset (a build's output folder or its
+    ``dataset.parquet``) as the report that wrote it shows them: its measurement tables,
+    computed with the settings and printed with the presentation stored with it."""
+    if path.is_dir() and not (path / REPORT_FILE).is_file() and (path / DATASET).is_file():
+        path = path / DATASET
     if path.is_dir():
-        return list(prepare(path).views(fmt).values())
+        ctx = prepare(path)
+        return list(ctx.views(ctx.formatter(lang)).values())
     points = read_points(path)
-    perf, latency = BY_NAME["performance"], BY_NAME["min_latency"]
-    return [
-        performance_view(conform(performance(points), perf.columns), [], fmt, ""),
-        min_latency_view(conform(min_latency(points), latency.columns), [], fmt, ""),
-    ]
+    shown = read_presentation(path)
+    made = measured(points, Settings.read(read_figures(path)))
+    return measured_views(made, shown_of(points, shown.tables, made), report_formatter(shown, lang))
 
 
 def _rich_cell(cell: Cell) -> str:

@@ -57,6 +57,7 @@ class Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     synonyms: ClassVar[dict[str, str]] = {}  # common wrong names -> the right field
+    elsewhere: ClassVar[dict[str, str]] = {}  # keys that belong elsewhere -> where
 
 
 def _model_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
@@ -87,6 +88,9 @@ def nearest(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
         return ""
     known = sorted(owner.model_fields)
     synonyms: dict[str, str] = getattr(owner, "synonyms", {})
+    elsewhere: dict[str, str] = getattr(owner, "elsewhere", {})
+    if key in elsewhere:
+        return f"{elsewhere[key]}; "
     guess = synonyms.get(key.lower()) or next(
         iter(difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)), None
     )
@@ -165,6 +169,10 @@ class Source(Strict):
     setup: str = "default"
     mapping: ColumnMapping | None = None
     params: FioParams | None = None  # fio job options for logs without JSON
+    elsewhere: ClassVar[dict[str, str]] = {
+        "repeats": "repeats is the report's rule for every point measured more than once: "
+        "write it at the top of report.toml, before the first [[sources]]"
+    }
     _listed: str = PrivateAttr(default="")  # where report.toml lists it (after expansion)
 
     def place(self, index: int) -> str:
@@ -339,6 +347,10 @@ class DatasheetConfig(Strict):
     spc1: str | None = None  # an SPC-1 submission id of this system
 
 
+NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
+Repeats = Literal["refuse", "newest", "mean"]
+
+
 class Report(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: Text
@@ -363,12 +375,15 @@ class Report(Strict):
     sizing: Sizing | None = None
     speedup: list[SpeedupCase] = []
     latency_limits: LatencyLimits = LatencyLimits()
+    # a point measured in several runs (files that are not one run's JSON and its logs):
+    # refused, the newest run kept, or the runs' intervals averaged (docs/report.md)
+    repeats: Repeats = "refuse"
     units: Convention = "binary"  # what KB, MB, GB mean in input and output
     # the optimum rule's noise margin: a step still pays when its latency gain exceeds its
     # IOPS gain by at most this many percentage points (0: the seeds' strict rule)
     optimum_margin_pp: float = Field(default=0.0, ge=0, le=100)
     # the German documents' number style: de-CH 1’008’045.5, de-DE and de-AT 1.008.045,5
-    number_style: Literal["de-CH", "de-DE", "de-AT"] = "de-CH"
+    number_style: NumberStyle = "de-CH"
     # what generated the load: the documents say "per server" or "per VM"
     load_generators: Variant = "servers"
     datasheet: DatasheetConfig = DatasheetConfig()
@@ -382,6 +397,28 @@ class Report(Strict):
     # files (campaign.toml, fio job files) listed with their SHA-256
     machines: list[str] = []
     method: list[str] = []
+
+
+class Presentation(Strict):
+    """How a report prints its measurement tables besides their figures' settings (see
+    compute.compare.Settings): stored with its dataset, so that ``iopress tables
+    DATASET`` prints what the report prints."""
+
+    units: Convention = "binary"
+    number_style: NumberStyle = "de-CH"
+    load_generators: Variant = "servers"
+    tables: list[str] | None = None  # report.toml ``tables``: which measurement tables
+    setups: dict[str, dict[str, str]] = {}  # language -> setup -> its description
+
+    @classmethod
+    def of(cls, report: Report) -> Presentation:
+        return cls(
+            units=report.units,
+            number_style=report.number_style,
+            load_generators=report.load_generators,
+            tables=report.tables,
+            setups={lang: {s.name: s.description[lang] for s in report.setups} for lang in LANGS},
+        )
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

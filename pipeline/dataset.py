@@ -9,8 +9,10 @@ from urllib.parse import quote
 
 import polars as pl
 
+from pipeline.config import Presentation
 from pipeline.errors import InputError
 from pipeline.ingest.base import Reject
+from pipeline.repeats import Repeat
 from pipeline.schema import INTERVAL_FIELDS, METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION, conform
 
 
@@ -23,6 +25,7 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     sidecars: dict[str, list[Path]] = field(default_factory=dict)  # source -> files read too
     formats: dict[str, str] = field(default_factory=dict)  # source -> the format it was read as
+    repeats: list[Repeat] = field(default_factory=list)  # points measured in several runs
 
     @property
     def accepted(self) -> int:
@@ -52,9 +55,15 @@ def intervals_path(points_path: Path) -> Path:
 
 
 FIGURES_KEY = "iopress.figures"  # how the report derives its figures (see compute.compare)
+PRESENTATION_KEY = "iopress.presentation"  # how the report prints its tables
 
 
-def write(dataset: Dataset, path: Path, figures: dict[str, float] | None = None) -> None:
+def write(
+    dataset: Dataset,
+    path: Path,
+    figures: dict[str, float] | None = None,
+    presentation: Presentation | None = None,
+) -> None:
     meta = {
         METADATA_KEY: str(SCHEMA_VERSION),
         "iopress.level": "points",
@@ -62,6 +71,8 @@ def write(dataset: Dataset, path: Path, figures: dict[str, float] | None = None)
     }
     if figures:
         meta[FIGURES_KEY] = json.dumps(figures, sort_keys=True)
+    if presentation:
+        meta[PRESENTATION_KEY] = presentation.model_dump_json()
     dataset.points.write_parquet(path, metadata=meta)
     dataset.intervals.write_parquet(
         intervals_path(path), metadata={**meta, "iopress.level": "intervals"}
@@ -140,6 +151,23 @@ def read_figures(path: Path) -> dict[str, float]:
     if not isinstance(found, dict):
         return {}
     return {str(k): float(v) for k, v in found.items() if isinstance(v, int | float)}
+
+
+def read_presentation(path: Path) -> Presentation:
+    """How the report that wrote the dataset prints its tables (the defaults for a
+    dataset of ``iopress ingest``); stored settings that are not valid are an error."""
+    stored = pl.read_parquet_metadata(path).get(PRESENTATION_KEY)
+    if stored is None:
+        return Presentation()
+    try:
+        return Presentation.model_validate_json(stored)
+    except ValueError as err:
+        raise InputError(
+            path,
+            f"metadata {PRESENTATION_KEY}",
+            f"not valid: {str(err).splitlines()[0]}",
+            "give the dataset as iopress wrote it, or build it again",
+        ) from None
 
 
 def read_intervals(path: Path) -> pl.DataFrame:

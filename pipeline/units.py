@@ -81,6 +81,12 @@ def block_label(size: int) -> str:
     return f"{size}B"
 
 
+def block_stem(size: int) -> str:
+    """Bytes -> the block size in a file name: 4096 -> '4k', 1536 -> '1536b' (every size its
+    own name: chart files of 1 KiB and 1536 B blocks never share one)."""
+    return block_label(size).lower()
+
+
 # The base unit of every number in the dataset and the tables (schema ``Field.unit``) and
 # the dimension it measures; ``currency`` stands for the row's own currency column.
 DIMENSIONS: dict[str, str] = {

@@ -252,3 +252,48 @@ def test_a_datasheet_queue_depth_that_was_not_measured_is_refused(tmp_path: Path
     toml.write_text(toml.read_text(encoding="utf-8") + "[datasheet]\nqueue_depth = 4\n")
     with pytest.raises(InputError, match=r"datasheet.queue_depth: no point of setup 'default'"):
         datasheet.source(prepare(folder), "en")
+
+
+@pytest.mark.slow
+def test_1k_and_1536_byte_blocks_get_a_chart_each(tmp_path: Path) -> None:
+    """Chart names took the block size in whole KiB: 1 KiB and 1536 B (Debian's fio,
+    tests/data/fio-repeats/blocks) both became ``…_1k``, one chart was lost and the 1K
+    heading showed the 1536B chart. Each block size now names its own chart, in the plan,
+    the files, the whitepaper and the site's comparison."""
+    import shutil
+
+    from pipeline.build import build
+    from pipeline.render.site import compare_stem
+
+    folder = tmp_path / "blocks"
+    shutil.copytree(ROOT / "tests" / "data" / "reports" / "mixed", folder)
+    shutil.rmtree(folder / "raw")
+    shutil.copytree(DATA / "fio-repeats" / "blocks", folder / "raw")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    sources = '[[sources]]\npath = "raw/"\n'
+    (folder / "report.toml").write_text(toml[: toml.index("[[sources]]")] + sources, "utf-8")
+    out = build(folder, tmp_path / "out").out
+    stems = {"1K": "standard_random_1k", "1536B": "standard_random_1536b"}
+    for label, stem in stems.items():
+        for lang in ("de", "en"):
+            svg = (out / "charts" / f"{stem}.{lang}.svg").read_text(encoding="utf-8")
+            assert f"{label} " in svg and f"{'1536B' if label == '1K' else '1K'} " not in svg
+        typ = (out / "mixed.en.typ").read_text(encoding="utf-8")
+        heading = typ.index(f'#heading(level: 2, "{label} random")')
+        following = typ.find("#heading(", heading + 1)
+        assert typ.index(f"<fig-{stem}>", heading) < (following if following > 0 else len(typ))
+    assert compare_stem(("random", 1024, 100.0)) != compare_stem(("random", 1536, 100.0))
+
+
+def test_two_charts_with_one_file_name_stop_the_build(tmp_path: Path) -> None:
+    """Setups named alike but for case give one chart name: one drawing would be lost."""
+    from pipeline.errors import InputError
+
+    folder = _depth_sweep(tmp_path / "alike")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    toml = toml.replace('path = "raw/qd1/"', 'path = "raw/qd1/"\nsetup = "Fast"')
+    toml = toml.replace('path = "raw/qd8/"', 'path = "raw/qd8/"\nsetup = "fast"')
+    setups = '[[setups]]\nname = "Fast"\n[[setups]]\nname = "fast"\n'
+    (folder / "report.toml").write_text(toml.replace("[[sources]]", setups + "[[sources]]", 1))
+    with pytest.raises(InputError, match=r"two charts would be written as 'standard_fast_"):
+        prepare(folder)

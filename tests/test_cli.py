@@ -78,6 +78,69 @@ def test_tables_from_dataset_in_both_languages(tmp_path: Path) -> None:
     assert "1,008,045 @ 0.50 ms" in en.stdout and "Minimum latency" in en.stdout
 
 
+def _with_settings(folder: Path) -> Path:
+    """fs840 with every setting that changes its measurement tables set away from the
+    default, and without its vendor figures (report content a dataset does not hold)."""
+    import re
+    import shutil
+
+    shutil.copytree(FS840, folder)
+    toml = folder / "report.toml"
+    text = re.sub(r"\[\[vendor_figures\]\][^[]*", "", toml.read_text(encoding="utf-8"))
+    settings = (
+        'optimum_margin_pp = 30\nunits = "decimal"\nnumber_style = "de-DE"\n'
+        'load_generators = "vms"\ntables = ["performance", "min_latency"]\n'
+    )
+    limits = "[latency_limits]\nsmall_us = 500\nlarge_us = 2000\nsmall_block = 8192\n"
+    toml.write_text(settings + text + limits, encoding="utf-8")
+    return folder
+
+
+def test_tables_of_a_dataset_are_the_reports_tables(tmp_path: Path) -> None:
+    """``iopress tables DATASET`` computed with the defaults: with optimum_margin_pp = 30
+    stored in the dataset, 9 of 18 optimum points differed from the report's. It now
+    prints the measurement tables as ``iopress tables REPORT`` prints them (first; then
+    the report's cost tables …), and its frames equal the build's tables/*.csv, for every
+    setting stored with the dataset."""
+    from pipeline.build import prepare, write_data
+    from pipeline.compute.compare import Settings
+    from pipeline.dataset import read_figures, read_points
+
+    report = _with_settings(tmp_path / "fs840")
+    out = tmp_path / "out"
+    out.mkdir()
+    ctx = prepare(report)
+    write_data(ctx, out)
+    data = out / "dataset.parquet"
+    for lang in ("de", "en"):
+        said = iopress("tables", str(report), "--lang", lang)
+        for given in (data, out):
+            again = iopress("tables", str(given), "--lang", lang)
+            assert again.returncode == said.returncode == 0
+            assert said.stdout.startswith(again.stdout) and again.stdout.count("┏") == 2
+    de = iopress("tables", str(data), "--lang", "de").stdout
+    assert "1.008.045 @ 0,50 ms" in de and "Minimale Latency" in de  # de-DE, as stored
+    from pipeline.compute.registry import measured
+
+    made = measured(read_points(data), Settings.read(read_figures(data)))
+    assert set(made) == {"performance", "min_latency", "iops_at_latency"}
+    for name, frame in made.items():
+        assert frame.write_csv() == (out / "tables" / f"{name}.csv").read_text(encoding="utf-8")
+    default = measured(ctx.dataset.points, Settings())["performance"].filter(kind="optimum")
+    shown = made["performance"].filter(kind="optimum")
+    assert (shown["parallelism"] != default["parallelism"]).sum() == 9  # the margin counts
+
+
+def test_a_dataset_with_a_broken_presentation_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "ds.parquet"
+    assert iopress("ingest", str(IOGEN / "basic.csv"), "-o", str(data)).returncode == 0
+    meta = {"iopress.schema_version": "2", "iopress.presentation": '{"units": "imperial"}'}
+    pl.read_parquet(data).write_parquet(data, metadata=meta)
+    run = iopress("tables", str(data))
+    assert run.returncode == 1
+    assert f"{data}: metadata iopress.presentation: not valid" in run.stderr
+
+
 def test_build_of_missing_folder_is_input_error(tmp_path: Path) -> None:
     run = iopress("build", str(tmp_path / "nope"))
     assert run.returncode == 1

@@ -44,7 +44,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         f"{path}: writer: Extra inputs are not permitted\n"
         "  hint: known here: author, charts, classification, cost, cost_note, datasheet, date, "
         "findings, footprint, hosts, id, latency_limits, load_generators, machines, method, "
-        "number_style, optimum_margin_pp, organisation, rack_units, reconstructed, "
+        "number_style, optimum_margin_pp, organisation, rack_units, reconstructed, repeats, "
         "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, title, "
         "units, vendor_figures, version; remove or rename this field (see docs/report.md for "
         "the known fields)"

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("language", "config", "machine"),
     ("ingest",),
-    ("dataset", "normalise", "provenance", "validate", "fingerprint"),
+    ("dataset", "normalise", "provenance", "validate", "fingerprint", "repeats"),
     ("compute",),
     ("report",),
     ("charts", "render"),

@@ -41,7 +41,10 @@ def test_pool_matches_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [s[0] == "error" for s in serial] == [p in bad for p in paths]
 
 
-def test_file_read_twice_keeps_the_first_in_file_order() -> None:
+def test_one_file_under_two_names_is_two_runs_of_its_points() -> None:
+    """Two files that are not views of one run (no reader read one beside the other) are
+    two runs: their points are refused by default, naming both; "newest" keeps the one
+    listed last where a run has no fio time stamp (the copy has none: it is no file)."""
     from pipeline.build import combine
     from pipeline.ingest.base import ReadResult
 
@@ -53,12 +56,18 @@ def test_file_read_twice_keeps_the_first_in_file_order() -> None:
         records_read=first.intervals.height,
         source="b.json",
     )
-    for results, kept in (([first, again], "a.json"), ([again, first], "b.json")):
+    for results, kept in (([first, again], "b.json"), ([again, first], "a.json")):
         first.frame = None  # plain rows again, as read
-        data = combine(results)
+        with pytest.raises(InputErrors, match=r"measured in 2 runs, one in each of [ab].json"):
+            combine(results)
+        first.frame = None
+        data = combine(results, rule="newest")
         assert data.intervals["source"].unique().to_list() == [kept]
         assert len(data.rejects) == first.accepted
-        assert all("already read from " + kept in str(r) for r in data.rejects)
+        assert all(
+            f"older run of this point than {kept}, which is listed later" in str(r)
+            for r in data.rejects
+        )
 
 
 def test_batched_rows_give_what_each_file_gave(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,6 +131,8 @@ def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
             rejects=[],
             records_read=r.intervals.height,
             source=r.source,
+            sidecars=r.sidecars,  # the log's JSON: one run
+            path=r.path,
         )
         for r, host in ((whole, "srv:8765"), (log, "srv"))
     ]

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import polars as pl
 
 from pipeline.compute import economics
+from pipeline.compute.compare import Settings
 from pipeline.compute.tables import iops_at_latency, min_latency, performance
 from pipeline.config import Report
 from pipeline.errors import InputError
@@ -48,8 +49,8 @@ class Inputs:
     spc1: Sequence[Spc1Record] = ()
 
     @property
-    def several_setups(self) -> bool:
-        return self.points["setup"].n_unique() > 1
+    def settings(self) -> Settings:
+        return Settings.of(self.report)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class Cells:
 @dataclass(frozen=True)
 class Table:
     name: str
-    # a frame, or None when the report lacks the inputs; no function: see ``frame``
+    # a frame, or None when the report lacks the inputs; no function: see ``measure`` and
+    # ``frame``
     compute: Callable[[Inputs], pl.DataFrame | None] | None
     columns: tuple[Field, ...]
     key: tuple[str, ...]  # the columns that make a row unique
@@ -90,11 +92,21 @@ class Table:
     section: Section
     origin: Origin
     cells: Cells
-    shown: Callable[[Inputs], bool] = lambda _: True  # by default, when computed
+    shown: Callable[[pl.DataFrame], bool] = lambda _: True  # by the points, when computed
     frame: str | None = None  # shows the frame of another table instead of its own
+    # a measurement table's frame from the points and the figures' settings alone, so that
+    # a dataset with the settings stored with it gives the report's frame (``measured``)
+    measure: Callable[[pl.DataFrame, Settings], pl.DataFrame] | None = None
 
     def make(self, inputs: Inputs) -> pl.DataFrame | None:
-        frame = self.compute(inputs) if self.compute else None
+        if self.compute is None and self.measure is not None:
+            return self.measured(inputs.points, inputs.settings)
+        return self._conform(self.compute(inputs) if self.compute else None)
+
+    def measured(self, points: pl.DataFrame, settings: Settings) -> pl.DataFrame | None:
+        return self._conform(self.measure(points, settings) if self.measure else None)
+
+    def _conform(self, frame: pl.DataFrame | None) -> pl.DataFrame | None:
         return None if frame is None else conform(frame, self.columns)
 
     @property
@@ -155,9 +167,8 @@ def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
     return (Figure(column, ""),)
 
 
-def _limits(i: Inputs) -> pl.DataFrame:
-    limits = i.report.latency_limits
-    return iops_at_latency(i.points, (limits.small_us, limits.large_us), limits.small_block)
+def _limits(points: pl.DataFrame, settings: Settings) -> pl.DataFrame:
+    return iops_at_latency(points, settings.limits_us, settings.small_block)
 
 
 def _sizing(i: Inputs) -> pl.DataFrame | None:
@@ -177,13 +188,14 @@ TARGET = _f("target_iops")  # the point's target rate in a rate sweep (empty oth
 TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
-        lambda i: performance(i.points, i.report.optimum_margin_pp),
+        None,
         (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
         "points",
         Cells(PROFILE_ROW, "kind", _perf_cells),
+        measure=lambda points, settings: performance(points, settings.margin_pp),
     ),
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
@@ -194,22 +206,23 @@ TABLES: tuple[Table, ...] = (
         "performance",
         "points",
         Cells(PROFILE_ROW, "kind", _key_cells),
-        shown=lambda i: i.several_setups,
+        shown=lambda points: points["setup"].n_unique() > 1,
         frame="performance",
     ),
     Table(
         "min_latency",  # seed 000 Tabelle 4
-        lambda i: min_latency(i.points),
+        None,
         (*PROFILE, LATENCY, _f("parallelism"), TARGET),
         PROFILE_KEY,
         "latency_grid",
         "latency",
         "points",
         Cells(PROFILE_ROW, None, lambda row, column: (Figure("lat_mean_us", "µs"),)),
+        measure=lambda points, _: min_latency(points),
     ),
     Table(
         "iops_at_latency",  # seed 001
-        _limits,
+        None,
         (
             *PROFILE,
             LIMIT,
@@ -221,6 +234,7 @@ TABLES: tuple[Table, ...] = (
         "latency",
         "points",
         Cells(PROFILE_ROW, None, lambda row, column: (_rate(row),)),
+        measure=_limits,
     ),
     Table(
         "cost",  # seed 000 Tabelle 5
@@ -333,15 +347,27 @@ def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:
     return {name: frame for name, frame in found.items() if frame is not None}
 
 
+def measured(points: pl.DataFrame, settings: Settings) -> dict[str, pl.DataFrame]:
+    """The measurement tables from the points alone, as the report with these settings
+    computes them (``iopress tables DATASET``: the settings stored with the dataset)."""
+    found = {t.name: t.measured(points, settings) for t in TABLES}
+    return {name: frame for name, frame in found.items() if frame is not None}
+
+
 def shown(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
-    """The tables the report shows, in order: the measurement tables declared in
-    report.toml (or each one's default), then every other table that was computed."""
-    declared = inputs.report.tables
+    return shown_of(inputs.points, inputs.report.tables, tables)
+
+
+def shown_of(
+    points: pl.DataFrame, declared: Sequence[str] | None, tables: Mapping[str, pl.DataFrame]
+) -> list[str]:
+    """The tables a report shows, in order: the measurement tables declared in
+    report.toml ``tables`` (or each one's default), then every other table computed."""
     return [
         t.name
         for t in TABLES
         if (t.frame or t.name) in tables
-        and (t.name in declared if declared is not None and t.selectable else t.shown(inputs))
+        and (t.name in declared if declared is not None and t.selectable else t.shown(points))
     ]
 
 

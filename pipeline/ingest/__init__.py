@@ -89,6 +89,7 @@ def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult
     module = get_format(fmt) if fmt else detect(path)
     result: ReadResult = module.read(path, options)
     result.format = str(module.NAME)
+    result.path = path
     if options.params and module is not fio_log:  # said, not silently ignored
         result.notes.append(
             f"[sources.params] not used: they describe fio logs, this is {module.NAME} output"

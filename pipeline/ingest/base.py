@@ -86,6 +86,7 @@ class ReadResult:
     sidecars: list[Path] = field(default_factory=list)  # other files read for this one
     skipped: bool = False  # nothing to read by design (an empty log, a clone read with another)
     format: str = ""  # the reader's format name (given, or recognised from the file)
+    path: Path | None = None  # the file read (its views of one run are found by it)
     batch: Batch | None = None
     span: tuple[int, int] = (0, 0)
 

@@ -38,6 +38,7 @@ from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker, md_text
 from pipeline.report.plan import figures
 from pipeline.report.views import Cell, Span, TableView
+from pipeline.units import block_stem
 
 
 def _md_span(span: Span) -> str:
@@ -284,7 +285,7 @@ def comparison_profiles(built: Sequence[Built], lang: str) -> Profiles:
 
 
 def compare_stem(key: tuple[str, int, float]) -> str:
-    return f"compare_{key[0]}_{key[1] // 1024}k_r{key[2]:g}"
+    return f"compare_{key[0]}_{block_stem(key[1])}_r{key[2]:g}"
 
 
 def compare_page(profiles: Profiles, fmt: Formatter) -> str:

@@ -83,7 +83,22 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
         levels=", ".join(fmt.integer(p) for p in levels),
     )
     charts = _chart_sentences(ctx, fmt, mixes)
-    return [profiles, *_hosts_sentences(points, fmt), *charts, fmt.t(f"method.units_{fmt.units}")]
+    hosts = _hosts_sentences(points, fmt)
+    units = fmt.t(f"method.units_{fmt.units}")
+    return [profiles, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
+
+
+def _repeats_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """Which rule (report.toml ``repeats``) chose among the runs of a point measured in
+    several, and by what the newest is known."""
+    found = ctx.dataset.repeats
+    if not found:
+        return []
+    timed = {r.by_time for r in found}
+    order = "time" if timed == {True} else "listing" if timed == {False} else "both"
+    n = len({tuple(r.point.values()) for r in found})
+    rule = f"method.repeats_{ctx.report.repeats}"
+    return [fmt.t.count(rule, n, n=fmt.integer(n), order=fmt.t(f"method.repeat_by_{order}"))]
 
 
 def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:

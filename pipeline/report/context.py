@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
-from pipeline.config import Report
+from pipeline.config import Presentation, Report
 from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
@@ -39,6 +39,33 @@ VIEWS: dict[ViewKind, ViewFn] = {
     "sizing": lambda t, r, _, f: E.sizing_view(t, f),
     "speedup": lambda t, r, _, f: E.speedup_view(t, r, f),
 }
+
+
+# the measurement tables' views from a dataset alone (its report's vendor figures are
+# not stored with it)
+MEASURED: dict[ViewKind, Callable[[pl.DataFrame, Formatter], V.TableView]] = {
+    "rate_grid": lambda t, f: V.performance_view(t, [], f, ""),
+    "latency_grid": lambda t, f: V.min_latency_view(t, [], f, ""),
+    "limit_grid": V.iops_at_latency_view,
+    "key_figures": V.key_figures_view,
+}
+
+
+def report_formatter(shown: Presentation, lang: str) -> Formatter:
+    """The formatter of a report (or of the report that wrote a dataset) in ``lang``."""
+    style = shown.number_style.replace("-", "_") if lang == "de" else None
+    strings = Strings(lang, shown.load_generators)
+    return Formatter(strings, shown.setups.get(lang, {}), shown.units, style)
+
+
+def measured_views(
+    tables: dict[str, pl.DataFrame], shown: list[str], fmt: Formatter
+) -> list[V.TableView]:
+    """The shown measurement tables of a dataset as the report shows them."""
+    return [
+        replace(MEASURED[BY_NAME[name].view](tables[BY_NAME[name].frame or name], fmt), name=name)
+        for name in shown
+    ]
 
 
 @dataclass
@@ -76,10 +103,7 @@ class ReportContext:
         return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
-        setups = {s.name: s.description[lang] for s in self.report.setups}
-        style = self.report.number_style.replace("-", "_") if lang == "de" else None
-        strings = Strings(lang, self.report.load_generators)
-        return Formatter(strings, setups, self.report.units, style)
+        return report_formatter(Presentation.of(self.report), lang)
 
     def frame(self, name: str) -> pl.DataFrame:
         """The frame a shown table displays (its own, or the one it declares)."""

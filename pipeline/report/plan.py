@@ -14,7 +14,7 @@ import polars as pl
 from pipeline.config import ChartKind, ChartSpec, Report
 from pipeline.errors import InputError
 from pipeline.language import Formatter
-from pipeline.units import parse_block_size
+from pipeline.units import block_stem, parse_block_size
 
 COST_CHART = "cost"  # the stem of the cost chart (drawn from the cost table)
 PTS_CHART = "pts"  # pts-1 …: the measurement window of points that are not steady
@@ -103,7 +103,7 @@ def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Rep
         kind,
         _slug(str(setup)) if setup is not None and several_setups else "",
         str(key["access"]),
-        f"{int(key['block_size']) // 1024}k",
+        block_stem(int(key["block_size"])),
         f"r{float(key['read_pct']):g}" if "read_pct" in key else "",
         f"qd{int(key['queue_depth'])}" if "queue_depth" in key else "",
     ]
@@ -139,8 +139,26 @@ def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartR
         keys = list(_keys(points, spec.kind, depths))
         refs += [_ref(spec.kind, key, several, report) for key in keys if _matches(spec, key)]
         _all_match(spec, keys, where, f"charts[{index}]")
+    _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+def _distinct_stems(refs: list[ChartRef], where: Path) -> None:
+    """Each chart its own file: two with one stem would leave one drawing for both."""
+    seen: dict[str, ChartRef] = {}
+    for ref in refs:
+        other = seen.setdefault(ref.stem, ref)
+        if other != ref:
+            raise InputError(
+                where,
+                "charts",
+                f"two charts would be written as {ref.stem!r} "
+                f"(setups {other.setup!r} and {ref.setup!r}, sources {other.source!r} and "
+                f"{ref.source!r})",
+                "name the setups (or the histograms' files) apart by more than case and "
+                "punctuation",
+            )
 
 
 def _histogram(spec: ChartSpec) -> ChartRef:
