@@ -31,7 +31,7 @@ from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
-from pipeline.inputs import inside
+from pipeline.inputs import hard_links, inside, ledger
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.machine import load_machine
@@ -240,6 +240,17 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
 
 
 def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
+    """Everything a build reads, read once: the report, its texts and data, ready to
+    write. Each file is hashed as it is read, inside the folder (``inputs.ledger``)."""
+    with ledger(folder, spc1.CATALOGUE) as book:
+        ctx = _prepare(folder, keep_going)
+        ctx.seen = book.seen
+        ctx.dataset.notes += hard_links(folder, book.seen)
+        ctx.inputs()  # the files only listed (method files) are read now, inside too
+    return ctx
+
+
+def _prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     report = load_report(folder)
     registry.check_names(report, folder / REPORT_FILE)
     texts = narrative.load(folder)

@@ -9,7 +9,7 @@ import polars as pl
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
-from pipeline.inputs import is_inside
+from pipeline.inputs import Seen, is_inside
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
 from pipeline.units import Convention
@@ -88,6 +88,7 @@ class ReadResult:
     format: str = ""  # the reader's format name (given, or recognised from the file)
     batch: Batch | None = None
     span: tuple[int, int] = (0, 0)
+    seen: dict[str, Seen] = field(default_factory=dict)  # every file read, as read (inputs)
 
     @property
     def intervals(self) -> pl.DataFrame:
