@@ -9,6 +9,7 @@ everything succeeded, so a failed build never replaces a good earlier one.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import itertools
@@ -36,7 +37,7 @@ from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.machine import load_machine
 from pipeline.normalise import to_points
-from pipeline.output import MARK, check_target, scratch, staging
+from pipeline.output import MARK, check_target, lock, scratch, staging, writing
 from pipeline.paths import TEMPLATES
 from pipeline.report import narrative
 from pipeline.report.context import ReportContext
@@ -425,9 +426,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 
     out = check_target(out, folder)
     ctx = prepare(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).touch()
-    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+    with lock(out), writing(out), _datasheet_scratch(out) as tmp:
         ref = datasheet.chart(ctx)
         _draw(ctx, [ref] if ref else [], Path(tmp), whole=False).wait()
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
@@ -435,6 +434,14 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
         for src, dst in zip(written, final, strict=True):
             os.replace(src, dst)
     return final
+
+
+@contextlib.contextmanager
+def _datasheet_scratch(out: Path) -> Iterator[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).touch()
+    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+        yield tmp
 
 
 def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -> None:
@@ -553,10 +560,13 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
     ids = [load_report(folder).id for folder in folders]
     if len(set(ids)) != len(ids):
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).write_text("iopress output\n", encoding="utf-8")
-    results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
-    write_combined_site(results, out / "site")
+    with lock(out):
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+            (out / MARK).write_text("iopress output\n", encoding="utf-8")
+        pairs = zip(folders, ids, strict=True)
+        results = [build(folder, out / rid, step) for folder, rid in pairs]
+        write_combined_site(results, out / "site")
     return results
 
 
