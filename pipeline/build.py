@@ -9,6 +9,7 @@ everything succeeded, so a failed build never replaces a good earlier one.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import itertools
@@ -39,13 +40,13 @@ from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
 from pipeline.ingest.base import ReadOptions, Reject, interval_frame, problems
-from pipeline.inputs import inside
+from pipeline.inputs import hard_links, inside, ledger
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.language.strings import Strings
 from pipeline.machine import load_machine
 from pipeline.normalise import to_points
-from pipeline.output import MARK, check_target, scratch, staging
+from pipeline.output import MARK, check_target, lock, scratch, staging, writing
 from pipeline.paths import TEMPLATES
 from pipeline.report import narrative
 from pipeline.report.context import ReportContext
@@ -320,6 +321,17 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
 
 
 def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
+    """Everything a build reads, read once: the report, its texts and data, ready to
+    write. Each file is hashed as it is read, inside the folder (``inputs.ledger``)."""
+    with ledger(folder, spc1.CATALOGUE) as book:
+        ctx = _prepare(folder, keep_going)
+        ctx.seen = book.seen
+        ctx.dataset.notes += hard_links(folder, book.seen)
+        ctx.inputs()  # the files only listed (method files) are read now, inside too
+    return ctx
+
+
+def _prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     report = load_report(folder)
     registry.check_names(report, folder / REPORT_FILE)
     texts = narrative.load(folder)
@@ -495,9 +507,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 
     out = check_target(out, folder)
     ctx = prepare(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).touch()
-    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+    with lock(out), writing(out), _datasheet_scratch(out) as tmp:
         ref = datasheet.chart(ctx)
         _draw(ctx, [ref] if ref else [], Path(tmp), whole=False).wait()
         written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
@@ -505,6 +515,14 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
         for src, dst in zip(written, final, strict=True):
             os.replace(src, dst)
     return final
+
+
+@contextlib.contextmanager
+def _datasheet_scratch(out: Path) -> Iterator[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).touch()
+    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+        yield tmp
 
 
 def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -> None:
@@ -623,10 +641,13 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
     ids = [load_report(folder).id for folder in folders]
     if len(set(ids)) != len(ids):
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).write_text("iopress output\n", encoding="utf-8")
-    results = [build(folder, out / rid, step) for folder, rid in zip(folders, ids, strict=True)]
-    write_combined_site(results, out / "site")
+    with lock(out):
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+            (out / MARK).write_text("iopress output\n", encoding="utf-8")
+        pairs = zip(folders, ids, strict=True)
+        results = [build(folder, out / rid, step) for folder, rid in pairs]
+        write_combined_site(results, out / "site")
     return results
 
 

@@ -15,9 +15,9 @@ import typer
 
 from pipeline import __version__
 from pipeline.console import print_error
-from pipeline.errors import InputError, InputErrors, ToolFailure, UsageError
+from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
-from pipeline.output import check_target
+from pipeline.output import check_target, lock, writing
 
 app = typer.Typer(
     add_completion=False,
@@ -76,19 +76,21 @@ def build(
     nothing it depends on has changed since the last build into the same folder)."""
     target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
     options = f"strict={strict} keep_going={keep_going} require_steady={require_steady}"
-    print_ = fingerprint(report_dir, options)
-    if not force and up_to_date(target, print_):
-        from pipeline.language.strings import Strings
+    with lock(target):  # from the check to the stamp: one build at a time into target
+        print_ = fingerprint(report_dir, options)
+        if not force and up_to_date(target, print_):
+            from pipeline.language.strings import Strings
 
-        typer.echo(f"{Strings('en')('cli.up_to_date')}: {target}")
-        return
-    from pipeline.config import load_report
+            typer.echo(f"{Strings('en')('cli.up_to_date')}: {target}")
+            return
+        from pipeline.config import load_report
 
-    load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
-    from pipeline import commands
+        load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
+        from pipeline import commands
 
-    commands.build_report(report_dir, target, strict, keep_going, require_steady)
-    stamp(target, print_)
+        commands.build_report(report_dir, target, strict, keep_going, require_steady)
+        with writing(target):
+            stamp(target, print_)
 
 
 @app.command(name="site")
@@ -247,7 +249,7 @@ def invoke(args: list[str] | None = None) -> None:
     """The command line ``args`` (``sys.argv`` when None); exits with its status."""
     try:
         app(args=args, prog_name="iopress")
-    except (InputError, InputErrors, ToolFailure) as err:
+    except (InputError, InputErrors, ToolFailure, OutputError) as err:
         print_error(err)
         sys.exit(1)
     except UsageError as err:

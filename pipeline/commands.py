@@ -3,6 +3,7 @@ that an up-to-date build answers before any heavy library loads."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -28,11 +29,12 @@ from pipeline.dataset import (
     read_presentation,
     write,
 )
-from pipeline.errors import InputError, UsageError
+from pipeline.errors import SHOWN, InputError, UsageError
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
+from pipeline.output import writing
 from pipeline.report.context import measured_views, report_formatter
 from pipeline.report.views import Cell, TableView
 from pipeline.verify import verify as verify_figures
@@ -68,7 +70,7 @@ def build_report(
     progress, step = _progress(list(STAGES))
     with progress:
         result = build(report_dir, target, step, strict, keep_going, require_steady)
-    print_accounting(result.dataset)
+    print_accounting(result.dataset, result.out / "rejects.csv")
     for note in cache.NOTES:
         err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
     out_console.print(f"{EN('cli.written')}: {result.out}")
@@ -76,7 +78,7 @@ def build_report(
 
 def site(report_dirs: list[Path], out: Path) -> None:
     for result in build_many(report_dirs, out):
-        print_accounting(result.dataset)
+        print_accounting(result.dataset, result.out / "rejects.csv")
     out_console.print(f"{EN('cli.written')}: {out / 'site'}")
 
 
@@ -105,10 +107,13 @@ def ingest_files(
 ) -> bool:
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
+    _not_an_input(output, [*paths, *([mapping] if mapping else [])])
     column_mapping = ColumnMapping.model_validate(read_toml(mapping)) if mapping else None
     results, errors, failed = _read_all(paths, fmt, names, column_mapping, keep_going)
-    for failure in errors:
+    for failure in errors[:SHOWN]:
         print_error(failure)
+    if len(errors) > SHOWN:
+        err_console.print(EN("cli.more", n=len(errors) - SHOWN), highlight=False)
     dataset = combine(results, failed, rule=cast(Repeats, repeats))
     if errors or not dataset.accepted:
         print_accounting(dataset)
@@ -116,8 +121,21 @@ def ingest_files(
             print_error(InputError(output, "", "no record was accepted: nothing written", ""))
         return False
     _write_atomically(dataset, output)
-    print_accounting(dataset)
+    print_accounting(dataset, rejects_path(output))
     return True
+
+
+def _not_an_input(output: Path, inputs: list[Path]) -> None:
+    """Refuse an output that is one of the inputs (the same file under any name: a link,
+    a hard link, a relative path): writing it would destroy the raw data."""
+    for target in (output, intervals_path(output)):
+        for path in inputs:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, target):
+                    raise UsageError(
+                        f"output {target} is the input {path}: writing it would destroy it",
+                        "name a new file for the dataset, e.g. -o points.parquet",
+                    )
 
 
 def _read_all(
@@ -145,15 +163,26 @@ def _read_all(
 
 
 def _write_atomically(dataset: Dataset, output: Path) -> None:
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=output.parent, prefix=".iopress-") as tmp:
-        staged = Path(tmp) / output.name
-        write(dataset, staged)
-        os.replace(intervals_path(staged), intervals_path(output))
-        os.replace(staged, output)
+    with writing(output, whole=True):
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=output.parent, prefix=".iopress-") as tmp:
+            staged = Path(tmp) / output.name
+            write(dataset, staged)
+            dataset.rejects_frame().write_csv(rejects_path(staged))
+            os.replace(intervals_path(staged), intervals_path(output))
+            os.replace(rejects_path(staged), rejects_path(output))
+            os.replace(staged, output)
 
 
-def print_accounting(dataset: Dataset) -> None:
+def rejects_path(points: Path) -> Path:
+    """Every reject of ``iopress ingest``, beside its dataset: ``x.parquet`` ->
+    ``x.rejects.csv``."""
+    return points.with_name(points.stem + ".rejects.csv")
+
+
+def print_accounting(dataset: Dataset, listed: Path | None = None) -> None:
+    """The counts, the notes and the first rejects (``SHOWN``; all of them are in
+    ``listed``, rejects.csv)."""
     counts = dataset.accounting()
     out_console.print(
         f"{EN('cli.read')}: {counts['records_read']}, {EN('cli.accepted')}: "
@@ -163,8 +192,12 @@ def print_accounting(dataset: Dataset) -> None:
         err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
     if dataset.rejects:
         err_console.print(f"{EN('cli.rejects')}:")
-        for reject in dataset.rejects:
+        for reject in dataset.rejects[:SHOWN]:
             err_console.print(f"  {reject}", highlight=False, markup=False)
+        if len(dataset.rejects) > SHOWN:
+            more = EN("cli.more", n=len(dataset.rejects) - SHOWN)
+            where = f", {EN('cli.all_in', path=listed)}" if listed else ""
+            err_console.print(f"  {more}{where}", highlight=False, markup=False)
 
 
 def tables(path: Path, lang: str) -> None:

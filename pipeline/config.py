@@ -349,10 +349,13 @@ class DatasheetConfig(Strict):
 
 NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
 Repeats = Literal["refuse", "newest", "mean"]
+# A report's id names its files (<id>.datasheet.de.typ and more): a file name has at most
+# 255 bytes, and ids are short names anyway.
+MAX_ID = 128
 
 
 class Report(Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=MAX_ID)  # names files
     title: Text
     subtitle: Text = Field(default_factory=lambda: _both_languages(""))
     author: str

@@ -21,6 +21,11 @@ class InputError(Exception):
         return f"{text}\n  hint: {self.hint}" if self.hint else text
 
 
+# Errors and rejects printed in full; the rest are counted (a folder of 100,000 bad files
+# gave 200,001 lines). Every reject is in rejects.csv all the same.
+SHOWN = 20
+
+
 @dataclass
 class InputErrors(Exception):
     """Several input errors collected before failing once."""
@@ -29,7 +34,9 @@ class InputErrors(Exception):
 
     def __str__(self) -> str:
         lines = [f"{len(self.errors)} input error(s):"]
-        lines += [str(e) for e in self.errors]
+        lines += [str(e) for e in self.errors[:SHOWN]]
+        if len(self.errors) > SHOWN:
+            lines.append(f"… and {len(self.errors) - SHOWN} more")
         return "\n".join(lines)
 
 
@@ -63,3 +70,18 @@ class NotFound(ValueError):
     """A reference in the user's input (a placeholder, a transcribed figure, a chart
     profile) names no value; its message says what exists. The caller knows the file and
     the place and raises the ``InputError``."""
+
+
+@dataclass
+class OutputError(Exception):
+    """The output could not be written (disk full, a read-only or missing folder, a name
+    the file system refuses, another build writing there): exit status 1, the earlier
+    output kept."""
+
+    path: Path | str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}"
+        return f"{text}\n  hint: {self.hint}" if self.hint else text

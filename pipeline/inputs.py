@@ -10,7 +10,17 @@ anything else, and a NUL character, is an error naming the line.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import hashlib
+import io
+import json
+import os
+import stat
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import InputError
 
@@ -18,6 +28,7 @@ OUTSIDE_HINT = "keep every file the report names inside the report folder (no li
 # Whole-file readers (fio JSON, IOgen and vdbench tables, narrative, TOML) refuse larger
 # files up front instead of growing without bound; fio logs are streamed and not limited.
 MAX_TEXT_BYTES = 512 * 1024 * 1024
+DEEP = "nested deeper than iopress reads (arrays or objects in each other)"
 
 # Longest BOM first: the UTF-32-LE BOM begins with the UTF-16-LE one.
 _BOMS = (
@@ -46,6 +57,18 @@ def inside(root: Path, name: str | Path, where: Path | str = "", place: str = ""
             OUTSIDE_HINT,
         )
     return path
+
+
+def parse_json(text: str, path: Path | str) -> Any:
+    """JSON text as Python values; bad JSON, or nesting deeper than the parser follows,
+    is an error naming the line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        where, what = f"line {err.lineno}, column {err.colno}", f"not JSON: {err.msg}"
+        raise InputError(path, where, what, "write it again") from None
+    except RecursionError:
+        raise InputError(path, "", DEEP, "give the file as the tool wrote it") from None
 
 
 def encoding_of(raw: bytes) -> tuple[str, int]:
@@ -84,20 +107,192 @@ def decode(raw: bytes, path: Path | str) -> str:
 
 
 def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
-    """A whole file, refused up front when it is larger than ``limit``."""
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(
-                path,
-                "",
-                f"file too large to read whole ({size:,} bytes; the limit is {limit:,})",
-                "split it into one file per run, or check that the right file is named",
-            )
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    """A whole file, refused up front when it is larger than ``limit``; opened once, and
+    what was read is entered in the ledgers (see :func:`ledger`)."""
+    with _opened(path) as (fh, info):
+        if info.st_size > limit:
+            raise _too_large(path, info.st_size, limit)
+        data = fh.read(limit + 1)
+        if len(data) > limit:  # grew since it was opened
+            raise _too_large(path, len(data), limit)
+        _record(path, fh.fileno(), info, hashlib.sha256(data).hexdigest(), len(data))
+    return data
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """A file's first ``size`` bytes (to recognise its format); a regular file only."""
+    with _opened(path) as (fh, _):
+        return fh.read(size)
+
+
+def _too_large(path: Path, size: int, limit: int) -> InputError:
+    return InputError(
+        path,
+        "",
+        f"file too large to read whole ({size:,} bytes; the limit is {limit:,})",
+        "split it into one file per run, or check that the right file is named",
+    )
 
 
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
     return decode(read_bytes(path, limit), path)
+
+
+# --- what was read: the ledger ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What was read from one file: where it really lay (the open file's own path, links
+    resolved), its size and the SHA-256 of the bytes read, and how many names it has."""
+
+    real: str
+    size: int
+    sha256: str
+    device: int
+    inode: int
+    links: int
+
+
+@dataclass
+class Ledger:
+    """The files read while it is open, by the name they were opened under (absolute),
+    and the folders every read must lie in (none: anywhere)."""
+
+    roots: tuple[Path, ...] = ()
+    seen: dict[str, Seen] = field(default_factory=dict)
+    pinned: list[tuple[Path, int, os.stat_result]] = field(default_factory=list)
+
+
+_LEDGERS: list[Ledger] = []
+CHANGED_HINT = "build again once nothing writes into the report folder"
+
+
+@contextlib.contextmanager
+def ledger(*roots: Path) -> Iterator[Ledger]:
+    """Record every file read inside the block (nested ledgers all record it); a file read
+    twice with other bytes, or one whose open file lies outside ``roots``, is an error.
+    Files pinned for streaming (:func:`stream`) are closed when the block ends."""
+    book = Ledger(tuple(r.resolve() for r in roots))
+    _LEDGERS.append(book)
+    try:
+        yield book
+        _unchanged(book)
+    finally:
+        _LEDGERS.remove(book)
+        for _, fd, _ in book.pinned:
+            os.close(fd)
+
+
+def _unchanged(book: Ledger) -> None:
+    """A pinned file was hashed, then read again by its reader: written in between (its
+    size or time changed), the hash would not describe what the reader read."""
+    for path, fd, info in book.pinned:
+        now = os.fstat(fd)
+        if (now.st_size, now.st_mtime_ns) != (info.st_size, info.st_mtime_ns):
+            raise InputError(path, "", "changed while the build read it", CHANGED_HINT)
+
+
+def enter(path: Path | str, seen: Seen) -> None:
+    """Enter a read done elsewhere (a worker process) into the open ledgers."""
+    name = os.path.abspath(path)
+    for book in _LEDGERS:
+        before = book.seen.get(name)
+        if before is not None and before.sha256 != seen.sha256:
+            raise InputError(path, "", "changed while the build read it", CHANGED_HINT)
+        if book.roots and not any(Path(seen.real).is_relative_to(r) for r in book.roots):
+            raise InputError(path, "", "points outside the report folder", OUTSIDE_HINT)
+        book.seen[name] = seen
+
+
+def _record(path: Path, fd: int, info: os.stat_result, sha256: str, size: int) -> Seen:
+    seen = Seen(_real(fd, path), size, sha256, info.st_dev, info.st_ino, info.st_nlink)
+    enter(path, seen)
+    return seen
+
+
+def _real(fd: int, path: Path) -> str:
+    """The path of the open file itself (a name swapped after the open does not change
+    it); the name resolved where the system has no /proc."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return str(path.resolve())
+
+
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[tuple[io.BufferedReader, os.stat_result]]:
+    """``path`` opened for reading if it is a regular file. Non-blocking: a FIFO or a
+    device is refused at once instead of waiting for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(
+                path, "", "not a regular file (a FIFO, device or folder)", "name a file"
+            )
+        try:
+            yield fh, info
+        except OSError as exc:
+            raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+
+
+def digest(path: Path) -> Seen:
+    """Enter a file read only to be listed (streamed: a large file costs time, not
+    memory), and what was entered."""
+    seen, fd, _ = _hashed(path)
+    os.close(fd)
+    return seen
+
+
+def stream(path: Path) -> str:
+    """A name under which a reader that opens files itself (polars) reads the very file
+    hashed here: ``/proc/self/fd/N`` of an open file kept until the ledger closes; the
+    name itself outside a ledger, or where the system has no /proc."""
+    if not _LEDGERS or not os.path.isdir("/proc/self/fd"):
+        return str(path)
+    _, fd, info = _hashed(path)
+    _LEDGERS[-1].pinned.append((path, fd, info))
+    return f"/proc/self/fd/{fd}"
+
+
+def _hashed(path: Path) -> tuple[Seen, int, os.stat_result]:
+    """What is in ``path`` (entered in the ledgers), a descriptor of it open still, and
+    its state before it was read."""
+    with _opened(path) as (fh, info):
+        found = hashlib.file_digest(fh, "sha256").hexdigest()
+        seen = _record(path, fh.fileno(), info, found, fh.tell())
+        return seen, os.dup(fh.fileno()), info
+
+
+LINKED = "also has a name outside the report folder (a hard link); listed as read here"
+
+
+def hard_links(root: Path, seen: Mapping[str, Seen]) -> list[str]:
+    """A note for each file read in ``root`` that has more names (hard links) than the
+    folder holds: the others lie outside, where containment by path cannot look. Its
+    bytes are what was read and hashed, so the provenance still describes it."""
+    top = root.resolve()
+    many = {
+        (s.device, s.inode): s
+        for s in seen.values()
+        if s.links > 1 and Path(s.real).is_relative_to(top)
+    }
+    if not many:
+        return []
+    count = Counter(key for key in _inodes(top) if key in many)
+    return [
+        f"{Path(s.real).relative_to(top).as_posix()}: {LINKED}"
+        for key, s in many.items()
+        if count[key] < s.links
+    ]
+
+
+def _inodes(top: Path) -> Iterator[tuple[int, int]]:
+    for folder, _, files in os.walk(top):
+        for name in files:
+            info = os.lstat(os.path.join(folder, name))
+            yield info.st_dev, info.st_ino

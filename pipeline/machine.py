@@ -4,15 +4,13 @@ server's). report.toml's ``machines`` names them; the provenance appendix shows 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field, StrictInt, StringConstraints, ValidationError
 
 from pipeline.config import Strict, from_validation
-from pipeline.errors import InputError
-from pipeline.inputs import read_text
+from pipeline.inputs import parse_json, read_text
 
 MAX_BYTES = 1 << 20
 
@@ -37,12 +35,7 @@ class Machine(Strict):
 def load_machine(path: Path) -> Machine:
     """A machine description, validated (unknown keys refused, the JSON path named)."""
     text = read_text(path, MAX_BYTES)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(
-            path, f"line {err.lineno}, column {err.colno}", f"not JSON: {err.msg}", "write it again"
-        ) from None
+    data = parse_json(text, path)
     try:
         return Machine.model_validate(data)
     except ValidationError as err:

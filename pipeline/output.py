@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
+import fcntl
+import hashlib
 import os
 import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.errors import UsageError
+from pipeline.errors import OutputError, UsageError
 
 MARK = ".iopress-output"
 OLD_STAMP = ".iopress-fingerprint"  # outputs of iopress before the mark existed
@@ -61,9 +64,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _stem(out: Path) -> str:
+    """The output's name as its scratch folders and lock file begin: shortened with a
+    hash where it is long (a name has at most 255 bytes, and these add ~40)."""
+    name = out.name
+    if len(os.fsencode(name)) <= MAX_STEM:
+        return name
+    return f"{name[:32]}~{hashlib.sha256(os.fsencode(name)).hexdigest()[:16]}"
+
+
+MAX_STEM = 64  # bytes
+
+
 def _leftovers(out: Path) -> Iterator[tuple[Path, str]]:
     """(folder, "tmp" or "old") left by builds into ``out`` whose process is gone."""
-    prefix = f".{out.name}."
+    prefix = f".{_stem(out)}."
     found = out.parent.iterdir() if out.parent.is_dir() else iter(())
     for path in (p for p in found if p.name.startswith(prefix)):
         kind, _, rest = path.name[len(prefix) :].partition("-")
@@ -83,7 +98,7 @@ def clear_leftovers(out: Path) -> None:
 
 
 def scratch_name(out: Path, kind: str = "tmp") -> Path:
-    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+    return out.parent / f".{_stem(out)}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
 
 
 @contextlib.contextmanager
@@ -123,15 +138,99 @@ def publish(work: Path, out: Path) -> None:
 
 @contextlib.contextmanager
 def staging(out: Path) -> Iterator[Path]:
-    """A folder that replaces ``out`` only if the block succeeds."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    clear_leftovers(out)
-    work = scratch_name(out)
-    work.mkdir()
-    (work / MARK).write_text("iopress output\n", encoding="utf-8")
+    """A folder that replaces ``out`` only if the block succeeds; one build at a time
+    (:func:`lock`); a failure to write is one line naming the file (:func:`writing`)."""
+    with lock(out):
+        with writing(out):
+            clear_leftovers(out)
+            work = scratch_name(out)
+            work.mkdir()
+            (work / MARK).write_text("iopress output\n", encoding="utf-8")
+        try:
+            with writing(out, work):
+                yield work
+                publish(work, out)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+
+
+@contextlib.contextmanager
+def writing(out: Path, work: Path | None = None, whole: bool = False) -> Iterator[None]:
+    """An ``OSError`` while writing ``out`` (disk full, a read-only folder, a name too
+    long) as an ``OutputError`` naming the file as it would be called in ``out`` (with
+    ``whole``, or when the system names none, ``out`` itself)."""
     try:
-        yield work
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    publish(work, out)
+        yield
+    except OSError as exc:
+        name = str(out if whole or not exc.filename else exc.filename)
+        if work is not None:
+            name = name.replace(str(work), str(out), 1)
+        why = f"cannot write the output: {exc.strerror or exc}"
+        raise OutputError(name, why, _HINTS.get(exc.errno or 0, _HINT)) from None
+
+
+_HINT = "write the output elsewhere (-o), into a folder you may write"
+_HINTS = {
+    errno.ENOSPC: "free space on that disk, or write the output elsewhere (-o)",
+    errno.EDQUOT: "free space within your quota, or write the output elsewhere (-o)",
+    errno.ENAMETOOLONG: "give the output folder (-o) or the report's id a shorter name",
+}
+
+
+# Locks held by this process (a command that builds several outputs, or builds and then
+# stamps one, takes a lock it may already hold).
+_HELD: dict[Path, int] = {}
+
+
+@contextlib.contextmanager
+def lock(out: Path) -> Iterator[None]:
+    """Only one build at a time writes ``out``: a lock file beside it, held with
+    ``flock``; a second build is refused, naming the first's process."""
+    path = lock_path(out)
+    if path in _HELD:
+        yield
+        return
+    with writing(out, whole=True):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _HELD[path] = _acquire(path, out)
+    try:
+        yield
+    finally:
+        fd = _HELD.pop(path)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)
+
+
+def lock_path(out: Path) -> Path:
+    return out.parent / f".{_stem(out)}.lock"
+
+
+def _acquire(path: Path, out: Path) -> int:
+    """The lock file's descriptor, locked; refused when another process holds it. A
+    file unlinked by its holder in between is opened anew."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = "".join(c for c in os.pread(fd, 32, 0).decode("latin-1") if c.isdigit())
+            os.close(fd)
+            raise OutputError(
+                out,
+                f"another iopress (process {holder or '?'}) is writing this output",
+                "wait until it has finished, or write the output elsewhere (-o)",
+            ) from None
+        if _same_file(fd, path):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False

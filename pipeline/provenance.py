@@ -4,7 +4,8 @@ them, and the versions of iopress and its dependencies."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -14,6 +15,7 @@ import polars as pl
 from pipeline import __version__
 from pipeline.config import Report
 from pipeline.dataset import Dataset
+from pipeline.inputs import Seen, digest
 
 DEPENDENCIES = (
     "polars",
@@ -38,47 +40,49 @@ class InputFile:
     tools: str  # tool and version as the file states it
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _tools(intervals: pl.DataFrame, source: str) -> str:
     rows = intervals.filter(pl.col("source") == source).select("tool", "tool_version").unique()
     names = sorted(f"{t} {v}" if v else str(t) for t, v in rows.iter_rows())
     return ", ".join(names)
 
 
-def _file(folder: Path, path: Path, kind: str, tools: str = "") -> InputFile:
-    resolved, root = path.resolve(), folder.resolve()
-    name = (
-        resolved.relative_to(root).as_posix()
-        if resolved.is_relative_to(root)
-        else f"{resolved.parent.name}/{resolved.name}"
-    )
-    return InputFile(name, resolved.stat().st_size, sha256(resolved), kind, tools)
+def _file(
+    folder: Path, path: Path, kind: str, seen: Mapping[str, Seen], tools: str = ""
+) -> InputFile:
+    """The file as the build read it (its bytes' hash, taken while reading, and the place
+    the open file lay: a name swapped for a link afterwards changes nothing); a file the
+    build only lists (a method file) is read here, once."""
+    found = seen.get(os.path.abspath(path)) or digest(path)
+    real, root = Path(found.real), folder.resolve()
+    inside = real.is_relative_to(root)
+    name = real.relative_to(root).as_posix() if inside else f"{real.parent.name}/{real.name}"
+    return InputFile(name, found.size, found.sha256, kind, tools)
 
 
 def inputs(
-    folder: Path, report: Report, dataset: Dataset, others: Sequence[tuple[Path, str]] = ()
+    folder: Path,
+    report: Report,
+    dataset: Dataset,
+    others: Sequence[tuple[Path, str]] = (),
+    seen: Mapping[str, Seen] | None = None,
 ) -> list[InputFile]:
     """Every file the build read: raw sources, the files read beside them (fio JSON or job
-    files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records)."""
+    files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records), as
+    ``seen`` when they were read (``inputs.ledger``)."""
+    book = seen or {}
     files = [
         _file(
             folder,
             folder / s.path,
             s.format or dataset.formats.get(s.path, "?"),
+            book,
             _tools(dataset.intervals, s.path),
         )
         for s in report.sources
     ]
     for source, paths in dataset.sidecars.items():
-        files += [_file(folder, p, "sidecar", source) for p in paths]
-    files += [_file(folder, p, kind) for p, kind in others]
+        files += [_file(folder, p, "sidecar", book, source) for p in paths]
+    files += [_file(folder, p, kind, book) for p, kind in others]
     unique = {f.path: f for f in reversed(files)}
     return [f for f in files if unique[f.path] is f]
 

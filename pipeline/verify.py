@@ -20,6 +20,7 @@ import polars as pl
 
 from pipeline.compute.registry import BY_NAME, Figure, Table
 from pipeline.errors import InputError, NotFound
+from pipeline.inputs import read_text
 from pipeline.report.context import ReportContext
 from pipeline.units import DIMENSIONS, Convention, parse_block_size, rate_factor
 
@@ -234,11 +235,11 @@ def _exact(expected: list[Expected], units: list[str], table: dict[str, tuple[st
     return " @ ".join(texts)
 
 
+MAX_PUBLISHED = 64 * 1024 * 1024  # bytes: a transcription of printed figures
+
+
 def read_published(path: Path) -> list[tuple[int, dict[str, str]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, "", f"cannot read: {exc}", "give a UTF-8 CSV") from None
+    text = read_text(path, MAX_PUBLISHED)  # a regular file only: a FIFO is refused at once
     rows = list(csv.DictReader(text.splitlines()))
     if not rows or set(rows[0]) != {"table", "row", "column", "printed"}:
         raise InputError(

@@ -15,11 +15,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pipeline import procs
+from pipeline import inputs, procs
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, fio_log, iogen, vdbench
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject, batch
-from pipeline.inputs import utf8_head
+from pipeline.inputs import DEEP, read_head, utf8_head
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
 # fio_log last: its sniffer only sees rows of numbers.
@@ -42,11 +42,7 @@ def get_format(name: str) -> ModuleType:
 
 def detect(path: Path) -> ModuleType:
     """The first format whose sniffer recognises the file's first bytes."""
-    try:
-        with path.open("rb") as fh:
-            head = utf8_head(fh.read(SNIFF_BYTES * 4))[:SNIFF_BYTES]
-    except OSError as exc:
-        raise InputError(path, "", f"cannot open: {exc.strerror}", "check the path") from None
+    head = utf8_head(read_head(path, SNIFF_BYTES * 4))[:SNIFF_BYTES]
     if not head.strip():
         raise InputError(
             path,
@@ -87,7 +83,10 @@ def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult
     if not fmt and _empty_log(path):
         fmt = fio_log.NAME  # fio writes empty logs (e.g. slat with some engines): skipped
     module = get_format(fmt) if fmt else detect(path)
-    result: ReadResult = module.read(path, options)
+    try:
+        result: ReadResult = module.read(path, options)
+    except RecursionError:  # a parser's: JSON or markup nested 200,000 deep
+        raise InputError(path, "", DEEP, "give the file as the tool wrote it") from None
     result.format = str(module.NAME)
     result.path = path
     if options.params and module is not fio_log:  # said, not silently ignored
@@ -114,8 +113,12 @@ def _empty_log(path: Path) -> bool:
 
 def _read_one(job: Job) -> tuple[str, Any]:
     """For the worker processes: results and errors as plain picklable values."""
+    root = job[1].root
     try:
-        return "ok", read(*job)
+        with inputs.ledger(*filter(None, [root])) as book:
+            result = read(*job)
+        result.seen = book.seen
+        return "ok", result
     except InputError as err:
         return "error", [(str(err.path), err.where, err.message, err.hint)]
     except InputErrors as errs:
@@ -125,6 +128,8 @@ def _read_one(job: Job) -> tuple[str, Any]:
 def _outcome(kind: str, value: Any) -> Outcome:
     if kind == "ok":
         result: ReadResult = value
+        for name, seen in result.seen.items():  # read by a worker process: enter it here
+            inputs.enter(name, seen)
         return result
     errors = [InputError(path, where, message, hint) for path, where, message, hint in value]
     return errors[0] if len(errors) == 1 else InputErrors(errors)

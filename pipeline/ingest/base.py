@@ -9,7 +9,7 @@ import polars as pl
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
-from pipeline.inputs import is_inside
+from pipeline.inputs import Seen, is_inside
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
 from pipeline.units import Convention
@@ -89,6 +89,7 @@ class ReadResult:
     path: Path | None = None  # the file read (its views of one run are found by it)
     batch: Batch | None = None
     span: tuple[int, int] = (0, 0)
+    seen: dict[str, Seen] = field(default_factory=dict)  # every file read, as read (inputs)
 
     @property
     def intervals(self) -> pl.DataFrame:

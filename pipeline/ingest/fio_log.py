@@ -17,7 +17,7 @@ import polars as pl
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
-from pipeline.inputs import read_text
+from pipeline.inputs import read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 
@@ -223,7 +223,8 @@ def _job(path: Path, options: ReadOptions) -> _Job:
 
 
 def _scan(path: Path) -> pl.LazyFrame:
-    with path.open("rb") as fh:
+    source = stream(path)  # the file hashed for provenance, whatever its name leads to later
+    with open(source, "rb") as fh:
         first = fh.readline()
     if not _LINE.match(first.rstrip(b"\r\n")):
         raise InputError(
@@ -235,7 +236,7 @@ def _scan(path: Path) -> pl.LazyFrame:
     width = min(max(len(first.split(b",")), 4), len(COLUMNS))
     names = COLUMNS[:width]
     lf = pl.scan_csv(
-        path,
+        source,
         has_header=False,
         new_columns=list(names),
         encoding="utf8-lossy",

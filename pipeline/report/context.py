@@ -16,6 +16,7 @@ from pipeline.config import Presentation, Report
 from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
+from pipeline.inputs import Seen
 from pipeline.language import Formatter, Strings
 from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
@@ -83,6 +84,7 @@ class ReportContext:
     histograms: dict[str, pl.DataFrame] = field(default_factory=dict)  # chart stem -> bins
     machines: list[Machine] = field(default_factory=list)  # what ran the load
     steady: pl.DataFrame = field(default_factory=pl.DataFrame)  # validate.steady_table
+    seen: dict[str, Seen] = field(default_factory=dict)  # every file as read (inputs.ledger)
 
     def unsteady(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The points that are not steady (SNIA PTS), the first ``limit`` of them."""
@@ -99,7 +101,7 @@ class ReportContext:
         """Every file the build read, with its SHA-256 (hashed once per build: the manifest
         and the appendix of each language list them)."""
         if self._inputs is None:
-            self._inputs = inputs(self.folder, self.report, self.dataset, self.read)
+            self._inputs = inputs(self.folder, self.report, self.dataset, self.read, self.seen)
         return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
