@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
@@ -13,6 +14,7 @@ import msgspec
 import orjson
 import polars as pl
 
+from pipeline.config import LARGEST
 from pipeline.errors import InputError
 from pipeline.ingest import fio_lines, fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
@@ -92,6 +94,7 @@ _Job = TypedDict(
         "port": Any,
         "job options": dict[str, Any],
         "job_runtime": float,
+        "error": Any,
         "usr_cpu": Any,
         "sys_cpu": Any,
         "read": _Side,
@@ -175,23 +178,27 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         raise InputError(
             path, key, "is not a list of job records", "give fio's unmodified JSON output"
         )
+    _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
     label = options.source_label(path)
     rows, rejects, notes, groups = [], [], list(doc.notes), []
     runs = _run_jobs(records, params)
     batches = _batches(doc, key, records)
-    for interval, ((_, batch), lines) in enumerate(
-        zip(batches, fio_lines.batch_lines(text, key, batches), strict=True), start=1
-    ):
-        for i, record in enumerate(batch):
+    lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
+    interval = 0
+    for batch, places in zip(batches, lines, strict=True):
+        interval += any(i not in batch.before for i in range(len(batch.records)))
+        for i, record in enumerate(batch.records):
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
             try:
-                place = _Place(label, lines[i], interval)
+                if i in batch.before:
+                    raise fio_params.JobError("restarted")
+                place = _Place(label, places[i], interval, len(batches) > 1)
                 rows.append(_row(record, params, options, place, doc, runs.get(i)))
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
-                where = Message.of("where.record", path=f"{key}[{i}]", line=lines[i])
+                where = Message.of("where.record", path=f"{key}[{i}]", line=places[i])
                 rejects.append(Reject(label, where, err.reason))
     rows, repeated = _one_run_per_profile(rows, groups, label)
     rejects += repeated
@@ -201,16 +208,62 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     )
 
 
-def _batches(doc: _Document, key: str, records: list[Any]) -> list[tuple[int, list[Any]]]:
-    """(offset, records) per interval: one for a plain result, one per snapshot for
-    --status-interval output (differences of consecutive snapshots)."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_TEXT_FIELDS = ("jobname", "hostname", "groupid", "port", "job options")
+
+
+def _texts(value: Any, place: str) -> Iterator[tuple[str, str]]:
+    """Every string of ``value`` (keys too), with its JSON path."""
+    if isinstance(value, str):
+        yield place, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield f"{place}.{k}", str(k)
+            yield from _texts(v, f"{place}.{k}")
+
+
+def _check_text(path: Path, text: str, doc: _Document, key: str) -> None:
+    """The text iopress takes from fio's output (names, options, version) holds no
+    control character (decoded from \\u001b, \\u0000 ...): it would reach the report,
+    the terminal and file names. Of every snapshot, where there are several."""
+    for start, data in doc.snapshots or [(doc.start, doc.data)]:
+        fields = {k: data.get(k) for k in ("fio version", "global options")}
+        records = data.get(key)
+        for i, record in enumerate(records if isinstance(records, list) else []):
+            if isinstance(record, dict):
+                fields |= {f"{key}[{i}].{f}": record.get(f) for f in _TEXT_FIELDS}
+        for place, found in (t for name, v in fields.items() for t in _texts(v, name)):
+            if bad := _CONTROL.search(found):
+                raise InputError(
+                    path,
+                    f"{place} (JSON document at line {_line(text, start)})",
+                    f"control character {bad[0]!r} in the text {found!r}",
+                    "give fio's unmodified output (fio writes no control characters)",
+                )
+
+
+class _Batch(NamedTuple):
+    """One interval's records and the offset of their JSON document; ``before``: the
+    records (by position) of jobs whose counters fio started again later."""
+
+    start: int
+    records: list[Any]
+    before: set[int]
+
+
+def _batches(doc: _Document, key: str, records: list[Any]) -> list[_Batch]:
+    """One batch for a plain result, one per snapshot for --status-interval output
+    (differences of consecutive snapshots)."""
     snaps = [(start, d.get(key)) for start, d in doc.snapshots]
     if len(snaps) < 2 or not all(isinstance(s, list) and s for _, s in snaps):
-        return [(doc.start, records)]
-    deltas = fio_status.intervals([s for _, s in snaps if isinstance(s, list)])
-    if deltas is None:
-        return [(doc.start, records)]
-    return [(start, batch) for (start, _), batch in zip(snaps, deltas, strict=True)]
+        return [_Batch(doc.start, records, set())]
+    found = fio_status.intervals([s for _, s in snaps if isinstance(s, list)])
+    if found is None:
+        return [_Batch(doc.start, records, set())]
+    return [
+        _Batch(start, batch, before)
+        for (start, _), batch, before in zip(snaps, found.batches, found.before, strict=True)
+    ]
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -243,9 +296,9 @@ class _Direction:
 
 
 def _finite_float(value: object) -> bool:
-    """A float that is finite (inf - inf and nan - nan are nan): what msgspec gives for
-    fio's numbers, tested first because it is the common case."""
-    return value.__class__ is float and value - value == 0.0
+    """A float that is finite and not beyond any measured figure (inf - inf and nan - nan
+    are nan): what msgspec gives for fio's numbers, tested first as the common case."""
+    return value.__class__ is float and value - value == 0.0 and -LARGEST <= value <= LARGEST
 
 
 def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
@@ -255,6 +308,10 @@ def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float
         return float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
+    if abs(value) > LARGEST:
+        raise fio_params.JobError(
+            "too_large", field=f"{where}.{key}", value=repr(value), max=f"{LARGEST:g}"
+        )
     return float(value)
 
 
@@ -339,9 +396,11 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
         return _IDLE
     iops = _num(d, "iops", name)
     bw = _num(d, "bw_bytes", name) if "bw_bytes" in d else _num(d, "bw", name) * 1024
-    if iops <= 0:
-        return _Direction(iops, bw)
     runtime_s = _num(d, "runtime", name) / 1000
+    if iops <= 0:
+        return _Direction(iops, bw, runtime_s=runtime_s)
+    if runtime_s <= 0 and "runtime" in d:
+        raise fio_params.JobError("no_runtime")
     ios = _num(d, "total_ios", name) if d.get("total_ios") else iops * runtime_s
     stat = _stats(d, ("lat_ns", "lat"), name)
     lat = stat[2] if stat else _clat_plus_slat(d, name)
@@ -352,11 +411,18 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
 _NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
 
 
-def _measures(record: dict[str, Any]) -> dict[str, Any]:
+def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any]:
+    """The row's figures. ``within_run``: the record is an interval of --status-interval
+    output, where time without I/O (a stall, the end of the run) is a measured 0 IOPS."""
     read, write = _direction(record, "read"), _direction(record, "write")
     active = [d for d in (read, write) if d.iops > 0]
     if not active:
-        raise fio_params.JobError("no_io")
+        ran = max(read.runtime_s, write.runtime_s)
+        if ran > 0 and within_run:
+            return {**_NOTHING, "interval_s": ran}
+        if ran or _num(record, "job_runtime", "job"):
+            raise fio_params.JobError("no_io")
+        raise fio_params.JobError("idle")
     if any(d.lat_us is None for d in active):
         raise fio_params.JobError("no_latency")
     ios = sum(d.ios for d in active) or 1.0
@@ -382,6 +448,14 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_NOTHING: dict[str, Any] = {
+    **dict.fromkeys(("iops", "bytes_per_s", "read_iops", "write_iops"), 0.0),
+    **dict.fromkeys(("read_bytes_per_s", "write_bytes_per_s"), 0.0),
+    **dict.fromkeys(("lat_mean_us", "read_lat_mean_us", "write_lat_mean_us", "lat_max_us")),
+    **_NO_PERCENTILES,
+}
+
+
 def _cpu(record: dict[str, Any]) -> float | None:
     usr, sys = record.get("usr_cpu"), record.get("sys_cpu")
     if isinstance(usr, int | float) and isinstance(sys, int | float):
@@ -391,11 +465,12 @@ def _cpu(record: dict[str, Any]) -> float | None:
 
 class _Place(NamedTuple):
     """Where a row comes from: the source's label, the record's line, its interval (of
-    --status-interval output; else 1, the whole run)."""
+    --status-interval output, ``snapshot`` True; else 1, the whole run)."""
 
     source: str
     line: int
     interval: int
+    snapshot: bool = False
 
 
 def _row(
@@ -412,7 +487,7 @@ def _row(
     if isinstance(run, fio_params.JobError):
         raise run
     profile = run if run is not None else params.profile(record)
-    measures = _measures(record)
+    measures = _measures(record, place.snapshot)
     return {
         "system": options.system,
         "setup": options.setup,
@@ -442,6 +517,14 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
         )
 
 
+def _check_error(record: dict[str, Any]) -> None:
+    """fio's ``error`` of a job (an errno; 0 when it ran through): a job that failed did
+    not measure what its options say."""
+    code = record.get("error", 0)
+    if code not in (0, None):
+        raise fio_params.JobError("job_error", code=repr(code))
+
+
 MEMBER_SLACK = 1.01  # job_runtime and a direction's runtime come from two clocks
 
 
@@ -459,6 +542,7 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
         if not isinstance(record, dict) or record.get("jobname") == ALL_CLIENTS:
             continue
         try:
+            _check_error(record)
             found[i] = profile = params.profile(record)
             _check_members(record, profile["parallelism"])
         except fio_params.JobError as err:
