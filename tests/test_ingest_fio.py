@@ -75,18 +75,19 @@ def _final(name: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("name", "side", "ramp"),
+    ("name", "side", "ramp", "count"),
     [
-        ("ramp_status.json", "read", 1),  # the ramp's snapshot has less run time: no drop
-        ("ramp_status_plus.json", "write", 2),  # json+, the run time goes down at the reset
+        ("ramp_status.json", "read", 1, 4),  # the ramp's snapshot has less run time: no drop
+        ("ramp_status_plus.json", "write", 2, 4),  # json+, the run time goes down
+        ("layout_status.json", "read", 6, 3),  # a new 2 GiB file: 6 snapshots of layout
     ],
 )
-def test_ramp_time_snapshots_are_not_data_and_the_point_is_fios_final(
-    name: str, side: str, ramp: int
+def test_snapshots_before_fio_restarts_are_not_data_and_the_point_is_fios_final(
+    name: str, side: str, ramp: int, count: int
 ) -> None:
-    """fio starts its counters again when ramp_time ends: from there the snapshots are
-    differenced anew, those of the ramp are rejected (not measured), and the point
-    equals fio's final cumulative figures."""
+    """fio starts its counters again when ramp_time ends, or when it has laid out a new
+    file: from there the snapshots are differenced anew, those before are rejected (not
+    measured), and the point equals fio's final cumulative figures."""
     result = ingest.read(SAMPLES / name, ReadOptions())
     final = _final(name)["jobs"][0][side]
     point = to_points(result.intervals)
@@ -96,7 +97,7 @@ def test_ramp_time_snapshots_are_not_data_and_the_point_is_fios_final(
     assert [str(r.reason).split(" (")[0] for r in result.rejects] == [
         "before fio started the job's counters again"
     ] * ramp
-    assert result.intervals["interval"].to_list() == [1, 2, 3, 4]
+    assert result.intervals["interval"].to_list() == list(range(1, count + 1))
 
 
 def test_startdelay_restarts_a_job_and_an_ended_job_is_idle() -> None:

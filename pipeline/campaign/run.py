@@ -20,7 +20,7 @@ from pipeline.campaign import plan as planning
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, RAW
 from pipeline.errors import InputError, UsageError
-from pipeline.ingest.base import ReadOptions, interval_frame
+from pipeline.ingest.base import ReadOptions, interval_frame, problems
 from pipeline.machine import Machine, save_machine
 
 # Signatures of data a write would destroy: (offset, bytes). Partition tables and the
@@ -79,20 +79,30 @@ def guard(campaign: Campaign, destroy: list[str]) -> None:
                 )
 
 
-def valid(result: Path) -> tuple[float, float] | None:
-    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output that
-    iopress reads with every record accepted; None otherwise."""
+def figures(result: Path) -> tuple[float, float] | str:
+    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output whose
+    figures ``build`` accepts, by the same rule: it reads, and records are accepted. Records
+    rejected with their reason are listed by ``build`` as for any fio output: the snapshots
+    before fio starts a job's counters again (laying out a new file, ``ramp_time``) are
+    not part of fio's final figures, not a defect of the run. Else why not."""
     try:
         read = ingest.read(result, ReadOptions(root=result.parent), "fio")
-    except (InputError, OSError, ValueError):
-        return None
-    if read.rejects or not read.rows:
-        return None
+    except (InputError, OSError, ValueError) as err:
+        return str(err)
+    found = problems(read, result)
+    if found or not read.rows:
+        return str(found[0]) if found else "no interval was accepted"
     rows = interval_frame(read.rows)
     ios = float((rows["iops"] * rows["interval_s"]).sum())
     seconds = float(rows["interval_s"].sum())
-    lat = float((rows["lat_mean_us"] * rows["iops"] * rows["interval_s"]).sum())
+    lat = float((rows["lat_mean_us"].fill_null(0.0) * rows["iops"] * rows["interval_s"]).sum())
     return (ios / seconds if seconds else 0.0), (lat / ios if ios else 0.0)
+
+
+def valid(result: Path) -> tuple[float, float] | None:
+    """``figures`` of a sound result, or None."""
+    found = figures(result)
+    return None if isinstance(found, str) else found
 
 
 def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
@@ -130,15 +140,15 @@ def run_point(folder: Path, campaign: Campaign, name: str) -> Done:
     """One point: kept when its result is already valid, else run by fio into a part
     file that becomes the result only when it is valid (Ctrl-C: the part file goes)."""
     result = folder / RAW / f"{name}.json"
-    found = valid(result) if result.exists() else None
-    if found:
-        return Done(name, True, *found)
+    kept = valid(result) if result.exists() else None
+    if kept:
+        return Done(name, True, *kept)
     part = folder / RAW / f".{name}.json.part"
     try:
         _run_fio(command(campaign, folder / JOBS / f"{name}.fio", part), name, folder)
-        found = valid(part)
-        if found is None:
-            raise InputError(part, "", "fio's output is not complete", "run again")
+        found = figures(part)
+        if isinstance(found, str):
+            raise InputError(part, "", f"fio's output is not complete: {found}", "run again")
         os.replace(part, result)
     finally:
         part.unlink(missing_ok=True)

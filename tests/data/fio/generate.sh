@@ -25,6 +25,16 @@ fio $ramp --ramp_time=2 --name=ramp2 --rw=randwrite --bs=8k \
     --output-format=json+ --output=ramp_status_plus.json
 fio $ramp --name=early --rw=randread --bs=4k --name=late --startdelay=2 --rw=randread \
     --bs=4k --output-format=json --output=startdelay_status.json
+# A file that does not exist yet: fio lays it out first (its first snapshots without I/O),
+# then starts the job's counters again. Written to a real disk (a tmpfs lays out too fast)
+# and removed; the layout must outlast the first status interval.
+rm -rf layout.tmp && mkdir layout.tmp
+fio --name=layout --filename=layout.tmp/target.bin --size="${LAYOUT_SIZE:-2g}" \
+    --rw=randread --bs=4k --rate_iops=2000 --time_based --runtime=2 --status-interval=1 \
+    --output-format=json --output=layout_status.json
+rm -rf layout.tmp
+grep -q '"total_ios" : 0,' layout_status.json \
+    || { echo "layout_status.json: the layout was faster than 1 s; set LAYOUT_SIZE=8g" >&2; exit 1; }
 fio $common --name=trimmer --rw=randtrim --bs=4k --output-format=json --output=trim.json \
     || true
 # Text before the JSON, as fio's error lines and client banners put it there.
