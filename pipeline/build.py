@@ -153,14 +153,18 @@ def combine(
     if mapping:
         intervals = intervals.with_columns(pl.col("host").replace(mapping))
     intervals, schema_rejects = _schema_rejects(intervals)
-    intervals, twice = _read_twice(intervals)
+    intervals, twice, again = _read_twice(intervals)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice
+    finals = interval_frame([row for r in results for row in r.reference])
+    finals = finals.with_columns(pl.col("host").replace(mapping)) if mapping else finals
     rejects += [_failed(e) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     formats = {r.source: r.format for r in results}
-    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats)
+    references = pl.concat([again, finals])
+    points = to_points(intervals)
+    return Dataset(intervals, points, rejects, read, notes, sidecars, formats, references)
 
 
 def _failed(err: InputError) -> Reject:
@@ -186,10 +190,11 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
     return pl.concat([*frames, interval_frame([])])
 
 
-def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject], pl.DataFrame]:
     """The same host and point from two files (a file listed twice, or a fio JSON beside
     its own logs) would be summed as if concurrent, or its windows averaged with the whole
-    run's: the first file's rows are kept, the others' rejected, whatever their intervals.
+    run's: the first file's rows are kept, the others' rejected, whatever their intervals
+    (and returned, for validation to compare).
     A host named once with its port and once without (fio client/server's JSON says
     ``perf36:8765``, the logs' folder ``perf36``) is one host here, as in ``host_names``."""
     key = [*POINT_KEY, "_host"]
@@ -208,7 +213,7 @@ def _read_twice(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
         )
         for r in marked.filter(clash).iter_rows(named=True)
     ]
-    return marked.filter(~clash).drop("_first"), rejects
+    return marked.filter(~clash).drop("_first"), rejects, marked.filter(clash).drop("_first")
 
 
 def _ported(name: str, hosts: list[str]) -> list[str]:

@@ -12,11 +12,14 @@ import msgspec
 import pytest
 
 from pipeline import ingest
+from pipeline.build import combine
 from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
 from pipeline.normalise import to_points
+from pipeline.validate import agreement
 from tests.conftest import DATA
+from tests.test_validate import REPORT
 
 SAMPLES = DATA / "fio"
 
@@ -98,6 +101,24 @@ def test_snapshots_before_fio_restarts_are_not_data_and_the_point_is_fios_final(
         "before fio started the job's counters again"
     ] * ramp
     assert result.intervals["interval"].to_list() == list(range(1, count + 1))
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.03])
+def test_status_snapshots_are_compared_with_fios_final_record(
+    tmp_path: Path, factor: float
+) -> None:
+    """The intervals of --status-interval output add up to fio's final record; where they
+    do not (here: the final IOPS edited 3 % up), a validation warning names the file."""
+    text = (SAMPLES / "status_interval.json").read_text(encoding="utf-8")
+    start = text.rindex("\n{") + 1
+    final = json.loads(text[start:])
+    final["jobs"][0]["write"]["iops"] *= factor
+    path = tmp_path / "status.json"
+    path.write_text(text[:start] + json.dumps(final, indent=1), encoding="utf-8")
+    found = agreement(combine([ingest.read(path, ReadOptions())]), REPORT)
+    assert [(p.values["ours"], p.values["theirs"]) for p in found] == (
+        [("status.json", "status.json")] if factor > 1 else []
+    )
 
 
 def test_startdelay_restarts_a_job_and_an_ended_job_is_idle() -> None:

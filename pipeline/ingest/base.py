@@ -88,6 +88,9 @@ class ReadResult:
     format: str = ""  # the reader's format name (given, or recognised from the file)
     batch: Batch | None = None
     span: tuple[int, int] = (0, 0)
+    # rows that measure the same points once more, not counted: fio's final cumulative
+    # record beside its --status-interval snapshots (validation compares them)
+    reference: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def intervals(self) -> pl.DataFrame:

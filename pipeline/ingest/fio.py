@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -180,12 +181,35 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         )
     _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
-    label = options.source_label(path)
-    rows, rejects, notes, groups = [], [], list(doc.notes), []
-    runs = _run_jobs(records, params)
+    ctx = _Context(params, options, doc, _run_jobs(records, params), options.source_label(path))
     batches = _batches(doc, key, records)
     lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
-    interval = 0
+    rows, rejects, groups = _interval_rows(batches, lines, key, ctx)
+    rows, repeated = _one_run_per_profile(rows, groups, ctx.label)
+    notes = doc.notes + params.notes + _cross_check(records, rows)
+    read = len(rows) + len(rejects) + len(repeated)
+    result = ReadResult(None, rejects + repeated, read, notes, ctx.label, rows, params.used)
+    if len(batches) > 1:  # fio's final cumulative record: the whole run, to compare with
+        result.reference = _final_rows(records, lines[-1], ctx)
+    return result
+
+
+class _Context(NamedTuple):
+    """What turns a record of one file into a row."""
+
+    params: fio_params.Resolver
+    options: ReadOptions
+    doc: _Document
+    runs: dict[int, Any]  # per record of the final result: its profile, or its rejection
+    label: str
+
+
+def _interval_rows(
+    batches: list[_Batch], lines: list[list[int]], key: str, ctx: _Context
+) -> tuple[list[dict[str, Any]], list[Reject], list[object]]:
+    """The rows of every interval, the rejected records, and each row's reporting group."""
+    rows, rejects, groups = [], [], []
+    interval, many = 0, len(batches) > 1
     for batch, places in zip(batches, lines, strict=True):
         interval += any(i not in batch.before for i in range(len(batch.records)))
         for i, record in enumerate(batch.records):
@@ -194,18 +218,24 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             try:
                 if i in batch.before:
                     raise fio_params.JobError("restarted")
-                place = _Place(label, places[i], interval, len(batches) > 1)
-                rows.append(_row(record, params, options, place, doc, runs.get(i)))
+                place = _Place(ctx.label, places[i], interval, many)
+                rows.append(_row(record, i, place, ctx))
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
                 where = Message.of("where.record", path=f"{key}[{i}]", line=places[i])
-                rejects.append(Reject(label, where, err.reason))
-    rows, repeated = _one_run_per_profile(rows, groups, label)
-    rejects += repeated
-    notes += params.notes + _cross_check(records, rows)
-    return ReadResult(
-        None, rejects, len(rows) + len(rejects), notes, label, rows, sidecars=params.used
-    )
+                rejects.append(Reject(ctx.label, where, err.reason))
+    return rows, rejects, groups
+
+
+def _final_rows(records: list[Any], lines: list[int], ctx: _Context) -> list[dict[str, Any]]:
+    """The rows of fio's final record of each job (the whole run, not counted): what the
+    intervals of --status-interval output add up to (validation compares them)."""
+    found = []
+    for i, record in enumerate(records):
+        if isinstance(record, dict) and record.get("jobname") != ALL_CLIENTS:
+            with contextlib.suppress(fio_params.JobError):
+                found.append(_row(record, i, _Place(ctx.label, lines[i], 1), ctx))
+    return found
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -473,31 +503,26 @@ class _Place(NamedTuple):
     snapshot: bool = False
 
 
-def _row(
-    record: Any,
-    params: fio_params.Resolver,
-    options: ReadOptions,
-    place: _Place,
-    doc: _Document,
-    run: dict[str, Any] | fio_params.JobError | None,
-) -> dict[str, Any]:
-    """``run``: the profile (or the rejection) of this record's job in the final result."""
+def _row(record: Any, job: int, place: _Place, ctx: _Context) -> dict[str, Any]:
+    """The row of one record (of an interval, or the final record) of the ``job``-th job
+    of the final result, or a JobError."""
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
+    run = ctx.runs.get(job)
     if isinstance(run, fio_params.JobError):
         raise run
-    profile = run if run is not None else params.profile(record)
+    profile = run if run is not None else ctx.params.profile(record)
     measures = _measures(record, place.snapshot)
     return {
-        "system": options.system,
-        "setup": options.setup,
+        "system": ctx.options.system,
+        "setup": ctx.options.setup,
         "tool": NAME,
-        "host": host_of(record, options.host),
+        "host": host_of(record, ctx.options.host),
         "interval": place.interval,
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
-        "tool_version": str(doc.data.get("fio version", "")) or None,
+        "tool_version": str(ctx.doc.data.get("fio version", "")) or None,
         "source": place.source,
         "line": place.line,
     }
