@@ -163,7 +163,7 @@ def combine(
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     formats = {r.source: r.format for r in results}
     references = pl.concat([again, finals])
-    points = to_points(intervals)
+    points = to_points(intervals, finals)
     return Dataset(intervals, points, rejects, read, notes, sidecars, formats, references)
 
 

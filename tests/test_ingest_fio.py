@@ -121,6 +121,21 @@ def test_status_snapshots_are_compared_with_fios_final_record(
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "side"), [("ramp_status.json", "read"), ("layout_status.json", "read")]
+)
+def test_a_status_interval_point_has_fios_whole_run_percentiles(name: str, side: str) -> None:
+    """Percentiles cannot be subtracted: the intervals of --status-interval output have
+    none, and the point takes those of fio's final record (clat, the whole run)."""
+    data = combine([ingest.read(SAMPLES / name, ReadOptions())])
+    assert data.intervals["lat_p99_us"].null_count() == data.intervals.height
+    table = _final(name)["jobs"][0][side]["clat_ns"]["percentile"]
+    point = data.points.row(0, named=True)
+    for column, key in (("lat_p50_us", "50.000000"), ("lat_p99_us", "99.000000")):
+        assert point[column] == pytest.approx(table[key] / 1000, rel=1e-9)
+    assert point["lat_p9999_us"] == pytest.approx(table["99.990000"] / 1000, rel=1e-9)
+
+
 def test_startdelay_restarts_a_job_and_an_ended_job_is_idle() -> None:
     """Two jobs of one profile, the second with startdelay=2: its counters start again
     when the delay is over (its run time goes down), the first job's last snapshots add
