@@ -166,17 +166,21 @@ def combine(
         intervals = intervals.with_columns(pl.col("host").replace(mapping))
     intervals, schema_rejects = _schema_rejects(intervals)
     run_of = repeats.runs(results)
-    intervals, twice = _read_twice(intervals, run_of)
+    intervals, twice, again = _read_twice(intervals, run_of)
     found = _repeated(intervals, results, run_of, rule)
     intervals, older = repeats.apply(intervals, rule, found)
     intervals = intervals.drop("_host", repeats.RUN)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice + older
+    finals = interval_frame([row for r in results for row in r.reference])
+    finals = finals.with_columns(pl.col("host").replace(mapping)) if mapping else finals
     rejects += [_failed(e) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
     read = sum(r.records_read for r in results) + len(failed)
     sidecars = {r.source: r.sidecars for r in results if r.sidecars}
     formats = {r.source: r.format for r in results}
-    return Dataset(intervals, to_points(intervals), rejects, read, notes, sidecars, formats, found)
+    references = pl.concat([again, finals])
+    points = to_points(intervals, finals)
+    return Dataset(intervals, points, rejects, read, notes, sidecars, formats, found, references)
 
 
 def _failed(err: InputError) -> Reject:
@@ -204,7 +208,7 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
 
 def _read_twice(
     intervals: pl.DataFrame, run_of: dict[str, str]
-) -> tuple[pl.DataFrame, list[Reject]]:
+) -> tuple[pl.DataFrame, list[Reject], pl.DataFrame]:
     """The same host and point from two views of one run (a fio JSON and its own logs,
     ``repeats.runs``) would be summed as if concurrent, or its windows averaged with the
     whole run's: the first file's rows are kept, the others' rejected, whatever their
@@ -230,7 +234,8 @@ def _read_twice(
         )
         for r in marked.filter(clash).iter_rows(named=True)
     ]
-    return marked.filter(~clash).drop("_first"), rejects
+    again = marked.filter(clash).drop("_first", "_host", repeats.RUN)
+    return marked.filter(~clash).drop("_first"), rejects, again
 
 
 def _repeated(

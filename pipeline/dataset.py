@@ -26,6 +26,9 @@ class Dataset:
     sidecars: dict[str, list[Path]] = field(default_factory=dict)  # source -> files read too
     formats: dict[str, str] = field(default_factory=dict)  # source -> the format it was read as
     repeats: list[Repeat] = field(default_factory=list)  # points measured in several runs
+    # the same points measured once more, not counted: a file read twice (a fio JSON beside
+    # its own logs), fio's final record beside its status snapshots (validation compares)
+    references: pl.DataFrame | None = None
 
     @property
     def accepted(self) -> int:

@@ -71,8 +71,33 @@ def full_round(over: list[str] | None = None) -> pl.Expr:
     return pl.col("interval_s") >= SHORT_ROUND * (median.over(over) if over else median)
 
 
-def to_points(intervals: pl.DataFrame) -> pl.DataFrame:
-    """The points level: one row per system × setup × tool × profile × parallelism."""
+def to_points(intervals: pl.DataFrame, finals: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The points level: one row per system × setup × tool × profile × parallelism.
+    ``finals``: fio's final records beside its --status-interval snapshots (whole-run
+    percentiles)."""
+    points = _points(intervals)
+    return points if finals is None or finals.is_empty() else _whole_run(points, intervals, finals)
+
+
+_PERCENTILE_COLUMNS = [f"lat_{p}_us" for p in PERCENTILES]
+
+
+def _whole_run(points: pl.DataFrame, intervals: pl.DataFrame, finals: pl.DataFrame) -> pl.DataFrame:
+    """Percentiles cannot be taken from differences of snapshots: where a point has none,
+    those of fio's final records of its own files and hosts (the whole run: exact for one
+    record, e.g. group_reporting; else the largest, an upper bound)."""
+    key = [*POINT_KEY, "host", "source"]
+    own = finals.join(intervals.select(key).unique(), on=key, how="semi", nulls_equal=True)
+    found = own.group_by(list(POINT_KEY)).agg(pl.col(n).max() for n in _PERCENTILE_COLUMNS)
+    missing = pl.all_horizontal(pl.col(n).is_null() for n in _PERCENTILE_COLUMNS)
+    joined = points.join(found, on=list(POINT_KEY), how="left", suffix="_run", nulls_equal=True)
+    return joined.with_columns(
+        pl.when(missing).then(pl.col(f"{n}_run")).otherwise(pl.col(n)).alias(n)
+        for n in _PERCENTILE_COLUMNS
+    ).select(points.columns)
+
+
+def _points(intervals: pl.DataFrame) -> pl.DataFrame:
     if intervals.is_empty():
         return conform(pl.DataFrame(schema={f.name: f.dtype for f in POINT_FIELDS}), POINT_FIELDS)
     # sorted: the sums below then add in the same order every run (same bits every build)

@@ -13,7 +13,8 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.language.fmt import Formatter
-from pipeline.normalise import full_round
+from pipeline.normalise import full_round, to_points
+from pipeline.schema import POINT_KEY
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -21,6 +22,7 @@ LITTLE_TOLERANCE = 0.25
 STEADY_WINDOW = 5
 STEADY_DATA_EXCURSION = 0.20
 STEADY_SLOPE_EXCURSION = 0.10
+AGREEMENT_PCT = 2.0  # one run read from two sources (fio's JSON and its logs)
 
 
 Severity = Literal["error", "warning"]
@@ -245,6 +247,68 @@ def units(data: Dataset, report: Report) -> list[Problem]:
     return problems
 
 
+def _apart(ours: float | None, theirs: float | None) -> float:
+    """How far apart two figures are, in % of the larger; 0 where one is unknown."""
+    if ours is None or theirs is None or max(ours, theirs) <= 0:
+        return 0.0
+    return abs(ours - theirs) / max(ours, theirs) * 100
+
+
+def agreement(data: Dataset, report: Report) -> list[Problem]:
+    """A run read from two sources (fio's JSON and its interval logs; fio's final record
+    and its status snapshots) gives the same IOPS and mean latency within 2 %."""
+    refs, problems = data.references, list[Problem]()
+    if refs is None or refs.is_empty():
+        return problems
+    key = [*POINT_KEY, "host"]
+    for (source,), theirs in refs.group_by("source", maintain_order=True):
+        same = theirs.select(key).unique()
+        ours = data.intervals.join(same, on=key, how="semi", nulls_equal=True)
+        pairs = to_points(theirs).join(
+            to_points(ours), on=POINT_KEY, suffix="_ours", nulls_equal=True
+        )
+        line = int(theirs["line"].cast(pl.Int64).fill_null(0).to_list()[0])
+        for row in pairs.iter_rows(named=True):
+            iops = _apart(row["iops_ours"], row["iops"])
+            lat = _apart(row["lat_mean_us_ours"], row["lat_mean_us"])
+            if max(iops, lat) > AGREEMENT_PCT:
+                problems.append(_agreement(row, str(source), line, iops, lat))
+    return problems
+
+
+def _agreement(row: dict[str, Any], source: str, line: int, iops: float, lat: float) -> Problem:
+    return _problem(
+        "agreement",
+        "warning",
+        row,
+        "agreement",
+        ours=row["source_ours"],
+        theirs=source,
+        line=line,
+        iops=float(row["iops_ours"]),
+        iops_other=float(row["iops"]),
+        lat=row["lat_mean_us_ours"] or "–",
+        lat_other=row["lat_mean_us"] or "–",
+        apart=max(iops, lat),
+    )
+
+
+LOG_WINDOW_REJECTS = ("log.no_count", "log.clones")
+
+
+def log_window(data: Dataset, report: Report) -> list[Problem]:
+    """fio's iops and bw logs without a window its latency log has (the last, partial one
+    of a job): the logs' figures are those of the windows logged, not the whole run."""
+    found: dict[str, list[str]] = {}
+    for reject in data.rejects:
+        if reject.reason.key in LOG_WINDOW_REJECTS:
+            found.setdefault(reject.source, []).append(dict(reject.where.values)["window"])
+    return [
+        Problem("log-window", "warning", None, source, "log_window", {"windows": ", ".join(w)})
+        for source, w in found.items()
+    ]
+
+
 RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
     bandwidth,
     littles_law,
@@ -252,6 +316,8 @@ RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
     steady_state,
     completeness,
     units,
+    agreement,
+    log_window,
 )
 
 

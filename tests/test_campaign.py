@@ -20,11 +20,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline import ingest
 from pipeline.build import build
 from pipeline.campaign import plan as planning
 from pipeline.campaign.model import load_campaign
 from pipeline.campaign.targets import guard, look, signatures
 from pipeline.errors import InputError, InputErrors
+from pipeline.ingest.base import ReadOptions
+from pipeline.normalise import to_points
 from tests.cli import iopress
 from tests.conftest import ROOT
 
@@ -216,6 +219,33 @@ def test_local_campaign_plan_run_resume_build(tmp_path: Path) -> None:
     itself = iopress("compare", folder, result.out)  # the campaign against its own build
     assert itself.returncode == 0 and "0 regression(s)" in itself.stdout
     assert "unchanged" in itself.stdout and "within" not in itself.stdout
+
+
+@needs_fio
+@WAITS
+def test_warm_up_on_a_target_that_does_not_exist_completes_first_time(tmp_path: Path) -> None:
+    """warm_up = 2 (fio's ramp_time) on a file fio lays out first: fio starts its counters
+    again when the ramp ends, the snapshots before are rejected (not measured) and the
+    point is accepted at the first try; its figures are fio's final ones."""
+    text = _campaign(tmp_path).read_text()
+    second = text.index("[[profiles]]", text.index("[[profiles]]") + 1)
+    text = text[:second] + text[text.index("[intervals]") :]  # one profile, one level
+    text = text.replace("[1, 2, 4]", "[1]").replace("count = 1", "count = 2\nwarm_up = 2")
+    (tmp_path / "campaign.toml").write_text(text, encoding="utf-8")
+    assert not (tmp_path / "target.bin").exists()
+    folder = tmp_path / "c"
+    assert iopress("plan", tmp_path / "campaign.toml", "-o", folder).returncode == 0
+    run = iopress("run", folder)
+    assert run.returncode == 0, run.stderr
+    assert "1 points: 1 run, 0 kept" in run.stdout
+    result = next((folder / "raw").glob("*.json"))
+    read = ingest.read(result, ReadOptions(root=folder), "fio")
+    reasons = {r.reason.key for r in read.rejects}  # idle: the final record adds nothing
+    assert "fio.restarted" in reasons and reasons <= {"fio.restarted", "fio.idle"}
+    point = to_points(read.intervals)
+    iops, lat = _fio_figures(result)
+    assert point["iops"][0] == pytest.approx(iops, rel=1e-6)
+    assert point["lat_mean_us"][0] == pytest.approx(lat, rel=1e-6)
 
 
 def _provenance(folder: Path, out: Path, machine: dict[str, str]) -> None:

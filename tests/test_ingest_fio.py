@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import msgspec
 import pytest
 
 from pipeline import ingest
+from pipeline.build import combine
+from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
 from pipeline.normalise import to_points
+from pipeline.validate import agreement
 from tests.conftest import DATA
+from tests.test_validate import REPORT
 
 SAMPLES = DATA / "fio"
 
@@ -63,6 +69,88 @@ def test_status_interval_snapshots_become_intervals() -> None:
     assert point["iops"][0] == pytest.approx(final["iops"], rel=1e-6)
     assert point["lat_mean_us"][0] == pytest.approx(final["lat_ns"]["mean"] / 1000, rel=1e-6)
     assert any("differences between consecutive snapshots" in n for n in result.notes)
+
+
+def _final(name: str) -> dict[str, Any]:
+    text = (SAMPLES / name).read_text(encoding="utf-8")
+    final: dict[str, Any] = json.loads(text[text.rindex("\n{") + 1 :])
+    return final
+
+
+@pytest.mark.parametrize(
+    ("name", "side", "ramp", "count"),
+    [
+        ("ramp_status.json", "read", 1, 4),  # the ramp's snapshot has less run time: no drop
+        ("ramp_status_plus.json", "write", 2, 4),  # json+, the run time goes down
+        ("layout_status.json", "read", 6, 3),  # a new 2 GiB file: 6 snapshots of layout
+    ],
+)
+def test_snapshots_before_fio_restarts_are_not_data_and_the_point_is_fios_final(
+    name: str, side: str, ramp: int, count: int
+) -> None:
+    """fio starts its counters again when ramp_time ends, or when it has laid out a new
+    file: from there the snapshots are differenced anew, those before are rejected (not
+    measured), and the point equals fio's final cumulative figures."""
+    result = ingest.read(SAMPLES / name, ReadOptions())
+    final = _final(name)["jobs"][0][side]
+    point = to_points(result.intervals)
+    assert point["iops"][0] == pytest.approx(final["iops"], rel=1e-6)
+    assert point["lat_mean_us"][0] == pytest.approx(final["lat_ns"]["mean"] / 1000, rel=1e-6)
+    assert result.intervals["interval_s"].sum() == pytest.approx(final["runtime"] / 1000)
+    assert [str(r.reason).split(" (")[0] for r in result.rejects] == [
+        "before fio started the job's counters again"
+    ] * ramp
+    assert result.intervals["interval"].to_list() == list(range(1, count + 1))
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.03])
+def test_status_snapshots_are_compared_with_fios_final_record(
+    tmp_path: Path, factor: float
+) -> None:
+    """The intervals of --status-interval output add up to fio's final record; where they
+    do not (here: the final IOPS edited 3 % up), a validation warning names the file."""
+    text = (SAMPLES / "status_interval.json").read_text(encoding="utf-8")
+    start = text.rindex("\n{") + 1
+    final = json.loads(text[start:])
+    final["jobs"][0]["write"]["iops"] *= factor
+    path = tmp_path / "status.json"
+    path.write_text(text[:start] + json.dumps(final, indent=1), encoding="utf-8")
+    found = agreement(combine([ingest.read(path, ReadOptions())]), REPORT)
+    assert [(p.values["ours"], p.values["theirs"]) for p in found] == (
+        [("status.json", "status.json")] if factor > 1 else []
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "side"), [("ramp_status.json", "read"), ("layout_status.json", "read")]
+)
+def test_a_status_interval_point_has_fios_whole_run_percentiles(name: str, side: str) -> None:
+    """Percentiles cannot be subtracted: the intervals of --status-interval output have
+    none, and the point takes those of fio's final record (clat, the whole run)."""
+    data = combine([ingest.read(SAMPLES / name, ReadOptions())])
+    assert data.intervals["lat_p99_us"].null_count() == data.intervals.height
+    table = _final(name)["jobs"][0][side]["clat_ns"]["percentile"]
+    point = data.points.row(0, named=True)
+    for column, key in (("lat_p50_us", "50.000000"), ("lat_p99_us", "99.000000")):
+        assert point[column] == pytest.approx(table[key] / 1000, rel=1e-9)
+    assert point["lat_p9999_us"] == pytest.approx(table["99.990000"] / 1000, rel=1e-9)
+
+
+def test_startdelay_restarts_a_job_and_an_ended_job_is_idle() -> None:
+    """Two jobs of one profile, the second with startdelay=2: its counters start again
+    when the delay is over (its run time goes down), the first job's last snapshots add
+    nothing (it had ended). Each job's intervals add up to its final record."""
+    result = ingest.read(SAMPLES / "startdelay_status.json", ReadOptions())
+    reasons = [(r.where.values[0][1], str(r.reason)[:20]) for r in result.rejects]
+    assert reasons == [
+        ("jobs[1]", "before fio started t"),
+        ("jobs[1]", "before fio started t"),
+        ("jobs[0]", "no run time and no I"),
+        ("jobs[0]", "no run time and no I"),
+    ]
+    jobs = _final("startdelay_status.json")["jobs"]
+    ios = (result.intervals["iops"] * result.intervals["interval_s"]).sum()
+    assert ios == pytest.approx(sum(j["read"]["total_ios"] for j in jobs))
 
 
 def test_trim_is_rejected_with_reason() -> None:
@@ -138,6 +226,59 @@ def test_a_field_that_is_not_a_finite_number_rejects_its_record(
     assert result.accepted == 0 and len(result.rejects) == 1
     reason = str(result.rejects[0].reason)
     assert f"{named} is " in reason and "not a number" in reason, reason
+
+
+def _edited(tmp_path: Path, sample: str, change: Callable[[dict[str, Any]], None]) -> Path:
+    doc = json.loads((SAMPLES / sample).read_text(encoding="utf-8"))
+    change(doc["jobs"][0])
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda j: j.update(error=5), "fio reports error 5 for this job"),
+        (lambda j: j["read"].update(runtime=0), "runtime is 0"),
+        (lambda j: j["read"].update(iops=1e308), "read.iops is 1e+308: larger than any"),
+        (lambda j: j["read"].update(bw_bytes=10**300), "read.bw_bytes is 1e+300: larger"),
+    ],
+    ids=["error", "runtime_0", "iops_1e308", "bw_huge_int"],
+)
+def test_a_failed_or_impossible_job_is_rejected_with_its_reason(
+    tmp_path: Path, change: Callable[[dict[str, Any]], None], reason: str
+) -> None:
+    """A job fio says failed ("error": errno), ran no time, or whose figures are beyond
+    any device (hand-edited) is no measurement: rejected, the field named."""
+    result = ingest.read(_edited(tmp_path, "jsonplus.json", change), ReadOptions())
+    assert result.accepted == 0 and len(result.rejects) == 1
+    assert reason in str(result.rejects[0].reason), result.rejects[0].reason
+
+
+@pytest.mark.parametrize(
+    ("sample", "field", "value"),
+    [
+        ("jsonplus.json", "jobname", r"a\u001b[31mb"),
+        ("jsonplus.json", "hostname", r"host\u0000"),
+        ("status_interval.json", "jobname", r"live\u0085"),
+    ],
+)
+def test_a_control_character_in_fios_text_is_an_input_error(
+    tmp_path: Path, sample: str, field: str, value: str
+) -> None:
+    """Decoded from JSON escapes, a control character would reach the report and the
+    terminal: the file is refused, naming the JSON path (in every snapshot)."""
+    text = (SAMPLES / sample).read_text(encoding="utf-8")
+    name = text[text.index('"jobname"') : text.index(",", text.index('"jobname"')) + 1]
+    own = f'"{field}" : "{value}",'  # in the first (or only) document
+    text = text.replace(name, own if field == "jobname" else name + own, 1)
+    path = tmp_path / "edited.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        ingest.read(path, ReadOptions())
+    assert err.value.path == path and f"jobs[0].{field} (JSON document at line 1)" in str(err.value)
+    assert "control character" in str(err.value)
 
 
 @pytest.mark.parametrize("first", [0, 1, 2])

@@ -20,7 +20,7 @@ from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campai
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
 from pipeline.campaign.targets import create_missing, guard, load_records, look, refresh
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, interval_frame
+from pipeline.ingest.base import ReadOptions, interval_frame, problems
 from pipeline.machine import Machine, save_machine
 
 ENV = f"{RAW}/env"  # the machine that ran fio, and the preconditioning's output
@@ -36,20 +36,30 @@ class Done:
     lat_us: float
 
 
-def valid(result: Path) -> tuple[float, float] | None:
-    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output that
-    iopress reads with every record accepted; None otherwise."""
+def figures(result: Path) -> tuple[float, float] | str:
+    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output whose
+    figures ``build`` accepts, by the same rule: it reads, and records are accepted. Records
+    rejected with their reason are listed by ``build`` as for any fio output: the snapshots
+    before fio starts a job's counters again (laying out a new file, ``ramp_time``) are
+    not part of fio's final figures, not a defect of the run. Else why not."""
     try:
         read = ingest.read(result, ReadOptions(root=result.parent), "fio")
-    except (InputError, OSError, ValueError):
-        return None
-    if read.rejects or not read.rows:
-        return None
+    except (InputError, OSError, ValueError) as err:
+        return str(err)
+    found = problems(read, result)
+    if found or not read.rows:
+        return str(found[0]) if found else "no interval was accepted"
     rows = interval_frame(read.rows)
     ios = float((rows["iops"] * rows["interval_s"]).sum())
     seconds = float(rows["interval_s"].sum())
-    lat = float((rows["lat_mean_us"] * rows["iops"] * rows["interval_s"]).sum())
+    lat = float((rows["lat_mean_us"].fill_null(0.0) * rows["iops"] * rows["interval_s"]).sum())
     return (ios / seconds if seconds else 0.0), (lat / ios if ios else 0.0)
+
+
+def valid(result: Path) -> tuple[float, float] | None:
+    """``figures`` of a sound result, or None."""
+    found = figures(result)
+    return None if isinstance(found, str) else found
 
 
 def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
@@ -87,15 +97,15 @@ def run_point(folder: Folder, campaign: Campaign, name: str) -> Done:
     """One point: kept when its result is already valid, else run by fio into a part
     file that becomes the result only when it is valid (Ctrl-C: the part file goes)."""
     result = f"{RAW}/{name}.json"
-    found = valid(folder.root / result) if folder.check(result) else None
-    if found:
-        return Done(name, True, *found)
+    kept = valid(folder.root / result) if folder.check(result) else None
+    if kept:
+        return Done(name, True, *kept)
     part = folder.part(f"{RAW}/.{name}.json.part")
     try:
         _run_fio(command(campaign, folder.root / JOBS / f"{name}.fio", part), name, folder.root)
-        found = valid(part)
-        if found is None:
-            raise InputError(part, "", "fio's output is not complete", "run again")
+        found = figures(part)
+        if isinstance(found, str):
+            raise InputError(part, "", f"fio's output is not complete: {found}", "run again")
         folder.rename(str(part.relative_to(folder.root)), result)
     finally:
         part.unlink(missing_ok=True)

@@ -90,6 +90,9 @@ class ReadResult:
     batch: Batch | None = None
     span: tuple[int, int] = (0, 0)
     seen: dict[str, Seen] = field(default_factory=dict)  # every file read, as read (inputs)
+    # rows that measure the same points once more, not counted: fio's final cumulative
+    # record beside its --status-interval snapshots (validation compares them)
+    reference: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def intervals(self) -> pl.DataFrame:

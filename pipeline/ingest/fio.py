@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
@@ -13,6 +15,7 @@ import msgspec
 import orjson
 import polars as pl
 
+from pipeline.config import LARGEST
 from pipeline.errors import InputError
 from pipeline.ingest import fio_lines, fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
@@ -92,6 +95,7 @@ _Job = TypedDict(
         "port": Any,
         "job options": dict[str, Any],
         "job_runtime": float,
+        "error": Any,
         "usr_cpu": Any,
         "sys_cpu": Any,
         "read": _Side,
@@ -175,42 +179,121 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         raise InputError(
             path, key, "is not a list of job records", "give fio's unmodified JSON output"
         )
+    _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
-    label = options.source_label(path)
-    rows, rejects, notes, groups = [], [], list(doc.notes), []
-    runs = _run_jobs(records, params)
+    ctx = _Context(params, options, doc, _run_jobs(records, params), options.source_label(path))
     batches = _batches(doc, key, records)
-    for interval, ((_, batch), lines) in enumerate(
-        zip(batches, fio_lines.batch_lines(text, key, batches), strict=True), start=1
-    ):
-        for i, record in enumerate(batch):
+    lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
+    rows, rejects, groups = _interval_rows(batches, lines, key, ctx)
+    rows, repeated = _one_run_per_profile(rows, groups, ctx.label)
+    notes = doc.notes + params.notes + _cross_check(records, rows)
+    read = len(rows) + len(rejects) + len(repeated)
+    result = ReadResult(None, rejects + repeated, read, notes, ctx.label, rows, params.used)
+    if len(batches) > 1:  # fio's final cumulative record: the whole run, to compare with
+        result.reference = _final_rows(records, lines[-1], ctx)
+    return result
+
+
+class _Context(NamedTuple):
+    """What turns a record of one file into a row."""
+
+    params: fio_params.Resolver
+    options: ReadOptions
+    doc: _Document
+    runs: dict[int, Any]  # per record of the final result: its profile, or its rejection
+    label: str
+
+
+def _interval_rows(
+    batches: list[_Batch], lines: list[list[int]], key: str, ctx: _Context
+) -> tuple[list[dict[str, Any]], list[Reject], list[object]]:
+    """The rows of every interval, the rejected records, and each row's reporting group."""
+    rows, rejects, groups = [], [], []
+    interval, many = 0, len(batches) > 1
+    for batch, places in zip(batches, lines, strict=True):
+        interval += any(i not in batch.before for i in range(len(batch.records)))
+        for i, record in enumerate(batch.records):
             if isinstance(record, dict) and record.get("jobname") == ALL_CLIENTS:
                 continue
             try:
-                place = _Place(label, lines[i], interval)
-                rows.append(_row(record, params, options, place, doc, runs.get(i)))
+                if i in batch.before:
+                    raise fio_params.JobError("restarted")
+                place = _Place(ctx.label, places[i], interval, many)
+                rows.append(_row(record, i, place, ctx))
                 groups.append(record.get("groupid", 0))
             except fio_params.JobError as err:
-                where = Message.of("where.record", path=f"{key}[{i}]", line=lines[i])
-                rejects.append(Reject(label, where, err.reason))
-    rows, repeated = _one_run_per_profile(rows, groups, label)
-    rejects += repeated
-    notes += params.notes + _cross_check(records, rows)
-    return ReadResult(
-        None, rejects, len(rows) + len(rejects), notes, label, rows, sidecars=params.used
-    )
+                where = Message.of("where.record", path=f"{key}[{i}]", line=places[i])
+                rejects.append(Reject(ctx.label, where, err.reason))
+    return rows, rejects, groups
 
 
-def _batches(doc: _Document, key: str, records: list[Any]) -> list[tuple[int, list[Any]]]:
-    """(offset, records) per interval: one for a plain result, one per snapshot for
-    --status-interval output (differences of consecutive snapshots)."""
+def _final_rows(records: list[Any], lines: list[int], ctx: _Context) -> list[dict[str, Any]]:
+    """The rows of fio's final record of each job (the whole run, not counted): what the
+    intervals of --status-interval output add up to (validation compares them)."""
+    found = []
+    for i, record in enumerate(records):
+        if isinstance(record, dict) and record.get("jobname") != ALL_CLIENTS:
+            with contextlib.suppress(fio_params.JobError):
+                found.append(_row(record, i, _Place(ctx.label, lines[i], 1), ctx))
+    return found
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_TEXT_FIELDS = ("jobname", "hostname", "groupid", "port", "job options")
+
+
+def _texts(value: Any, place: str) -> Iterator[tuple[str, str]]:
+    """Every string of ``value`` (keys too), with its JSON path."""
+    if isinstance(value, str):
+        yield place, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield f"{place}.{k}", str(k)
+            yield from _texts(v, f"{place}.{k}")
+
+
+def _check_text(path: Path, text: str, doc: _Document, key: str) -> None:
+    """The text iopress takes from fio's output (names, options, version) holds no
+    control character (decoded from \\u001b, \\u0000 ...): it would reach the report,
+    the terminal and file names. Of every snapshot, where there are several."""
+    for start, data in doc.snapshots or [(doc.start, doc.data)]:
+        fields = {k: data.get(k) for k in ("fio version", "global options")}
+        records = data.get(key)
+        for i, record in enumerate(records if isinstance(records, list) else []):
+            if isinstance(record, dict):
+                fields |= {f"{key}[{i}].{f}": record.get(f) for f in _TEXT_FIELDS}
+        for place, found in (t for name, v in fields.items() for t in _texts(v, name)):
+            if bad := _CONTROL.search(found):
+                raise InputError(
+                    path,
+                    f"{place} (JSON document at line {_line(text, start)})",
+                    f"control character {bad[0]!r} in the text {found!r}",
+                    "give fio's unmodified output (fio writes no control characters)",
+                )
+
+
+class _Batch(NamedTuple):
+    """One interval's records and the offset of their JSON document; ``before``: the
+    records (by position) of jobs whose counters fio started again later."""
+
+    start: int
+    records: list[Any]
+    before: set[int]
+
+
+def _batches(doc: _Document, key: str, records: list[Any]) -> list[_Batch]:
+    """One batch for a plain result, one per snapshot for --status-interval output
+    (differences of consecutive snapshots)."""
     snaps = [(start, d.get(key)) for start, d in doc.snapshots]
     if len(snaps) < 2 or not all(isinstance(s, list) and s for _, s in snaps):
-        return [(doc.start, records)]
-    deltas = fio_status.intervals([s for _, s in snaps if isinstance(s, list)])
-    if deltas is None:
-        return [(doc.start, records)]
-    return [(start, batch) for (start, _), batch in zip(snaps, deltas, strict=True)]
+        return [_Batch(doc.start, records, set())]
+    found = fio_status.intervals([s for _, s in snaps if isinstance(s, list)])
+    if found is None:
+        return [_Batch(doc.start, records, set())]
+    return [
+        _Batch(start, batch, before)
+        for (start, _), batch, before in zip(snaps, found.batches, found.before, strict=True)
+    ]
 
 
 def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
@@ -243,9 +326,9 @@ class _Direction:
 
 
 def _finite_float(value: object) -> bool:
-    """A float that is finite (inf - inf and nan - nan are nan): what msgspec gives for
-    fio's numbers, tested first because it is the common case."""
-    return value.__class__ is float and value - value == 0.0
+    """A float that is finite and not beyond any measured figure (inf - inf and nan - nan
+    are nan): what msgspec gives for fio's numbers, tested first as the common case."""
+    return value.__class__ is float and value - value == 0.0 and -LARGEST <= value <= LARGEST
 
 
 def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
@@ -255,6 +338,10 @@ def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float
         return float(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
+    if abs(value) > LARGEST:
+        raise fio_params.JobError(
+            "too_large", field=f"{where}.{key}", value=repr(value), max=f"{LARGEST:g}"
+        )
     return float(value)
 
 
@@ -339,9 +426,11 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
         return _IDLE
     iops = _num(d, "iops", name)
     bw = _num(d, "bw_bytes", name) if "bw_bytes" in d else _num(d, "bw", name) * 1024
-    if iops <= 0:
-        return _Direction(iops, bw)
     runtime_s = _num(d, "runtime", name) / 1000
+    if iops <= 0:
+        return _Direction(iops, bw, runtime_s=runtime_s)
+    if runtime_s <= 0 and "runtime" in d:
+        raise fio_params.JobError("no_runtime")
     ios = _num(d, "total_ios", name) if d.get("total_ios") else iops * runtime_s
     stat = _stats(d, ("lat_ns", "lat"), name)
     lat = stat[2] if stat else _clat_plus_slat(d, name)
@@ -352,11 +441,18 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
 _NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
 
 
-def _measures(record: dict[str, Any]) -> dict[str, Any]:
+def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any]:
+    """The row's figures. ``within_run``: the record is an interval of --status-interval
+    output, where time without I/O (a stall, the end of the run) is a measured 0 IOPS."""
     read, write = _direction(record, "read"), _direction(record, "write")
     active = [d for d in (read, write) if d.iops > 0]
     if not active:
-        raise fio_params.JobError("no_io")
+        ran = max(read.runtime_s, write.runtime_s)
+        if ran > 0 and within_run:
+            return {**_NOTHING, "interval_s": ran}
+        if ran or _num(record, "job_runtime", "job"):
+            raise fio_params.JobError("no_io")
+        raise fio_params.JobError("idle")
     if any(d.lat_us is None for d in active):
         raise fio_params.JobError("no_latency")
     ios = sum(d.ios for d in active) or 1.0
@@ -382,6 +478,14 @@ def _measures(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_NOTHING: dict[str, Any] = {
+    **dict.fromkeys(("iops", "bytes_per_s", "read_iops", "write_iops"), 0.0),
+    **dict.fromkeys(("read_bytes_per_s", "write_bytes_per_s"), 0.0),
+    **dict.fromkeys(("lat_mean_us", "read_lat_mean_us", "write_lat_mean_us", "lat_max_us")),
+    **_NO_PERCENTILES,
+}
+
+
 def _cpu(record: dict[str, Any]) -> float | None:
     usr, sys = record.get("usr_cpu"), record.get("sys_cpu")
     if isinstance(usr, int | float) and isinstance(sys, int | float):
@@ -391,38 +495,34 @@ def _cpu(record: dict[str, Any]) -> float | None:
 
 class _Place(NamedTuple):
     """Where a row comes from: the source's label, the record's line, its interval (of
-    --status-interval output; else 1, the whole run)."""
+    --status-interval output, ``snapshot`` True; else 1, the whole run)."""
 
     source: str
     line: int
     interval: int
+    snapshot: bool = False
 
 
-def _row(
-    record: Any,
-    params: fio_params.Resolver,
-    options: ReadOptions,
-    place: _Place,
-    doc: _Document,
-    run: dict[str, Any] | fio_params.JobError | None,
-) -> dict[str, Any]:
-    """``run``: the profile (or the rejection) of this record's job in the final result."""
+def _row(record: Any, job: int, place: _Place, ctx: _Context) -> dict[str, Any]:
+    """The row of one record (of an interval, or the final record) of the ``job``-th job
+    of the final result, or a JobError."""
     if not isinstance(record, dict):
         raise fio_params.JobError("not_record")
+    run = ctx.runs.get(job)
     if isinstance(run, fio_params.JobError):
         raise run
-    profile = run if run is not None else params.profile(record)
-    measures = _measures(record)
+    profile = run if run is not None else ctx.params.profile(record)
+    measures = _measures(record, place.snapshot)
     return {
-        "system": options.system,
-        "setup": options.setup,
+        "system": ctx.options.system,
+        "setup": ctx.options.setup,
         "tool": NAME,
-        "host": host_of(record, options.host),
+        "host": host_of(record, ctx.options.host),
         "interval": place.interval,
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
-        "tool_version": str(doc.data.get("fio version", "")) or None,
+        "tool_version": str(ctx.doc.data.get("fio version", "")) or None,
         "source": place.source,
         "line": place.line,
     }
@@ -442,6 +542,14 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
         )
 
 
+def _check_error(record: dict[str, Any]) -> None:
+    """fio's ``error`` of a job (an errno; 0 when it ran through): a job that failed did
+    not measure what its options say."""
+    code = record.get("error", 0)
+    if code not in (0, None):
+        raise fio_params.JobError("job_error", code=repr(code))
+
+
 MEMBER_SLACK = 1.01  # job_runtime and a direction's runtime come from two clocks
 
 
@@ -459,6 +567,7 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
         if not isinstance(record, dict) or record.get("jobname") == ALL_CLIENTS:
             continue
         try:
+            _check_error(record)
             found[i] = profile = params.profile(record)
             _check_members(record, profile["parallelism"])
         except fio_params.JobError as err:

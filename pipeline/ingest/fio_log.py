@@ -432,8 +432,9 @@ def _lead(path: Path, job: _Job) -> Path:
 def _sum_clones(frames: list[pl.DataFrame]) -> pl.DataFrame:
     """Clones of one job run together: per window and direction their I/O rates add up,
     latency is weighted by each clone's IOPS (as fio's own JSON sums them)."""
+    counted = pl.col("iops").is_not_null()  # fio's iops and bw logs miss a job's last window
     if len(frames) == 1:
-        return frames[0].with_columns(clones=pl.lit(1, pl.UInt32))
+        return frames[0].with_columns(clones=counted.cast(pl.UInt32))
     weight = pl.col("iops").fill_null(0)
     total = weight.filter(pl.col("lat").is_not_null()).sum()
     return (
@@ -445,7 +446,7 @@ def _sum_clones(frames: list[pl.DataFrame]) -> pl.DataFrame:
             pl.col("bytes_per_s").sum(),
             pl.when(total > 0).then((pl.col("lat") * weight).sum() / total).alias("lat"),
             pl.col("interval_s").first(),
-            pl.len().alias("clones"),
+            counted.sum().alias("clones"),
         )
     )
 
@@ -467,7 +468,7 @@ def _result(
     logged = any(m.split(".")[0] in ("lat", "clat") for m in files)
     lat_gap = (pl.col("lat_missing") | pl.col("lat_mean_us").is_null()) if logged else pl.lit(False)
     short = pl.col("clones") < len(clones)
-    bad = (pl.col("interval") < 1) | (pl.col("iops") <= 0) | lat_gap | short
+    bad = (pl.col("interval") < 1) | (pl.col("iops").fill_null(0) <= 0) | lat_gap | short
     rejects = [
         Reject(label, Message.of("where.window", window=r["interval"]), _why(r, len(clones)))
         for r in windows.filter(bad).iter_rows(named=True)
@@ -505,6 +506,8 @@ def _result(
 def _why(row: dict[str, Any], clones: int) -> Message:
     if row["interval"] < 1:
         return Message.of("log.time0")
+    if not row["clones"]:
+        return Message.of("log.no_count")
     if row["clones"] < clones:
         return Message.of("log.clones", n=row["clones"], clones=clones)
     if row["iops"] <= 0:

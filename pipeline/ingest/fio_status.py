@@ -1,15 +1,25 @@
 """fio --status-interval output: a JSON snapshot every N seconds, each cumulative since
-the start. The intervals are the differences between consecutive snapshots: I/Os, bytes
-and runtime subtract; the mean latency of an interval is the latency sum of the later
-snapshot less that of the earlier one, over the interval's I/Os. Percentiles cannot be
-subtracted and are left out; the maximum is the run's so far (an upper bound)."""
+the job's counters last started. The intervals are the differences between consecutive
+snapshots: I/Os, bytes and runtime subtract; the mean latency of an interval is the
+latency sum of the later snapshot less that of the earlier one, over the interval's I/Os.
+Percentiles cannot be subtracted and are left out; the maximum is the run's so far (an
+upper bound).
+
+fio starts a job's counters again when its ``ramp_time`` ends, when it has laid out its
+file, and when its ``startdelay`` is over: a job's figures before that are not part of
+its final result. A restart shows as a counter that goes down (runtime, I/Os, bytes), or
+as a snapshot with I/O but no latency sample (fio takes none during ``ramp_time``)
+followed by one with samples. From the job's last restart on, its snapshots are
+differenced anew (the first against zero); the snapshots before it are not data."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 DIRECTIONS = ("read", "write")
 LATENCY_KEYS = ("lat_ns", "lat", "clat_ns", "clat")
+COUNTERS = ("runtime", "total_ios", "io_bytes")
 
 
 def _number(d: dict[str, Any], key: str) -> float:
@@ -55,19 +65,75 @@ def _delta(cur: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any]:
     return record
 
 
-def intervals(snapshots: list[list[Any]]) -> list[list[Any]] | None:
-    """Per interval, the records of the run during it; None when the snapshots do not
-    hold the same jobs in the same order (then only the final snapshot can be used)."""
+def _sides(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [d for name in DIRECTIONS if isinstance(d := record.get(name), dict)]
+
+
+def _went_down(prev: dict[str, Any], cur: dict[str, Any]) -> bool:
+    if _number(cur, "job_runtime") < _number(prev, "job_runtime"):
+        return True
+    pairs = [(cur.get(name), prev.get(name)) for name in DIRECTIONS]
+    return any(
+        _number(now, k) < _number(before, k)
+        for now, before in pairs
+        if isinstance(now, dict) and isinstance(before, dict)
+        for k in COUNTERS
+    )
+
+
+def _sampled(record: dict[str, Any]) -> bool:
+    """Has fio taken a latency sample of the job (``N``, or before fio 3.x a mean or a
+    maximum above 0)?"""
+    for side in _sides(record):
+        for key in LATENCY_KEYS:
+            stats = side.get(key)
+            if isinstance(stats, dict) and (
+                _number(stats, "N") > 0 or _number(stats, "mean") > 0 or _number(stats, "max") > 0
+            ):
+                return True
+    return False
+
+
+def _unsampled_io(record: dict[str, Any]) -> bool:
+    return any(_number(s, "total_ios") > 0 for s in _sides(record)) and not _sampled(record)
+
+
+def restarted(prev: Any, cur: Any) -> bool:
+    """Did fio start the job's counters again between two of its snapshots?"""
+    if not isinstance(prev, dict) or not isinstance(cur, dict):
+        return False
+    return _went_down(prev, cur) or (_unsampled_io(prev) and _sampled(cur))
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """Per snapshot, each job's record for the interval that ends with it; and per
+    snapshot, the jobs (by position) whose counters fio started again later: those
+    records are not data."""
+
+    batches: list[list[Any]]
+    before: list[set[int]]
+
+
+def _start(series: list[Any]) -> int:
+    """The index of a job's first snapshot after its last restart (0: none)."""
+    starts = [k for k in range(1, len(series)) if restarted(series[k - 1], series[k])]
+    return starts[-1] if starts else 0
+
+
+def intervals(snapshots: list[list[Any]]) -> Intervals | None:
+    """The intervals of the snapshots; None when they do not hold the same jobs in the
+    same order (then only the final snapshot can be used)."""
     names = [[r.get("jobname") if isinstance(r, dict) else None for r in s] for s in snapshots]
     if any(n != names[-1] for n in names):
         return None
-    out, prev = [], [None] * len(snapshots[0])
-    for snapshot in snapshots:
-        out.append(
-            [
-                _delta(r, p) if isinstance(r, dict) else r
-                for r, p in zip(snapshot, prev, strict=True)
-            ]
-        )
-        prev = snapshot
-    return out
+    starts = [_start([s[i] for s in snapshots]) for i in range(len(snapshots[0]))]
+    batches, before = [], []
+    for k, snapshot in enumerate(snapshots):
+        batch = []
+        for i, record in enumerate(snapshot):
+            prev = snapshots[k - 1][i] if k > starts[i] else None
+            batch.append(_delta(record, prev) if isinstance(record, dict) else record)
+        batches.append(batch)
+        before.append({i for i, start in enumerate(starts) if k < start})
+    return Intervals(batches, before)

@@ -14,6 +14,23 @@ fio --ioengine=null --size=64M --time_based --runtime=1 --name=win --rw=randrw \
 fio --ioengine=null --size=64M --time_based --runtime=2 --name=perio --rw=randwrite \
     --bs=8k --rate_iops=50 --per_job_logs=1 --write_lat_log=perio \
     --output-format=json --output=perio.json
+# three clones, 500 ms windows: fio writes a job's last iops/bw window only when its
+# sampling tick comes before the job ends (its lat log always has it). clonetail ends
+# 300 ms into a window: no clone counts it. A 3 s run is repeated until every clone has
+# it (clonefull), or some but not all (clonemixed).
+clone="--ioengine=null --size=64M --time_based --rw=randread --bs=4k --numjobs=3
+    --rate_iops=4000 --log_avg_msec=500"
+clones() {  # NAME RUNTIME: run the job, print how many clones logged the last window
+    fio $clone --runtime="$2" --name="$1" --write_iops_log="$1" --write_bw_log="$1" \
+        --write_lat_log="$1" --output-format=json --output="$1.json"
+    for c in 1 2 3; do tail -1 "$1_iops.$c.log" | cut -d, -f1; done | awk '$1 >= 2990' | wc -l
+}
+clones clonetail 2800ms >/dev/null
+for want in "clonefull 3" "clonemixed [12]"; do
+    set -- $want
+    for _ in $(seq 20); do [[ $(clones "$1" 3) == $2 ]] && continue 2; done
+    echo "$1: 20 runs and none with $2 clones logging the last window" >&2; exit 1
+done
 fio --version > FIO_VERSION
 # a log whose job no JSON or job file describes, and a corrupt log
 mkdir -p bad/orphan bad/corrupt
