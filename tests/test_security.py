@@ -705,12 +705,19 @@ def test_tampered_cache_never_reaches_the_output(xss: Built, tmp_path: Path) -> 
     assert svgs and others
     for path in svgs[:: max(1, len(svgs) // 3)]:  # a few: each is checked on its own
         path.write_bytes(TAMPERED_SVG)
+    # issue 32: the forger recomputes the content hash an entry carried; a FIFO hung
+    for path in svgs[1 :: max(1, len(svgs) // 3)]:
+        path.write_bytes(hashlib.sha256(TAMPERED_SVG).digest() + TAMPERED_SVG)
+    fifo = others[0]
+    fifo.unlink()
+    os.mkfifo(fifo)
     truncated = others[-1]
     whole = truncated.read_bytes()
     truncated.write_bytes(whole[: len(whole) // 2])
     out = tmp_path / "out"
-    run = iopress("build", xss.report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache)
+    run = isolated("build", xss.report, "-o", out, cwd=tmp_path, env=cli_env(IOPRESS_CACHE=cache))
     assert run.code == 0, run
+    assert fifo.is_file() and not fifo.is_fifo()
     assert found_in_output("TAMPERED", run, out) == []
     for pdf in sorted(out.glob("*.pdf")):
         assert len(PdfReader(pdf).pages) == len(PdfReader(xss.out / pdf.name).pages), pdf
