@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.iopress-installed
 # Everything a target makes stays in the clone, the cache included (charts and documents of
 # `make demo` and the tests); `make setup` puts the vega-embed bundle into .venv/share.
 export IOPRESS_CACHE ?= $(CURDIR)/.cache/iopress
+export IOPRESS_CACHE_KEY ?= $(CURDIR)/.cache/iopress.key
 # Python keeps compiled modules (__pycache__ in .venv and the clone) even where the
 # environment says not to: without them every test worker, build and Vega process compiles
 # everything it imports again (≈ 1.8 CPU-s each for the libraries, 1.2 s to collect tests).

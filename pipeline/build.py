@@ -36,6 +36,7 @@ from pipeline.config import (
     load_report,
     provenance_files,
 )
+from pipeline.csvfile import write_csv
 from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import fio, spc1
@@ -402,11 +403,11 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     write_hive(ctx.dataset, work / HIVE, ctx.report.id)
     (work / "tables").mkdir()
     for name, table in ctx.tables.items():
-        table.write_csv(work / "tables" / f"{name}.csv")
+        write_csv(table, work / "tables" / f"{name}.csv")
     write_workbook(ctx, work / "tables" / "tables.xlsx")
-    ctx.dataset.rejects_frame().write_csv(work / "rejects.csv")
-    as_frame(ctx.problems, ctx.formatter("en")).write_csv(work / "validation.csv")
-    ctx.steady.write_csv(work / "steady_state.csv")
+    write_csv(ctx.dataset.rejects_frame(), work / "rejects.csv")
+    write_csv(as_frame(ctx.problems, ctx.formatter("en")), work / "validation.csv")
+    write_csv(ctx.steady, work / "steady_state.csv")
     from pipeline import manifest
 
     manifest.write(ctx, work / "manifest.json")

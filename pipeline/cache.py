@@ -1,20 +1,57 @@
 """A content-hashed cache: outputs stored under the hash of everything they are made from,
 so unchanged charts, documents and bundles are not made again. ``IOPRESS_CACHE`` names the
-folder (default ``~/.cache/iopress``); deleting it is always safe."""
+folder (default ``~/.cache/iopress``); deleting it is always safe.
+
+An entry is trusted only when it proves it was made by this user: it starts with the
+HMAC-SHA256 of its name and content under a secret key that lives apart from the cache
+(``IOPRESS_CACHE_KEY``, default ``~/.config/iopress/cache.key``, made on first use, mode
+600). Whoever can write the cache (a shared or restored cache folder) cannot read the key,
+so cannot make an entry that passes; a content hash stored beside the content proved
+nothing (a forger recomputes it). The cache folder must be the user's own and writable by
+no one else, and the key file private, or the cache is not used (with a note). Entries
+are opened without following links and without blocking, and only regular files up to
+``MAX_ENTRY`` bytes are read; anything else is a miss with a note, and made again."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
+import hmac
 import os
-import tempfile
-from collections.abc import Callable
+import secrets
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+MAX_ENTRY = 512 * 1024 * 1024  # bytes of content (the largest entry, a PDF, is far below)
+_MAC = 32  # an entry is the HMAC-SHA256 of its name and content, then the content
+_KEY_BYTES = 32
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# Notes for the user: entries that failed their check (and were made again), a cache not
+# used. Each once.
+NOTES: list[str] = []
+
+
+class Unusable(Exception):
+    """The cache folder or its key cannot be trusted: the cache is not used."""
 
 
 def folder() -> Path:
     root = os.environ.get("IOPRESS_CACHE") or Path.home() / ".cache" / "iopress"
     return Path(root)
+
+
+def key_file() -> Path:
+    """Where the secret key is: apart from the cache, in the user's configuration."""
+    given = os.environ.get("IOPRESS_CACHE_KEY")
+    if given:
+        return Path(given)
+    config = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(config) / "iopress" / "cache.key"
 
 
 def key(*parts: bytes | str) -> str:
@@ -26,36 +63,196 @@ def key(*parts: bytes | str) -> str:
     return digest.hexdigest()
 
 
-# Notes for the user: entries that failed their check (and were made again).
-NOTES: list[str] = []
-_DIGEST = 32  # an entry is the SHA-256 of its content, then the content
+def _note(text: str) -> None:
+    if text not in NOTES:
+        NOTES.append(text)
+
+
+# --- the key ---------------------------------------------------------------------------
+
+_SECRETS: dict[Path, bytes] = {}
+
+
+def _secret() -> bytes:
+    path = key_file()
+    if path not in _SECRETS:
+        _SECRETS[path] = _load_key(path)
+    return _SECRETS[path]
+
+
+def _load_key(path: Path) -> bytes:
+    try:
+        try:
+            return _read_key(path)
+        except FileNotFoundError:
+            _make_key(path)
+            return _read_key(path)
+    except OSError as exc:
+        raise Unusable(
+            f"cache key {path} cannot be read or made ({exc.strerror}): the cache is not used"
+        ) from None
+
+
+def _read_key(path: Path) -> bytes:
+    fd = os.open(path, _FILE)
+    try:
+        info = os.fstat(fd)
+        private = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
+        if not private or info.st_mode & 0o077 or info.st_size != _KEY_BYTES:
+            raise Unusable(
+                f"cache key {path} is not a private file of {_KEY_BYTES} bytes (the user's "
+                "own, mode 600): the cache is not used; remove it and a new one is made"
+            )
+        return os.read(fd, _KEY_BYTES)
+    finally:
+        os.close(fd)
+
+
+def _make_key(path: Path) -> None:
+    """A new random key, mode 600; a key another build made meanwhile is kept."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(tmp, _NEW, 0o600)
+    try:
+        os.write(fd, secrets.token_bytes(_KEY_BYTES))
+    finally:
+        os.close(fd)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # never replaces an existing key
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _mac(name: str, data: bytes) -> bytes:
+    return hmac.new(_secret(), name.encode("ascii") + b"\0" + data, hashlib.sha256).digest()
+
+
+# --- the folder ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _root(create: bool) -> Iterator[int]:
+    """The cache folder, open, checked: the user's own and writable by no one else."""
+    root = folder()
+    if create:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # may be a link
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            raise Unusable(
+                f"cache folder {root} is not the user's own or is writable by others (mode "
+                f"{stat.S_IMODE(info.st_mode):o}): the cache is not used; chmod go-w it"
+            )
+        yield fd
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _shelf(root: int, name: str, create: bool) -> Iterator[int]:
+    """The subfolder of entry ``name`` (never a link)."""
+    if create:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name[:2], 0o700, dir_fd=root)
+    fd = os.open(name[:2], _DIR, dir_fd=root)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+# --- entries ---------------------------------------------------------------------------
+
+
+def _bad(shelf: int, name: str, why: str) -> None:
+    _note(f"cache entry {folder() / name[:2] / name} {why}; made again")
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=shelf)
+
+
+def _read_entry(shelf: int, name: str) -> bytes | None:
+    """The stored bytes: a regular file (not a link, FIFO or device) of bounded size."""
+    try:
+        fd = os.open(name, _FILE, dir_fd=shelf)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        link = exc.errno == errno.ELOOP
+        _bad(shelf, name, "is a link" if link else f"cannot be opened ({exc.strerror})")
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            _bad(shelf, name, "is not a regular file")
+            return None
+        stored = _read_at_most(fd, _MAC + MAX_ENTRY)
+    finally:
+        os.close(fd)
+    if stored is None:
+        _bad(shelf, name, f"is larger than {MAX_ENTRY:,} bytes")
+    return stored
+
+
+def _read_at_most(fd: int, limit: int) -> bytes | None:
+    """The file's bytes, or None when it holds more than ``limit`` (or grows past it)."""
+    if os.fstat(fd).st_size > limit:
+        return None
+    chunks, size = [], 0
+    while chunk := os.read(fd, 1 << 20):
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _verified(shelf: int, name: str, stored: bytes) -> bytes | None:
+    mac, data = stored[:_MAC], stored[_MAC:]
+    if hmac.compare_digest(mac, _mac(name, data)):
+        return data
+    _bad(shelf, name, "failed its check (not made by this user's iopress, or damaged)")
+    return None
 
 
 def get(name: str) -> bytes | None:
-    """The entry, if present and its content matches its hash; a damaged or altered one
-    is removed and noted, and counts as missing."""
-    path = folder() / name[:2] / name
+    """The entry, if present and proven this user's; a damaged, altered or foreign one is
+    removed and noted, and counts as missing."""
     try:
-        stored = path.read_bytes()
+        with _root(create=False) as root, _shelf(root, name, create=False) as shelf:
+            stored = _read_entry(shelf, name)
+            return None if stored is None else _verified(shelf, name, stored)
+    except Unusable as exc:
+        _note(str(exc))
     except OSError:
-        return None
-    digest, data = stored[:_DIGEST], stored[_DIGEST:]
-    if hashlib.sha256(data).digest() == digest:
-        return data
-    NOTES.append(f"cache entry {path} failed its content check; made again")
-    with contextlib.suppress(OSError):
-        path.unlink()
+        pass  # no cache (yet), or a subfolder that is a link: a miss
     return None
+
+
+def _write_entry(shelf: int, name: str, stored: bytes) -> None:
+    tmp = f".{name}.{secrets.token_hex(6)}"
+    fd = os.open(tmp, _NEW, 0o600, dir_fd=shelf)
+    try:
+        with os.fdopen(fd, "wb", closefd=False) as stream:
+            stream.write(stored)
+        os.replace(tmp, name, src_dir_fd=shelf, dst_dir_fd=shelf)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=shelf)
+        raise
+    finally:
+        os.close(fd)
 
 
 def put(name: str, data: bytes) -> None:
     """Store atomically; a cache that cannot be written is no error (it is only a cache)."""
-    target = folder() / name[:2] / name
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-            tmp.write(hashlib.sha256(data).digest() + data)
-        os.replace(tmp.name, target)
+        stored = _mac(name, data) + data
+        with _root(create=True) as root, _shelf(root, name, create=True) as shelf:
+            _write_entry(shelf, name, stored)
+    except Unusable as exc:
+        _note(str(exc))
     except OSError:
         pass
 

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from pipeline import __version__
-from pipeline.console import print_error
+from pipeline.console import out_console, print_error
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
@@ -81,7 +81,7 @@ def build(
         if not force and up_to_date(target, print_):
             from pipeline.language.strings import Strings
 
-            typer.echo(f"{Strings('en')('cli.up_to_date')}: {target}")
+            out_console.print(f"{Strings('en')('cli.up_to_date')}: {target}", markup=False)
             return
         from pipeline.config import load_report
 

@@ -21,6 +21,7 @@ from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
 from pipeline.config import REPORT_FILE, ColumnMapping, Repeats, read_toml
 from pipeline.console import err_console, out_console, print_error
+from pipeline.csvfile import write_csv
 from pipeline.dataset import (
     Dataset,
     intervals_path,
@@ -168,7 +169,7 @@ def _write_atomically(dataset: Dataset, output: Path) -> None:
         with tempfile.TemporaryDirectory(dir=output.parent, prefix=".iopress-") as tmp:
             staged = Path(tmp) / output.name
             write(dataset, staged)
-            dataset.rejects_frame().write_csv(rejects_path(staged))
+            write_csv(dataset.rejects_frame(), rejects_path(staged))
             os.replace(intervals_path(staged), intervals_path(output))
             os.replace(rejects_path(staged), rejects_path(output))
             os.replace(staged, output)

@@ -22,6 +22,7 @@ from pipeline.compute.compare import (
     labels,
 )
 from pipeline.config import LANGS, REPORT_FILE
+from pipeline.csvfile import write_csv
 from pipeline.dataset import intervals_path, read_figures, read_intervals, read_points
 from pipeline.errors import UsageError
 from pipeline.language.message import Message
@@ -214,7 +215,7 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
     target = check_out(out, old.path, new.path)
     date = max((d for d in (old.date, new.date) if d), default=dt.date.today())
     with staging(target) as work:
-        as_csv(result).write_csv(work / "compare.csv")
+        write_csv(as_csv(result), work / "compare.csv")
         (work / "charts").mkdir()
         shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
         for lang in LANGS:

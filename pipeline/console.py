@@ -1,22 +1,78 @@
 """The terminal: one console for results (stdout), one for messages (stderr).
 
-Light on purpose (rich only): the CLI prints a refusal without loading the pipeline."""
+Light on purpose (rich only): the CLI prints a refusal without loading the pipeline.
+
+What iopress prints holds text from data (file names, host and setup names, tool output):
+an escape sequence or NUL in it could clear the screen, retitle the window or fake
+output. Every text these consoles print, tables and titles too, passes ``visible``: C0 and
+C1 control characters (newline excepted) and the bidirectional overrides are shown as
+``\\x1b``, ``\\x00``, ``\\u202e``."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
+from typing import Union
 
-from rich.console import Console
+from rich.console import Console, HighlighterType, JustifyMethod, OverflowMethod
 from rich.markup import escape
+from rich.style import Style
+from rich.text import Text
+
+# C0 but newline, DEL, C1; and the bidi embeddings, overrides and isolates, which reorder
+# what a line shows (the "Trojan Source" characters)
+CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _shown(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` with every control character but newline (and those in ``keep``) written
+    out (``\\x1b``)."""
+    return CONTROL.sub(
+        lambda found: found.group() if found.group() in keep else _shown(found), text
+    )
+
+
+class SafeConsole(Console):
+    """A console that never sends a control character of its texts to the terminal (its
+    own colour codes are styles, added after this)."""
+
+    def render_str(
+        self,
+        text: str,
+        *,
+        style: Union[str, Style] = "",  # noqa: UP007 (rich's signature)
+        justify: JustifyMethod | None = None,
+        overflow: OverflowMethod | None = None,
+        emoji: bool | None = None,
+        markup: bool | None = None,
+        highlight: bool | None = None,
+        highlighter: HighlighterType | None = None,
+    ) -> Text:
+        return super().render_str(
+            visible(text),
+            style=style,
+            justify=justify,
+            overflow=overflow,
+            emoji=emoji,
+            markup=markup,
+            highlight=highlight,
+            highlighter=highlighter,
+        )
+
 
 # Output into a pipe or a file is as wide as it needs (rich took 80 columns there and cut
 # table cells to "10,105,…"); a terminal's own width, or COLUMNS, is kept.
 PIPED = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 1000
 
 # soft_wrap: one line per message, never folded at 80 columns, so grep finds file names
-out_console = Console(soft_wrap=True, width=PIPED)
-err_console = Console(stderr=True, soft_wrap=True)
+out_console = SafeConsole(soft_wrap=True, width=PIPED)
+err_console = SafeConsole(stderr=True, soft_wrap=True)
 
 
 def print_error(err: Exception) -> None:

@@ -52,6 +52,7 @@ def pytest_configure() -> None:
     if made:
         _RUN["made"] = folder
     os.environ["IOPRESS_CACHE"] = str(folder / "cache")
+    os.environ["IOPRESS_CACHE_KEY"] = str(folder / "cache.key")  # never the user's own
 
 
 def pytest_unconfigure() -> None:

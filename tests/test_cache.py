@@ -3,20 +3,29 @@ make it wrong."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
+import os
 import shutil
+import stat
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from pipeline import cache
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
-from tests.conftest import FS840
+from tests.conftest import FS840, ROOT
 
 
 @pytest.fixture()
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("IOPRESS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("IOPRESS_CACHE_KEY", str(tmp_path / "config" / "cache.key"))
+    monkeypatch.setattr(cache, "NOTES", [])
     return tmp_path / "cache"
 
 
@@ -31,7 +40,10 @@ def test_put_then_get(own_cache: Path) -> None:
     cache.put(name, b"drawing")
     assert cache.get(name) == b"drawing"
     stored = (own_cache / name[:2] / name).read_bytes()
-    assert stored == hashlib.sha256(b"drawing").digest() + b"drawing"
+    secret = (own_cache.parent / "config" / "cache.key").read_bytes()
+    mac = hmac.new(secret, name.encode() + b"\0drawing", hashlib.sha256).digest()
+    assert stored == mac + b"drawing"
+    assert cache.NOTES == []
 
 
 def test_cached_makes_once(own_cache: Path) -> None:
@@ -105,3 +117,156 @@ def test_unreadable_input_means_no_fingerprint(
     stamp(out, None)
     assert not (out / ".iopress-fingerprint").exists()
     assert not up_to_date(out, None)
+
+
+# --- a cache someone else can write (issue 32) -----------------------------------------------
+
+
+def _entry(own_cache: Path, name: str) -> Path:
+    return own_cache / name[:2] / name
+
+
+def test_the_key_is_made_private_apart_from_the_cache(own_cache: Path) -> None:
+    cache.put(cache.key("k"), b"x")
+    secret = own_cache.parent / "config" / "cache.key"
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700
+    assert len(secret.read_bytes()) == 32
+    assert stat.S_IMODE(own_cache.stat().st_mode) == 0o700
+    assert not secret.is_relative_to(own_cache)
+
+
+def test_key_in_the_users_configuration_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IOPRESS_CACHE_KEY")
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/home/u/.config")
+    assert cache.key_file() == Path("/home/u/.config/iopress/cache.key")
+
+
+def test_an_entry_with_a_recomputed_content_hash_is_not_used(own_cache: Path) -> None:
+    """Each entry stored its own SHA-256: a forger rewrote 14 chart entries with their
+    hashes recomputed and the forged text went into the PDF and the site."""
+    name = cache.key("chart")
+    cache.put(name, b"<svg>real</svg>")
+    forged = b"<svg>FORGED</svg>"
+    _entry(own_cache, name).write_bytes(hashlib.sha256(forged).digest() + forged)
+    assert cache.get(name) is None
+    assert [n for n in cache.NOTES if "failed its check" in n and name in n]
+    assert not _entry(own_cache, name).exists()  # removed: made again on the next put
+
+
+def test_an_entry_signed_with_another_key_or_name_is_not_used(own_cache: Path) -> None:
+    first, second = cache.key("a"), cache.key("b")
+    cache.put(first, b"one")
+    cache.put(second, b"two")
+    _entry(own_cache, second).write_bytes(_entry(own_cache, first).read_bytes())  # replayed
+    assert cache.get(second) is None
+    other = hmac.new(b"k" * 32, first.encode() + b"\0forged", hashlib.sha256).digest()
+    _entry(own_cache, first).write_bytes(other + b"forged")
+    assert cache.get(first) is None
+
+
+def _get_in_time(name: str, seconds: float = 10) -> tuple[bool, bytes | None]:
+    """``cache.get`` on a thread: (finished, result)."""
+    found: list[bytes | None] = []
+    worker = threading.Thread(target=lambda: found.append(cache.get(name)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return bool(found), found[0] if found else None
+
+
+def test_a_fifo_entry_is_a_miss_and_never_blocks(own_cache: Path) -> None:
+    """A FIFO in place of an entry hung the build (reading waits for a writer)."""
+    name = cache.key("fifo")
+    cache.put(name, b"x")
+    fifo = _entry(own_cache, name)
+    fifo.unlink()
+    os.mkfifo(fifo)
+    try:
+        finished, found = _get_in_time(name)
+    finally:
+        with contextlib.suppress(OSError):  # release a reader that blocked (old code)
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert finished, "reading a FIFO entry blocked"
+    assert found is None
+    assert [n for n in cache.NOTES if "not a regular file" in n]
+
+
+LINK_TO_ZERO = """
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_DATA, (1 << 30, 1 << 30))
+from pipeline import cache
+name = cache.key("zero")
+cache.put(name, b"x")
+entry = cache.folder() / name[:2] / name
+entry.unlink()
+entry.symlink_to(sys.argv[1])
+print(cache.get(name), cache.NOTES)
+"""
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "outside"])
+def test_a_linked_entry_is_a_miss_never_followed(target: str, own_cache: Path) -> None:
+    """An entry linked to /dev/zero ended in a MemoryError traceback (here under a 1 GiB
+    ceiling); a link to a file outside the cache is never read either."""
+    if target == "outside":
+        outside = own_cache.parent / "outside"
+        outside.write_bytes(b"\0" * 64)
+        target = str(outside)
+    done = subprocess.run(
+        [sys.executable, "-c", LINK_TO_ZERO, target],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("None ") and "is a link" in done.stdout, done.stdout
+
+
+def test_an_oversized_entry_is_a_miss(own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = cache.key("big")
+    cache.put(name, b"x" * 100)
+    monkeypatch.setattr(cache, "MAX_ENTRY", 99)
+    assert cache.get(name) is None
+    assert [n for n in cache.NOTES if "larger than 99 bytes" in n]
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o722])
+def test_a_cache_folder_others_can_write_is_not_used(mode: int, own_cache: Path) -> None:
+    name = cache.key("shared")
+    cache.put(name, b"x")
+    own_cache.chmod(mode)
+    assert cache.get(name) is None
+    cache.put(cache.key("new"), b"y")
+    assert not _entry(own_cache, cache.key("new")).exists()
+    [note] = cache.NOTES
+    assert "is writable by others" in note and "not used" in note
+
+
+@pytest.mark.parametrize("problem", ["readable", "short", "link"])
+def test_a_key_that_is_not_private_means_no_cache(problem: str, own_cache: Path) -> None:
+    name = cache.key("k")
+    cache.put(name, b"x")
+    secret = own_cache.parent / "config" / "cache.key"
+    if problem == "readable":
+        secret.chmod(0o644)
+    elif problem == "short":
+        secret.write_bytes(b"1234")
+    else:
+        moved = secret.rename(secret.with_name("elsewhere"))
+        secret.symlink_to(moved)
+    cache._SECRETS.clear()
+    assert cache.get(name) is None
+    assert [n for n in cache.NOTES if "cache key" in n and "not used" in n]
+
+
+def test_a_subfolder_that_is_a_link_is_not_written_through(own_cache: Path) -> None:
+    name = cache.key("sub")
+    cache.put(cache.key("other"), b"x")  # the cache folder exists
+    elsewhere = own_cache.parent / "elsewhere"
+    elsewhere.mkdir()
+    (own_cache / name[:2]).symlink_to(elsewhere)
+    cache.put(name, b"y")
+    assert list(elsewhere.iterdir()) == []
+    assert cache.get(name) is None

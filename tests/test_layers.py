@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "inputs",
         "procs",
         "cache",
+        "csvfile",
         "output",
         "vlrender",
         "schema",

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.build import prepare
 from pipeline.errors import InputError, InputErrors
+from pipeline.report import narrative
 from tests.conftest import FS840
 
 WRONG = {
@@ -27,6 +28,32 @@ WRONG = {
     "unknown function": ("{{ maximun(1) }}", "maximun"),
     "block size as number": ('{{ maximum(4, "random", 100).iops }}', "block size 4"),
     "unknown setup": ('{{ maximum("4K", "random", 100, setup="x").iops }}', "no setup 'x'"),
+    # issue 32: no method of a value, bounded numbers, nothing nested beyond the parser
+    # (small arguments here: the memory bombs themselves run in tests/test_security.py)
+    "method of a value": ("{{ vendor.zfill(30) }}", "never a value's method"),
+    "method of a result": ('{{ maximum("4K", "random", 100).iops.rjust(40) }}', "method"),
+    "attribute of a text": ("{{ system.upper }}", "names a value of a measured point"),
+    "places beyond 6": ('{{ value("cost", "FS 900", "price_per_tb", places=400) }}', "places=400"),
+    "places as position": (
+        '{{ value("cost", "FS 900", "price_per_tb", 1000000000) }}',
+        "places=1000000000 must be a whole number from 0 to 6",
+    ),
+    "negative places": ('{{ ratio("cost", "price_per_tb", "FS 900", "FS 900", -1) }}', "places=-1"),
+    "year as text": (
+        '{{ value("cost", "Tiered Midrange", "price_per_tb", year="2016") }}',
+        "year='2016': the column holds numbers",
+    ),
+    "system as number": ('{{ value("cost", "FS 900", "price_per_tb", system=1) }}', "system=1"),
+    "infinite queue depth": (
+        '{{ maximum("4K", "random", 100, queue_depth=1e400).iops }}',
+        "the number inf is beyond",
+    ),
+    "300 minus signs": ("{{ " + "-" * 300 + "1 }}", "nested too deeply"),
+    "3000 parentheses": ("{{ " + "(" * 3000 + "1" + ")" * 3000 + " }}", "nested too deeply"),
+    "5000 digits": ("{{ " + "9" * 5000 + " }}", "more than 30 digits"),
+    "call as argument": ('{{ chart(value("cost", "FS 900", "price_per_tb")) }}', "arguments"),
+    "unpacked arguments": ("{{ maximum(*system) }}", "arguments"),
+    "chart placed twice": ('{{ chart("cost") }} {{ chart("cost") }}', "placed already"),
 }
 
 
@@ -41,6 +68,38 @@ def test_wrong_placeholder_names_file_and_line(text: str, said: str, tmp_path: P
     [error] = caught.value.errors
     assert isinstance(error, InputError)
     assert error.path == section and error.where == f"line {lines + 1}", error
+    assert said in str(error), error
+
+
+def _conclusion_with(report: Path, text: str) -> tuple[Path, int]:
+    section = report / "text" / "en" / "conclusion.md"
+    lines = section.read_text(encoding="utf-8").count("\n")
+    section.write_text(section.read_text(encoding="utf-8") + text + "\n", encoding="utf-8")
+    return section, lines + 1
+
+
+LIMITS = {
+    "time": ("RENDER_SECONDS", 0.0, "{{ system }}", "take more than 0 s"),
+    "output": ("MAX_OUTPUT_CHARS", 100, "{{ system }} " * 10, "more than 100 characters"),
+    "placeholders": ("MAX_PLACEHOLDERS", 2000, "{{ system }}" * 2001, "more than 2,000"),
+}
+
+
+@pytest.mark.parametrize(("name", "limit", "text", "said"), LIMITS.values(), ids=LIMITS.keys())
+def test_a_section_over_its_budget_names_file_and_line(
+    name: str, limit: float, text: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A section's placeholders run under a time and an output budget, and their number is
+    bounded (compiling 100,000 of them took a minute)."""
+    monkeypatch.setattr(narrative, name, limit)
+    report = Path(shutil.copytree(FS840, tmp_path / "report"))
+    section, line = _conclusion_with(report, text)
+    with pytest.raises(InputErrors) as caught:
+        prepare(report)
+    # (with no time at all, every section with a placeholder fails)
+    [error] = [e for e in caught.value.errors if e.path == section]
+    first = next(i for i, t in enumerate(section.read_text("utf-8").splitlines(), 1) if "{{" in t)
+    assert error.where == f"line {first if name == 'time' else line}", error
     assert said in str(error), error
 
 

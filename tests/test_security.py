@@ -68,8 +68,11 @@ class Run:
         return f"exit {self.code} after {self.seconds:.1f} s\n{self.text[-3000:]}"
 
 
-def _ceiling() -> None:
-    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_CEILING, MEMORY_CEILING))
+def _ceiling(limit: int = MEMORY_CEILING) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+    return apply
 
 
 def cli_env(**extra: str | Path) -> dict[str, str]:
@@ -104,7 +107,9 @@ class Job:
         return found[0], found[1]
 
 
-def start(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> Job:
+def start(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None, ceiling: int = MEMORY_CEILING
+) -> Job:
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # noqa: SIM115 (Job.texts)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pipeline.cli", *map(str, args)],
@@ -113,7 +118,7 @@ def start(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> Jo
         stdout=out,
         stderr=err,
         start_new_session=True,
-        preexec_fn=_ceiling,
+        preexec_fn=_ceiling(ceiling),
     )
     return Job(proc, out, err)
 
@@ -141,11 +146,15 @@ def finish(job: Job, timeout: float) -> Run:
 
 
 def isolated(
-    *args: str | Path, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
+    *args: str | Path,
+    cwd: Path,
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+    ceiling: int = MEMORY_CEILING,
 ) -> Run:
     """The CLI as a process of its own (memory ceiling, own process group, killed after
     ``timeout``)."""
-    return finish(start(*args, cwd=cwd, env=env), timeout)
+    return finish(start(*args, cwd=cwd, env=env, ceiling=ceiling), timeout)
 
 
 def iopress(*args: str | Path, cwd: Path, **env: str | Path) -> Run:
@@ -276,6 +285,24 @@ def test_template_injection_fails_the_build(payload: str, tmp_path: Path) -> Non
     assert not marker.exists(), "a placeholder ran a shell command"
     assert_refused(run, "text/en/summary.md", f"line {line}")
     assert not (tmp_path / "out").exists()
+
+
+# Within the allowed constructs (issue 32): a value's method and a huge number of places
+# took 20 GB and 435 s (SIGTERM did not stop it: the string is made in one C call).
+PLACEHOLDER_BOMBS = {
+    "zfill": "{{ vendor.zfill(3000000000) }}",
+    "rjust": "{{ system.rjust(400000000) }}",
+    "places": '{{ value("cost", "FS 900", "price_per_tb", places=1000000000) }}',
+}
+
+
+@pytest.mark.parametrize("payload", PLACEHOLDER_BOMBS)
+def test_placeholder_cannot_exhaust_memory_or_time(payload: str, tmp_path: Path) -> None:
+    report = copy_report(tmp_path)
+    line = append_line(report / "text" / "en" / "summary.md", PLACEHOLDER_BOMBS[payload])
+    run = isolated("tables", report, cwd=tmp_path, timeout=60, ceiling=1 << 30)
+    assert_refused(run, "text/en/summary.md", f"line {line}")
+    assert run.seconds < 30, run
 
 
 @pytest.mark.parametrize("command", ["tables", "verify", "datasheet"])
@@ -678,12 +705,19 @@ def test_tampered_cache_never_reaches_the_output(xss: Built, tmp_path: Path) -> 
     assert svgs and others
     for path in svgs[:: max(1, len(svgs) // 3)]:  # a few: each is checked on its own
         path.write_bytes(TAMPERED_SVG)
+    # issue 32: the forger recomputes the content hash an entry carried; a FIFO hung
+    for path in svgs[1 :: max(1, len(svgs) // 3)]:
+        path.write_bytes(hashlib.sha256(TAMPERED_SVG).digest() + TAMPERED_SVG)
+    fifo = others[0]
+    fifo.unlink()
+    os.mkfifo(fifo)
     truncated = others[-1]
     whole = truncated.read_bytes()
     truncated.write_bytes(whole[: len(whole) // 2])
     out = tmp_path / "out"
-    run = iopress("build", xss.report, "-o", out, cwd=tmp_path, IOPRESS_CACHE=cache)
+    run = isolated("build", xss.report, "-o", out, cwd=tmp_path, env=cli_env(IOPRESS_CACHE=cache))
     assert run.code == 0, run
+    assert fifo.is_file() and not fifo.is_fifo()
     assert found_in_output("TAMPERED", run, out) == []
     for pdf in sorted(out.glob("*.pdf")):
         assert len(PdfReader(pdf).pages) == len(PdfReader(xss.out / pdf.name).pages), pdf

@@ -16,6 +16,7 @@ import typst
 
 from pipeline import cache
 from pipeline.config import Report
+from pipeline.console import visible
 from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
 from pipeline.paths import FONTS
@@ -25,12 +26,14 @@ TEMPLATE_NAME = "whitepaper.typ"
 
 
 def lit(text: str) -> str:
-    """A typst string literal."""
+    """A typst string literal; other control characters than newline and tab are shown
+    as the console shows them (``\\x00``: no font has a glyph for them, and typst refuses
+    a PDF/A with a character it cannot display)."""
     escaped = (
-        text.replace("\\", "\\\\")
+        visible(text.replace("\r", ""), keep="\t")
+        .replace("\\", "\\\\")
         .replace('"', '\\"')
         .replace("\n", "\\n")
-        .replace("\r", "")
         .replace("\t", "\\t")
     )
     return f'"{escaped}"'

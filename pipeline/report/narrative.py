@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import difflib
 import html
+import inspect
+import math
 import re
+import time
 import traceback
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,11 +24,12 @@ import jinja2
 import polars as pl
 from jinja2 import nodes
 from jinja2.exceptions import SecurityError
+from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from pipeline.compute.tables import cell
-from pipeline.config import LANGS, Report
+from pipeline.config import LANGS, LARGEST, Report
 from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
@@ -123,6 +129,7 @@ class PointText:
         "lat_ms": "lat_mean_ms",
         "lat_us": "lat_mean_us",
     }
+    NAMES = ("iops", "bytes_per_s", "lat_mean_ms", "lat_mean_us", "parallelism")
 
     def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
@@ -154,6 +161,15 @@ def _arguments(block: object, access: object, read_pct: object) -> tuple[int, st
     return parse_block_size(block), str(access), float(read_pct)
 
 
+def _comparable(name: str, wanted: object, dtype: pl.DataType) -> None:
+    """A filter's value of the column's kind: ``year=2016``, not ``year="2016"``."""
+    number = isinstance(wanted, int | float) and not isinstance(wanted, bool)
+    if dtype.is_numeric() and not number:
+        raise ValueError(f"{name}={wanted!r}: the column holds numbers, write {name}=2016")
+    if dtype == pl.String and not isinstance(wanted, str):
+        raise ValueError(f'{name}={wanted!r}: the column holds texts, write {name}="..."')
+
+
 class Values:
     """What placeholders can name: ``maximum``, ``optimum``, ``speed``, ``min_latency``."""
 
@@ -174,6 +190,8 @@ class Values:
         """A directive: put table or chart ``name`` here (and not at its default place)."""
         if name not in self.placeable[kind]:
             raise ValueError(f"no {kind} {name!r}: one of {self.placeable[kind]}")
+        if (kind, name) in self.placed:
+            raise ValueError(f"{kind} {name!r} is placed already in this section")
         self.placed.append((kind, name))
         return Markup(f"\n\n{marker(len(self.placed) - 1)}\n\n")
 
@@ -202,6 +220,7 @@ class Values:
         for name, wanted in filters.items():
             if name not in frame.columns:
                 raise NotFound(f"no column {name!r} in table {table!r}: one of {frame.columns}")
+            _comparable(name, wanted, frame.schema[name])
             cond = cond & (pl.col(name) == wanted)
         rows = frame.filter(cond)
         if rows.height != 1:
@@ -269,23 +288,12 @@ def md_text(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
-def _finalize(value: object) -> str:
-    """What a placeholder prints: text only, escaped so it stays literal Markdown."""
-    if isinstance(value, Markup):
-        return str(value)
-    if not isinstance(value, str):
-        what = "a measured point" if isinstance(value, PointText) else "no text"
-        raise ValueError(
-            f"placeholder gives {what}: name one of its values, such as "
-            ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
-        )
-    return md_text(value)
-
-
-# The narrative is untrusted text: placeholders run in jinja's immutable sandbox with no
+# The narrative is untrusted text. Placeholders run in jinja's immutable sandbox with no
 # globals or filters but iopress's own functions, and only these template constructs are
 # allowed (no loops, assignments, operators or filters), so a placeholder can neither reach
-# Python's internals nor run for long.
+# Python's internals nor run for long: a call names one of iopress's functions (never a
+# method of a value: ``vendor.zfill(3000000000)`` would fill the memory) with constants
+# and names as arguments; an attribute is one of a measured point's values.
 ALLOWED_NODES = (
     nodes.Template,
     nodes.Output,
@@ -297,7 +305,96 @@ ALLOWED_NODES = (
     nodes.Keyword,
     nodes.Neg,
 )
-_ENV = ImmutableSandboxedEnvironment(
+ARGUMENT_NODES = (nodes.Const, nodes.Name, nodes.Neg)
+MAX_TOKENS = 40  # parts of one placeholder (the longest in use has about 20)
+MAX_DIGITS = 30  # of a number in a placeholder (Python refuses 4,300)
+MAX_PLACES = 6  # decimal places a placeholder may ask for
+MAX_PLACEHOLDERS = 2000  # per section: each is compiled, and its call takes up to 1 ms
+RENDER_SECONDS = 10.0  # per section, should calls be slower than that
+MAX_OUTPUT_CHARS = 4 * 1024 * 1024  # what the placeholders of one section print
+_QUIET_TOKENS = ("whitespace", "data", "comment_begin", "comment", "comment_end")
+
+
+class PlaceholderLimit(ValueError):
+    """A section's placeholders asked for more time or output than a narrative needs."""
+
+
+@dataclass
+class _Budget:
+    deadline: float
+    chars: int = 0
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("narrative_budget", default=None)
+
+
+def _spend(chars: int = 0) -> None:
+    """Count ``chars`` printed against the section's budget; over it, or over its time,
+    is a ``PlaceholderLimit``."""
+    budget = _BUDGET.get()
+    if budget is None:
+        return
+    budget.chars += chars
+    if budget.chars > MAX_OUTPUT_CHARS:
+        raise PlaceholderLimit(
+            f"the placeholders print more than {MAX_OUTPUT_CHARS:,} characters in one section"
+        )
+    if time.monotonic() > budget.deadline:
+        raise PlaceholderLimit(f"the placeholders take more than {RENDER_SECONDS:g} s")
+
+
+def _checked_places(
+    function: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """``places`` (by name or position) is a whole number from 0 to ``MAX_PLACES``."""
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return  # the call itself says what is wrong with its arguments
+    places = bound.arguments.get("places")
+    if places is None:
+        return
+    if isinstance(places, bool) or not isinstance(places, int) or not 0 <= places <= MAX_PLACES:
+        raise ValueError(f"places={places!r} must be a whole number from 0 to {MAX_PLACES}")
+
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """The sandbox, narrowed: the only attributes are a measured point's values, and
+    every call is counted against the section's time budget."""
+
+    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+        return isinstance(obj, PointText) and attr in PointText.NAMES
+
+    def call(
+        __self,
+        __context: Context,
+        __obj: Any,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        _spend()
+        _checked_places(__obj, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _finalize(value: object) -> str:
+    """What a placeholder prints: text only, escaped so it stays literal Markdown."""
+    if isinstance(value, Markup):
+        _spend(chars=len(value))
+        return str(value)
+    if isinstance(value, jinja2.Undefined):
+        str(value)  # raises: what it names does not exist or may not be used
+    if not isinstance(value, str):
+        what = "a measured point" if isinstance(value, PointText) else "no text"
+        raise ValueError(
+            f"placeholder gives {what}: name one of its values, such as "
+            ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
+        )
+    _spend(chars=len(value))
+    return md_text(value)
+
+
+_ENV = _Sandbox(
     undefined=jinja2.StrictUndefined,
     autoescape=False,
     keep_trailing_newline=True,
@@ -308,14 +405,67 @@ _ENV.filters.clear()
 _ENV.tests.clear()
 
 
+def _refuse(node: nodes.Node, what: str) -> jinja2.TemplateSyntaxError:
+    return jinja2.TemplateSyntaxError(
+        f"{what}: placeholders name values and call iopress's functions only",
+        node.lineno or 1,
+    )
+
+
+def _check_tokens(text: str) -> None:
+    """At most ``MAX_PLACEHOLDERS``, each at most ``MAX_TOKENS`` parts long, so that
+    nothing nests deeper than jinja's parser and compiler can follow (300 minus signs, 100
+    parentheses) and compiling the section stays quick."""
+    count = placeholders = 0
+    for line, kind, value in _ENV.lex(text):
+        if kind in ("variable_begin", "block_begin"):
+            count, placeholders = 0, placeholders + 1
+        if placeholders > MAX_PLACEHOLDERS:
+            raise jinja2.TemplateSyntaxError(
+                f"more than {MAX_PLACEHOLDERS:,} placeholders in one section", line
+            )
+        elif kind not in _QUIET_TOKENS:
+            count += 1
+        if kind in ("integer", "float") and len(value) > MAX_DIGITS:
+            raise jinja2.TemplateSyntaxError(f"number of more than {MAX_DIGITS} digits", line)
+        if count > MAX_TOKENS:
+            raise jinja2.TemplateSyntaxError(
+                f"placeholder too long or nested too deeply (more than {MAX_TOKENS} parts)",
+                line,
+            )
+
+
+def _check_node(node: nodes.Node) -> None:
+    """One node of the tree: allowed, and where it is allowed (see ``ALLOWED_NODES``)."""
+    if not isinstance(node, ALLOWED_NODES):
+        raise _refuse(node, f"{type(node).__name__.lower()} is not allowed")
+    if isinstance(node, nodes.Call):
+        _check_call(node)
+    if isinstance(node, nodes.Getattr) and not isinstance(node.node, nodes.Call):
+        raise _refuse(node, f".{node.attr} names a value of a measured point only")
+    if isinstance(node, nodes.Neg) and not isinstance(node.node, nodes.Const):
+        raise _refuse(node, "a minus sign stands before a number only")
+    if isinstance(node, nodes.Const) and not _bounded(node.value):
+        raise _refuse(node, f"the number {node.value!r} is beyond {LARGEST:g}")
+
+
+def _bounded(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    return math.isfinite(value) and abs(value) <= LARGEST
+
+
+def _check_call(node: nodes.Call) -> None:
+    if not isinstance(node.node, nodes.Name):
+        raise _refuse(node, "only iopress's functions can be called, never a value's method")
+    given = [*node.args, *(k.value for k in node.kwargs)]
+    if node.dyn_args or node.dyn_kwargs or not all(isinstance(a, ARGUMENT_NODES) for a in given):
+        raise _refuse(node, "a function's arguments are texts, numbers or names")
+
+
 def _check_nodes(tree: nodes.Template) -> None:
     for node in [tree, *tree.find_all(nodes.Node)]:
-        if not isinstance(node, ALLOWED_NODES):
-            raise jinja2.TemplateSyntaxError(
-                f"{type(node).__name__.lower()} is not allowed: placeholders name values "
-                "and call iopress's functions only",
-                node.lineno or 1,
-            )
+        _check_node(node)
 
 
 def _syntax(section: Section, exc: jinja2.TemplateSyntaxError) -> InputError:
@@ -330,6 +480,7 @@ def _syntax(section: Section, exc: jinja2.TemplateSyntaxError) -> InputError:
 def compile_section(section: Section) -> jinja2.Template:
     """The section as a checked template, or an error naming file and line."""
     try:
+        _check_tokens(section.text)
         tree = _ENV.parse(section.text)
         _check_nodes(tree)
         return _ENV.from_string(tree)
@@ -341,17 +492,27 @@ def fill(section: Section, values: Values) -> Filled:
     """Resolve the placeholders of one section, or fail naming file and line."""
     template = compile_section(section)
     values.placed = []
+    budget = _BUDGET.set(_Budget(time.monotonic() + RENDER_SECONDS))
     try:
         return Filled(section.path, template.render(values.context()), values.placed)
     except jinja2.TemplateSyntaxError as exc:
         raise _syntax(section, exc) from None
-    except (jinja2.UndefinedError, SecurityError, ValueError, TypeError) as exc:
+    except PlaceholderLimit as exc:
+        raise InputError(
+            section.path,
+            f"line {_template_line(exc)}",
+            f"placeholder limit: {exc}",
+            "a narrative names each value it needs once; shorten the section",
+        ) from None
+    except (jinja2.UndefinedError, SecurityError, ValueError, TypeError, ArithmeticError) as exc:
         raise InputError(
             section.path,
             f"line {_template_line(exc)}",
             f"placeholder names nothing: {exc}",
             "see docs/report.md for the placeholders and the cells that exist",
         ) from None
+    finally:
+        _BUDGET.reset(budget)
 
 
 def _template_line(exc: BaseException) -> int:
