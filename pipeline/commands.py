@@ -72,9 +72,17 @@ def build_report(
     with progress:
         result = build(report_dir, target, step, strict, keep_going, require_steady)
     print_accounting(result.dataset, result.out / "rejects.csv")
-    for note in cache.NOTES:
-        err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
+    print_notes(cache.NOTES)
     out_console.print(f"{EN('cli.written')}: {result.out}")
+
+
+def print_notes(notes: list[str]) -> None:
+    """The first ``SHOWN`` notes and how many more (a cache made by an older iopress
+    gives one per entry)."""
+    for note in notes[:SHOWN]:
+        err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
+    if len(notes) > SHOWN:
+        err_console.print(EN("cli.more", n=len(notes) - SHOWN), highlight=False)
 
 
 def site(report_dirs: list[Path], out: Path) -> None:

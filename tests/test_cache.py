@@ -270,3 +270,14 @@ def test_a_subfolder_that_is_a_link_is_not_written_through(own_cache: Path) -> N
     cache.put(name, b"y")
     assert list(elsewhere.iterdir()) == []
     assert cache.get(name) is None
+
+
+def test_many_cache_notes_are_summarised(capsys: pytest.CaptureFixture[str]) -> None:
+    """A cache of an older iopress fails every entry's check once: the terminal shows
+    the first notes and how many more, not hundreds of lines."""
+    from pipeline.commands import print_notes
+    from pipeline.errors import SHOWN
+
+    print_notes([f"cache entry {i} failed its check; made again" for i in range(SHOWN + 30)])
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == SHOWN + 1 and "30 more" in lines[-1]
