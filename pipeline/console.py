@@ -20,9 +20,10 @@ from rich.markup import escape
 from rich.style import Style
 from rich.text import Text
 
-# C0 but newline, DEL, C1; and the bidi embeddings, overrides and isolates, which reorder
-# what a line shows (the "Trojan Source" characters)
-CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+from pipeline import inputs
+
+# inputs.CONTROL but newline (a message's lines stay lines)
+CONTROL = re.compile(f"(?!\n){inputs.CONTROL}")
 
 
 def _shown(found: re.Match[str]) -> str:

@@ -24,6 +24,11 @@ from typing import Any
 
 from pipeline.errors import InputError
 
+# Control characters: C0, DEL, C1, and the bidi embeddings, overrides and isolates, which
+# reorder what a line shows ("Trojan Source"). A name taken from data holds none of them
+# (they would reach the terminal, the report and file names); the consoles write them out.
+CONTROL = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+
 OUTSIDE_HINT = "keep every file the report names inside the report folder (no links out)"
 # Whole-file readers (fio JSON, IOgen and vdbench tables, narrative, TOML) refuse larger
 # files up front instead of growing without bound; fio logs are streamed and not limited.

@@ -19,6 +19,7 @@ from typing import get_args
 
 import polars as pl
 
+from pipeline.inputs import CONTROL
 from pipeline.units import Access
 
 SCHEMA_VERSION = 2
@@ -43,6 +44,11 @@ def _access(e: pl.Expr) -> pl.Expr:
     return e.is_in(list(get_args(Access)))
 
 
+def _plain(e: pl.Expr) -> pl.Expr:
+    """No control character (``inputs.CONTROL``): a name taken from data."""
+    return ~e.str.contains(CONTROL)
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -54,9 +60,9 @@ class Field:
 
 
 _KEY = [
-    Field("system", pl.String, "", "field.system"),
-    Field("setup", pl.String, "", "field.setup"),
-    Field("tool", pl.String, "", "field.tool"),
+    Field("system", pl.String, "", "field.system", _plain),
+    Field("setup", pl.String, "", "field.setup", _plain),
+    Field("tool", pl.String, "", "field.tool", _plain),
     Field("access", pl.String, "", "field.access", _access),
     Field("read_pct", pl.Float64, "%", "field.read_pct", _percent),
     Field("block_size", pl.Int64, "B", "field.block_size", _positive),
@@ -95,11 +101,11 @@ PERCENTILES: dict[str, float] = {
 
 INTERVAL_FIELDS: tuple[Field, ...] = (
     *_KEY,
-    Field("host", pl.String, "", "field.host"),
+    Field("host", pl.String, "", "field.host", _plain),
     Field("interval", pl.Int64, "", "field.interval", _positive),
     Field("interval_s", pl.Float64, "s", "field.interval_s", _positive),
     *_MEASURES,
-    Field("tool_version", pl.String, "", "field.tool_version", None, True),
+    Field("tool_version", pl.String, "", "field.tool_version", _plain, True),
     Field("source", pl.String, "", "field.source"),
     Field("line", pl.Int64, "", "field.line", _positive),
 )
@@ -112,7 +118,7 @@ POINT_FIELDS: tuple[Field, ...] = (
     Field("iops_min", pl.Float64, "IOPS", "field.iops_min", _non_negative),
     Field("iops_max", pl.Float64, "IOPS", "field.iops_max", _non_negative),
     Field("iops_dev_pct", pl.Float64, "%", "field.iops_dev_pct", _non_negative),
-    Field("tool_version", pl.String, "", "field.tool_version", None, True),
+    Field("tool_version", pl.String, "", "field.tool_version", _plain, True),
     Field("source", pl.String, "", "field.source"),
 )
 

@@ -83,3 +83,16 @@ def test_schema_rejects_come_in_line_order_each_naming_its_first_bad_field() -> 
             f"basic.csv: line 6, field 'access': value None {fails}",
         )
     }
+
+
+@pytest.mark.parametrize("name", ["h\x1b[2J", "h\x1b]0:owned\x07", "h\u202eevil", "h\x9b2J"])
+def test_a_name_with_a_control_character_is_a_reject(tmp_path: Path, name: str) -> None:
+    """Names from any reader (here IOgen's host column) hold no control character: the
+    schema check refuses the row, naming the field (fio refuses them at its reader)."""
+    text = (DATA / "iogen" / "basic.csv").read_text(encoding="utf-8")
+    path = tmp_path / "hosts.csv"
+    path.write_text(text.replace("\nhostA;", f"\n{name};", 1), encoding="utf-8")
+    dataset = combine([read(path, ReadOptions(system="S"))])
+    assert dataset.accounting()["rejected"] == 1
+    assert "field 'host'" in str(dataset.rejects[0])
+    assert all(name not in r for r in dataset.intervals["host"].to_list())

@@ -19,7 +19,7 @@ from pipeline.config import LARGEST
 from pipeline.errors import InputError
 from pipeline.ingest import fio_lines, fio_params, fio_status
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
-from pipeline.inputs import read_text
+from pipeline.inputs import CONTROL, read_text
 from pipeline.language.message import Message
 from pipeline.schema import PERCENTILES, POINT_KEY
 
@@ -238,7 +238,7 @@ def _final_rows(records: list[Any], lines: list[int], ctx: _Context) -> list[dic
     return found
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(CONTROL)
 _TEXT_FIELDS = ("jobname", "hostname", "groupid", "port", "job options")
 
 
