@@ -294,6 +294,7 @@ TABLES: tuple[Table, ...] = (
             _new("max_load_pct", pl.Float64, "%"),
             _new("units", pl.Int64, "1"),
             _new("capacity_iops", pl.Float64, "IOPS"),
+            _new("load_iops", pl.Float64, "IOPS"),
             LATENCY,
             PRICE,
             CURRENCY,

@@ -146,7 +146,7 @@ def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
                             units=r["units"],
                             system=system,
                             price=fmt.money(r["price"], r["currency"]),
-                            iops=fmt.integer(r["capacity_iops"]),
+                            iops=fmt.integer(r["load_iops"]),
                             lat=fmt.lat_ms(r["lat_mean_us"]),
                         )
                     )
