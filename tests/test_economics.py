@@ -236,7 +236,9 @@ def test_ratio_sentences_from_tables_in_both_languages(fs840_context: object) ->
     assert "eine 6 Mal höhere Kapazität und eine 140 Mal höhere IOPS Leistung" in de
     assert "also 3.5 Mal mehr" in de and "um Faktor 26 geringer" in de
     assert "6 times the capacity and 140 times the IOPS" in en and "26 times less power" in en
-    assert "1’023.39 CHF" in de and "1,023.39 CHF" in en
+    # a figure of a table prints as the table prints it (Tabelle 5: 3'070 and 1'023 CHF)
+    assert "3’070 CHF gegenüber 875 CHF" in de and "1’023 CHF pro TB" in de
+    assert "3,070 CHF against 875 CHF" in en and "1,023 CHF per TB" in en
 
 
 def test_ambiguous_value_placeholder_asks_for_a_filter(fs840_context: object) -> None:

@@ -77,7 +77,7 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             "parallelism",
             "setup_label",
             value.alias("throughput"),
-            pl.col("lat_mean_us").alias("latency_us"),
+            (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
         )
     )
     base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=_setup_colour(points, fmt))
@@ -90,9 +90,9 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow
     ).encode(
         y=alt.Y(
-            "latency_us:Q",
-            title=fmt.t("chart.lat_us"),
-            axis=alt.Axis(format=value_format(data["latency_us"].to_list(), 0), orient="right"),
+            "latency:Q",
+            title=fmt.latency_title(),
+            axis=alt.Axis(format=value_format(data["latency"].to_list(), 2), orient="right"),
         )
     )
     layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
@@ -127,7 +127,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             "parallelism",
             "setup_label",
             value.alias("throughput"),
-            (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+            (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
             pl.col("read_pct")
             .replace_strict(dict(zip(mixes, mix_labels, strict=True)), return_dtype=pl.String)
             .alias("mix"),
@@ -161,7 +161,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+        panel("throughput", value_title, 0), panel("latency", fmt.latency_title(), 2)
     )
     return _finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
 
@@ -180,17 +180,17 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
     value, value_title = _throughput(points, fmt)
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
         mix_label(points, fmt),
         "parallelism",
     )
     zone = (
-        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / 1000]}))
+        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / fmt.latency_divisor]}))
         .mark_rect(color=theme().limit_colour, opacity=0.12)
         .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
     )
     rule = (
-        alt.Chart(pl.DataFrame({"limit": [limit_us / 1000]}))
+        alt.Chart(pl.DataFrame({"limit": [limit_us / fmt.latency_divisor]}))
         .mark_rule(color=theme().limit_colour, strokeDash=DASHES["dashed"])
         .encode(y=alt.Y("limit:Q"))
     )
@@ -204,9 +204,9 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
                 axis=alt.Axis(format=value_format(data["throughput"].to_list(), 0)),
             ),
             y=alt.Y(
-                "latency_ms:Q",
-                title=fmt.t("chart.lat_ms"),
-                axis=alt.Axis(format=value_format(data["latency_ms"].to_list(), 2)),
+                "latency:Q",
+                title=fmt.latency_title(),
+                axis=alt.Axis(format=value_format(data["latency"].to_list(), 2)),
             ),
             color=mix_colour(points, fmt),
             order=alt.Order("parallelism:Q"),
@@ -217,7 +217,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         "chart.response_title",
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
-        limit=fmt.lat_ms(limit_us),
+        limit=fmt.latency(limit_us),
     )
     return _finish(layered, title, fmt)
 
@@ -249,9 +249,12 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
     data = (
         points.sort("parallelism")
         .select("parallelism", *names)
-        .unpivot(index="parallelism", variable_name="percentile", value_name="latency_us")
-        .drop_nulls("latency_us")
-        .with_columns(pl.col("percentile").replace_strict(labels, return_dtype=pl.String))
+        .unpivot(index="parallelism", variable_name="percentile", value_name="latency")
+        .drop_nulls("latency")
+        .with_columns(
+            pl.col("percentile").replace_strict(labels, return_dtype=pl.String),
+            pl.col("latency") / fmt.latency_divisor,
+        )
     )
     order = list(labels.values())
     chart = (
@@ -260,10 +263,10 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
         .encode(
             x=_parallelism_x(points, fmt),
             y=alt.Y(
-                "latency_us:Q",
-                title=fmt.t("chart.lat_us"),
-                scale=(scale := log_scale(data["latency_us"].to_list())),
-                axis=value_axis(data["latency_us"].to_list(), 0, scale),
+                "latency:Q",
+                title=fmt.latency_title(),
+                scale=(scale := log_scale(data["latency"].to_list())),
+                axis=value_axis(data["latency"].to_list(), 2, scale),
             ),
             color=alt.Color(
                 "percentile:N",
@@ -279,15 +282,16 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
 
 def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """fio json+ latency histogram: ``bins`` has ``lat_us`` (bin value) and ``count``."""
+    bins = bins.with_columns(latency=pl.col("lat_us") / fmt.latency_divisor)
     chart = (
         alt.Chart(bins)
         .mark_bar(color=theme().vendor_colour)
         .encode(
             x=alt.X(
-                "lat_us:Q",
-                title=fmt.t("chart.lat_us"),
-                scale=(scale := log_scale(bins["lat_us"].to_list())),
-                axis=value_axis(bins["lat_us"].to_list(), 0, scale),
+                "latency:Q",
+                title=fmt.latency_title(),
+                scale=(scale := log_scale(bins["latency"].to_list())),
+                axis=value_axis(bins["latency"].to_list(), 2, scale),
             ),
             y=alt.Y("count:Q", title=fmt.t("chart.count"), axis=alt.Axis(format=",d")),
         )
@@ -311,7 +315,7 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         "parallelism",
         "label",
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
     )
 
     def panel(field: str, axis_title: str, places: int) -> alt.Chart:
@@ -329,6 +333,6 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+        panel("throughput", value_title, 0), panel("latency", fmt.latency_title(), 2)
     )
     return _finish(both, title, fmt)

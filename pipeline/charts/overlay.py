@@ -32,7 +32,7 @@ def _data(points: pl.DataFrame, side: str, fmt: Formatter) -> pl.DataFrame:
     return points.sort("parallelism").select(
         "parallelism",
         rate.alias("rate"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
         pl.lit(side).alias("side"),
     )
 
@@ -60,7 +60,7 @@ def overlay_chart(
 
     def panel(field: str, title: str, places: int) -> alt.Chart:
         values = data[field].to_list()
-        scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
+        scale = value_scale(values) if field == "latency" else alt.Scale(zero=True)
         y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
         mark = alt.Chart(data).mark_line(
             point=alt.OverlayMarkDef(size=style.point_size), strokeWidth=style.line_width
@@ -69,7 +69,7 @@ def overlay_chart(
         return drawn.properties(width=spec.width, height=spec.height)
 
     left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), 0)
-    right = panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+    right = panel("latency", fmt.latency_title(), 2)
     title = fmt.t(
         "compare.chart_title",
         block=fmt.block(int(old["block_size"][0])),

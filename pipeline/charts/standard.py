@@ -20,7 +20,7 @@ def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     return points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism",
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.latency_divisor).alias("latency"),
         mix_label(points, fmt),
     )
 
@@ -105,7 +105,7 @@ def _panel(
     spec = standard_definition()
     x = parallelism_x(data["parallelism"].to_list(), fmt)
     values = data[field].to_list()
-    scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
+    scale = value_scale(values) if field == "latency" else alt.Scale(zero=True)
     number_format = value_format(values, places)
     y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
     chart: alt.Chart = (
@@ -135,7 +135,7 @@ def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
     colour = mix_colour(points, fmt)
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
     left = _panel(data, "throughput", left_title, 0, colour, fmt)
-    right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), 2, colour, fmt)
+    right = _panel(data, "latency", fmt.latency_title(), 2, colour, fmt)
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}

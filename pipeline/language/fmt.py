@@ -11,14 +11,28 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
 
 from babel import Locale
 from babel.dates import format_date
 from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
 
 from pipeline.language.strings import Strings
-from pipeline.units import Convention, block_label, kilo, mega
+from pipeline.units import Convention, block_label, mega
+
+LatencyUnit = Literal["ms", "µs"]
+MS_FROM_US = 100.0  # the fastest latency that a document still prints in ms (0.10 ms)
+
+
+def latency_unit(latencies_us: Iterable[float | None]) -> LatencyUnit:
+    """The one unit of every latency a document prints (text, tables, charts, datasheet,
+    site): ms, as the seeds print service times (0.55 ms, 15 ms), unless its fastest figure
+    is below 100 µs, where ms would need a third decimal or more; then µs (fio's null
+    engine: 0.035 µs, never 0.000035 ms)."""
+    shown = [v for v in latencies_us if v is not None and v > 0 and math.isfinite(v)]
+    return "µs" if shown and min(shown) < MS_FROM_US else "ms"
 
 
 def _half_up(value: float, places: int) -> Decimal:
@@ -60,6 +74,7 @@ class Formatter:
         setups: dict[str, str] | None = None,
         units: Convention = "binary",
         locale: str | None = None,
+        latency: LatencyUnit = "ms",
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
@@ -67,6 +82,7 @@ class Formatter:
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
+        self.latency_unit = latency  # the document's, from latency_unit()
 
     @property
     def region(self) -> str | None:
@@ -82,10 +98,27 @@ class Formatter:
     def integer(self, value: float) -> str:
         return self.number(value, 0)
 
-    def lat_ms(self, us: float) -> str:
-        """Two significant digits below 10 ms, whole milliseconds above: 0.55, 1.4, 15."""
-        ms = us / 1000
-        return f"{self.number(ms, significant_places(ms))} {self.t('unit.ms')}"
+    def latency(self, us: float) -> str:
+        """A latency in the document's unit, with the unit: in ms two significant digits
+        below 10 ms, whole milliseconds above (0.55 ms, 1.4 ms, 15 ms); in µs whole
+        microseconds, two significant digits below 10 µs (230 µs, 0.31 µs)."""
+        return f"{self.latency_number(us)} {self.latency_symbol()}"
+
+    def latency_number(self, us: float) -> str:
+        """The figure of ``latency`` without its unit."""
+        return self.few(us / self.latency_divisor)
+
+    @property
+    def latency_divisor(self) -> float:
+        """µs in one unit of the document's latencies (charts scale their axis by it)."""
+        return 1000.0 if self.latency_unit == "ms" else 1.0
+
+    def latency_symbol(self) -> str:
+        return self.t("unit.ms" if self.latency_unit == "ms" else "unit.us")
+
+    def latency_title(self) -> str:
+        """A chart's latency axis: its values are µs divided by ``latency_divisor``."""
+        return self.t("chart.latency", unit=self.latency_symbol())
 
     def amount(self, value: float) -> str:
         """Exact figures: whole numbers without decimals, anything else with two."""
@@ -103,20 +136,10 @@ class Formatter:
         small = abs(value) < 10 and not whole
         return self.number(value, significant_places(abs(value)) if small else 0)
 
-    def lat_us(self, us: float) -> str:
-        """Whole microseconds; two significant digits below 10 µs (fio's null engine and
-        fast devices: 0.31 µs, never 0 µs)."""
-        return f"{self.few(us)} {self.t('unit.us')}"
-
     def mb_s(self, bytes_per_s: float) -> str:
-        """Whole MB/s; two significant digits below 10 MB/s (1.7, never 2)."""
+        """Bandwidth, always in MB/s (one unit per document): whole MB/s; two significant
+        digits below 10 MB/s (1.7, never 2)."""
         return self.few(bytes_per_s / self.mega)
-
-    def gb_s(self, bytes_per_s: float) -> str:
-        """GB by the convention (seed 004: 11.5 GB/s, GB = 1024³ B), one decimal; two
-        significant digits below 1 GB/s (0.12, 0.0017: never 0.0 GB/s)."""
-        gb = bytes_per_s / self.mega / kilo(self.units)
-        return self.number(gb, 1 if gb >= 1 else max(1, significant_places(gb)))
 
     def few(self, value: float) -> str:
         """A figure that is whole from 10 up, with two significant digits below."""

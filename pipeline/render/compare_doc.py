@@ -31,7 +31,7 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
     if unit == "B/s":
         return f"{fmt.mb_s(v)} {fmt.t('chart.mb_s')}"
     if unit == "µs":
-        return fmt.lat_us(v)
+        return fmt.latency(v)
     return f"{fmt.integer(v)} IOPS"
 
 

@@ -95,7 +95,7 @@ def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
             access=fmt.t.access("random"),
             mix=fmt.t.mix(read_pct, True),
         )
-        items.append(Item(label, fmt.lat_us(row["lat_mean_us"]) if row else fmt.t("table.none")))
+        items.append(Item(label, fmt.latency(row["lat_mean_us"]) if row else fmt.t("table.none")))
     return items
 
 
@@ -121,7 +121,7 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         )
     )
     seq = _best(perf, "sequential", "bytes_per_s")
-    value = f"{fmt.gb_s(seq['bytes_per_s'])} {fmt.t('unit.gb_s')}" if seq else none
+    value = f"{fmt.mb_s(seq['bytes_per_s'])} {fmt.t('unit.mb_s')}" if seq else none
     items.append(Item(fmt.t("datasheet.max_bandwidth"), value, _note(seq, fmt)))
     return items
 
@@ -129,7 +129,7 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
 def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
     if row is None:
         return ""
-    latency = fmt.lat_ms(row["lat_mean_us"])
+    latency = fmt.latency(row["lat_mean_us"])
     return (
         fmt.t(
             "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
@@ -145,7 +145,7 @@ def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         row = _row(table, block, read_pct)
         if row is None:
             continue
-        limit = fmt.lat_ms(row["limit_us"])
+        limit = fmt.latency(row["limit_us"])
         label = fmt.t(
             "datasheet.under",
             block=fmt.block(block),
@@ -186,7 +186,7 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(
             fmt.t("datasheet.spc1_iops"),
             fmt.integer(record.spc1_iops),
-            f"{record.submission}, {fmt.lat_ms(full.lat_ms * 1000)}",
+            f"{record.submission}, {fmt.latency(full.lat_ms * 1000)}",
         ),
         Item(fmt.t("datasheet.spc1_price"), fmt.money(record.price, record.currency)),
         Item(
@@ -205,7 +205,12 @@ def _figure(row: dict[str, Any], fmt: Formatter) -> str:
         rate = f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}"
     else:
         rate = f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
-    return f"{rate}, {fmt.lat_ms(row['lat_mean_us'])} (P {fmt.integer(row['parallelism'])})"
+    return fmt.t(
+        "datasheet.figure",
+        rate=rate,
+        latency=fmt.latency(row["lat_mean_us"]),
+        parallelism=fmt.integer(row["parallelism"]),
+    )
 
 
 def _key_profiles(perf: pl.DataFrame) -> list[tuple[str, int, float]]:

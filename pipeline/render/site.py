@@ -30,7 +30,7 @@ from mkdocs.exceptions import MkDocsException
 from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
-from pipeline.language.fmt import Formatter
+from pipeline.language.fmt import Formatter, latency_unit
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG
 from pipeline.render.sanitize import to_html
 from pipeline.render.whitepaper import numbers
@@ -203,12 +203,20 @@ def landing_page(built: Sequence[Built], fmt: Formatter, compare: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def site_formatter(built: Sequence[Built], lang: str) -> Formatter:
+    """The pages across reports: the first report's number style, and one latency unit
+    judged on every report's latencies (a report's own page uses its own)."""
+    fmt = built[0].ctx.formatter(lang)
+    fmt.latency_unit = latency_unit(v for b in built for v in b.ctx.latencies())
+    return fmt
+
+
 def pages(built: Sequence[Built]) -> dict[str, str]:
     """Markdown file name -> text, for every page and language."""
     out = {}
     for lang in LANGS:
         profiles = comparison_profiles(built, lang)
-        fmt = built[0].ctx.formatter(lang)
+        fmt = site_formatter(built, lang)
         out[f"index{suffix(lang)}.md"] = titled(
             fmt.t("site.reports"), landing_page(built, fmt, bool(profiles))
         )
@@ -321,7 +329,7 @@ def compare_table(key: tuple[str, int, float], points: pl.DataFrame, fmt: Format
         lines.append(
             f"| {md_text(str(label[0]))} | {md_text(value)} | "
             f"{md_text(fmt.integer(best['parallelism']))} | "
-            f"{md_text(fmt.lat_ms(fastest['lat_mean_us']))} |"
+            f"{md_text(fmt.latency(fastest['lat_mean_us']))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -393,7 +401,7 @@ DrawCompare = Callable[[pl.DataFrame, Formatter, str, Path], None]
 def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
     folder = docs / "charts" / "compare"
     for lang in LANGS:
-        fmt = built[0].ctx.formatter(lang)
+        fmt = site_formatter(built, lang)
         for key, points in comparison_profiles(built, lang).items():
             folder.mkdir(parents=True, exist_ok=True)
             draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")

@@ -4,7 +4,7 @@ once per language."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.language import Formatter, Strings
+from pipeline.language.fmt import LatencyUnit, latency_unit
 from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
@@ -79,7 +80,19 @@ class ReportContext:
         setups = {s.name: s.description[lang] for s in self.report.setups}
         style = self.report.number_style.replace("-", "_") if lang == "de" else None
         strings = Strings(lang, self.report.load_generators)
-        return Formatter(strings, setups, self.report.units, style)
+        return Formatter(strings, setups, self.report.units, style, self.latency_unit())
+
+    def latency_unit(self) -> LatencyUnit:
+        """The one unit of the document's latencies (``fmt.latency_unit``)."""
+        return latency_unit(self.latencies())
+
+    def latencies(self) -> Iterator[float | None]:
+        """Every latency of the report's tables (the columns the registry declares in µs)."""
+        for name, frame in self.tables.items():
+            columns = BY_NAME[name].columns if name in BY_NAME else ()
+            for column in columns:
+                if column.unit == "µs" and column.name in frame.columns:
+                    yield from frame[column.name].to_list()
 
     def frame(self, name: str) -> pl.DataFrame:
         """The frame a shown table displays (its own, or the one it declares)."""

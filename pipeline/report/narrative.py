@@ -27,6 +27,7 @@ from pipeline.config import LANGS, Report
 from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
+from pipeline.report.econ_views import figure
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
@@ -114,9 +115,10 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
 
 class PointText:
     """The formatted values of one table row, for placeholders, named as in the dataset
-    (``.iops``, ``.bytes_per_s`` in MB/s, ``.lat_mean_us``, ``.lat_mean_ms``,
-    ``.parallelism``); a value the row does not have (e.g. ``.iops`` of a minimum-latency
-    row) is not there, so naming it fails."""
+    (``.iops``, ``.bytes_per_s`` in MB/s, ``.lat_mean_us``, ``.parallelism``), each
+    printed as the tables print it; ``.lat_mean_ms`` is the same latency (a document
+    prints every latency in one unit, with the unit). A value the row does not have (e.g.
+    ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
 
     RENAMED: ClassVar[dict[str, str]] = {
         "mb_s": "bytes_per_s",
@@ -129,8 +131,8 @@ class PointText:
         shown = {
             "iops": ("iops", fmt.integer),
             "bytes_per_s": ("bytes_per_s", fmt.mb_s),
-            "lat_mean_ms": ("lat_mean_us", fmt.lat_ms),
-            "lat_mean_us": ("lat_mean_us", fmt.lat_us),
+            "lat_mean_ms": ("lat_mean_us", fmt.latency),
+            "lat_mean_us": ("lat_mean_us", fmt.latency),
             "parallelism": ("parallelism", fmt.integer),
         }
         for name, (column, show) in shown.items():
@@ -222,8 +224,12 @@ class Values:
     def value(
         self, table: str, key: str, column: str, places: int | None = None, **filters: object
     ) -> str:
+        """A figure as its table prints it (a latency with its unit, other figures without),
+        or rounded to ``places`` when the author asks."""
         number = self._number(table, key, column, filters)
-        return self.fmt.amount(number) if places is None else self.fmt.number(number, places)
+        if places is not None:
+            return self.fmt.number(number, places)
+        return figure(self.fmt, column, number)
 
     def ratio(
         self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object

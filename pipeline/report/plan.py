@@ -182,7 +182,7 @@ def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
     if ref.read_pct is not None:
         words["mix"] = fmt.t.mix(ref.read_pct, short=True)
     if ref.limit_us is not None:
-        words["limit"] = fmt.lat_ms(ref.limit_us)
+        words["limit"] = fmt.latency(ref.limit_us)
     key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
     caption = fmt.t(key, **words)
     if ref.queue_depth is not None:
@@ -193,13 +193,15 @@ def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
     if ref.kind != "standard":
-        return f"{chart_caption(ref, fmt)}. {fmt.t(f'chart.alt_{TITLE_KEYS[ref.kind]}')}"
+        alt = fmt.t(f"chart.alt_{TITLE_KEYS[ref.kind]}", unit=fmt.latency_symbol())
+        return f"{chart_caption(ref, fmt)}. {alt}"
     metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
     alt = fmt.t(
         "chart.alt",
         block=fmt.block(ref.block_size),
         access=fmt.t.access(ref.access, True),
         metric=metric,
+        unit=fmt.latency_symbol(),
     )
     if ref.queue_depth is None:
         return alt

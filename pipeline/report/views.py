@@ -99,7 +99,7 @@ def _vendor_spans(
         if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
             continue
         value = fig.base_value(fmt.units)
-        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_mean_us": fmt.lat_us}[metric](
+        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_mean_us": fmt.latency}[metric](
             value
         )
         note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
@@ -116,7 +116,7 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
     return fmt.t(
         "table.point",
         rate=value,
-        latency=fmt.lat_ms(float(row["lat_mean_us"])),
+        latency=fmt.latency(float(row["lat_mean_us"])),
         parallelism=fmt.integer(row["parallelism"]),
     )
 
@@ -187,7 +187,7 @@ class _Grid:
 
 def _lat_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     hit = table.filter(key.filter(mix))
-    return [Span(fmt.lat_us(hit["lat_mean_us"][0]) if hit.height else fmt.t("table.none"))]
+    return [Span(fmt.latency(hit["lat_mean_us"][0]) if hit.height else fmt.t("table.none"))]
 
 
 def _sequential(access: str) -> bool:
@@ -250,7 +250,7 @@ def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 001: the I/O rate reached under the latency limit, interpolated."""
     view = IOPS_AT_LATENCY.view(table, [], fmt, "")
     limits = sorted(set(table["limit_us"].to_list()))
-    caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
+    caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.latency(x) for x in limits))
     return replace(view, caption=caption, note=fmt.t("method.limits"))
 
 
@@ -258,11 +258,11 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     n = int(row["parallelism"])
     parallelism = fmt.t.count("table.parallelism", n, n=fmt.integer(n))
     value = (
-        f"{fmt.gb_s(row['bytes_per_s'])} {fmt.t('unit.gb_s')}"
+        f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}"
         if access == "sequential"
         else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     )
-    return [Span(parallelism), Span(value), Span(fmt.lat_us(row["lat_mean_us"]))]
+    return [Span(parallelism), Span(value), Span(fmt.latency(row["lat_mean_us"]))]
 
 
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
