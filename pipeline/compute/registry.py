@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from typing import Any, Literal
 
 import polars as pl
@@ -52,16 +53,7 @@ class Inputs:
         return self.points["setup"].n_unique() > 1
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure of a printed cell: its column, and the unit the paper prints it in
-    (``currency``: the row's own currency)."""
-
-    column: str
-    unit: str
-
-
-PrintedFn = Callable[[Mapping[str, Any], str], tuple[Figure, ...]]
+PrintedFn = Callable[[Mapping[str, Any], str], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -72,7 +64,8 @@ class Cells:
     size, read %; "fs840 2016" is system and year); further ``key=value`` words narrow it.
     ``select``: the column whose value the transcription's column may name ("maximum" is
     a kind, "100" a load); otherwise the column names a column of the table.
-    ``printed``: the figures one printed cell holds, given the row and that column."""
+    ``printed``: the columns of the figures one printed cell holds, given the row and that
+    column (each printed in the unit the table declares for it: ``Table.unit``)."""
 
     row: tuple[str, ...]
     select: str | None
@@ -92,6 +85,8 @@ class Table:
     cells: Cells
     shown: Callable[[Inputs], bool] = lambda _: True  # by default, when computed
     frame: str | None = None  # shows the frame of another table instead of its own
+    # the unit a column's figures print in, where it is not the Field's base unit
+    units: Mapping[str, str] = field_default(default_factory=dict)
 
     def make(self, inputs: Inputs) -> pl.DataFrame | None:
         frame = self.compute(inputs) if self.compute else None
@@ -104,6 +99,12 @@ class Table:
 
     def column(self, name: str) -> Field:
         return field(name, self.columns)
+
+    def unit(self, name: str) -> str:
+        """The unit column ``name`` prints in, declared once here: in the tables, the text's
+        placeholders that read the table, the datasheet and the site (a ms column prints in
+        µs in a document whose fastest latency is below 100 µs: ``Formatter.unit``)."""
+        return self.units.get(name) or self.column(name).unit
 
 
 def _f(name: str) -> Field:
@@ -129,30 +130,35 @@ SHORTFALL = _new("shortfall_pp", pl.Float64, "pp", nullable=True)
 NOISE = _new("noise_pct", pl.Float64, "%", nullable=True)
 
 
-def _rate(row: Mapping[str, Any]) -> Figure:
-    """MB/s for sequential access, IOPS for random (as the tables print them)."""
-    sequential = row["access"] == "sequential"
-    return Figure("bytes_per_s", "MB/s") if sequential else Figure("iops", "IOPS")
+def _rate(row: Mapping[str, Any]) -> str:
+    """Bandwidth for sequential access, IOPS for random (as the tables print them)."""
+    return "bytes_per_s" if row["access"] == "sequential" else "iops"
 
 
-def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    return (_rate(row), Figure("lat_mean_us", "ms"))
+def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return (_rate(row), "lat_mean_us")
 
 
-def _key_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    rate = _rate(row)
-    shown = Figure(rate.column, "GB/s") if rate.column == "bytes_per_s" else rate
-    return (Figure("parallelism", "1"), shown, Figure("lat_mean_us", "µs"))
+def _key_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return ("parallelism", _rate(row), "lat_mean_us")
 
 
-def _column(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    return (Figure(column, ""),)
+def _column(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return (column,)
 
 
-def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
     if column.replace(".", "").isdigit():  # a load: the ramp point
-        return (Figure("iops", "IOPS"), Figure("lat_mean_us", "ms"))
-    return (Figure(column, ""),)
+        return ("iops", "lat_mean_us")
+    return (column,)
+
+
+# The units the seeds print figures in, per table: seed 000 Tabelle 3 "1'003'798 @ 0.55 ms"
+# and "12'984 @ 15 ms" (MB/s), Tabelle 4 "230 µs", Tabellen 7 and 8 "440'011 @ 0.49 ms";
+# seed 004 Tabelle 2 "11.0 GB/s, 9'416 µs"; seed 001 "the I/O rate under 1 ms".
+PERFORMANCE_UNITS = {"bytes_per_s": "MB/s", "lat_mean_us": "ms"}
+KEY_FIGURE_UNITS = {"bytes_per_s": "GB/s", "lat_mean_us": "µs", "parallelism": "1"}
+MS = {"lat_mean_us": "ms"}
 
 
 def _limits(i: Inputs) -> pl.DataFrame:
@@ -184,6 +190,7 @@ TABLES: tuple[Table, ...] = (
         "performance",
         "points",
         Cells(PROFILE_ROW, "kind", _perf_cells),
+        units=PERFORMANCE_UNITS,
     ),
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
@@ -196,6 +203,7 @@ TABLES: tuple[Table, ...] = (
         Cells(PROFILE_ROW, "kind", _key_cells),
         shown=lambda i: i.several_setups,
         frame="performance",
+        units=KEY_FIGURE_UNITS,
     ),
     Table(
         "min_latency",  # seed 000 Tabelle 4
@@ -205,7 +213,7 @@ TABLES: tuple[Table, ...] = (
         "latency_grid",
         "latency",
         "points",
-        Cells(PROFILE_ROW, None, lambda row, column: (Figure("lat_mean_us", "µs"),)),
+        Cells(PROFILE_ROW, None, lambda row, column: ("lat_mean_us",)),
     ),
     Table(
         "iops_at_latency",  # seed 001
@@ -221,6 +229,7 @@ TABLES: tuple[Table, ...] = (
         "latency",
         "points",
         Cells(PROFILE_ROW, None, lambda row, column: (_rate(row),)),
+        units={"bytes_per_s": "MB/s", "limit_us": "ms"},
     ),
     Table(
         "cost",  # seed 000 Tabelle 5
@@ -265,6 +274,7 @@ TABLES: tuple[Table, ...] = (
         "footprint",
         "report",
         Cells(("system",), None, _column),
+        units={"w_per_tb": "W", "w_per_kiops": "W"},  # "4.2 W" in the row per TB
     ),
     Table(
         "spc1",  # seed 000 Tabelle 7
@@ -284,6 +294,7 @@ TABLES: tuple[Table, ...] = (
         "spc1",
         "spc1",
         Cells(("system",), "load_pct", _spc1_cells),
+        units=MS,
     ),
     Table(
         "spc1_sizing",  # seed 000 Tabelle 8
@@ -304,6 +315,7 @@ TABLES: tuple[Table, ...] = (
         "sizing",
         "spc1",
         Cells(("system", "target_iops"), None, _column),
+        units=MS,
     ),
     Table(
         "speedup",
@@ -321,10 +333,16 @@ TABLES: tuple[Table, ...] = (
         "speedup",
         "report",
         Cells(("case",), None, _column),
+        units={"old_lat_mean_us": "ms", "new_lat_mean_us": "ms"},  # seed 000: "5 ms"
     ),
 )
 BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 SELECTABLE = tuple(t.name for t in TABLES if t.selectable)
+
+
+def unit(table: str, column: str) -> str:
+    """The unit ``table`` prints ``column`` in (``Table.unit``)."""
+    return BY_NAME[table].unit(column)
 
 
 def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:

@@ -13,26 +13,28 @@ import functools
 import math
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 
 from babel import Locale
 from babel.dates import format_date
 from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
 
 from pipeline.language.strings import Strings
-from pipeline.units import Convention, block_label, mega
+from pipeline.units import Convention, block_label, kilo, mega
 
-LatencyUnit = Literal["ms", "µs"]
-MS_FROM_US = 100.0  # the fastest latency that a document still prints in ms (0.10 ms)
+SMALL_US = 100.0  # below this fastest latency a document's ms columns print in µs
+
+# µs (latencies) or B/s (bandwidth) in one unit a table may print a figure in, and the
+# locale key of its symbol; the raw figures are in µs and B/s (the schema's base units)
+LATENCY_UNITS: dict[str, tuple[float, str]] = {"ms": (1000.0, "unit.ms"), "µs": (1.0, "unit.us")}
+BANDWIDTH_UNITS = ("MB/s", "GB/s")
 
 
-def latency_unit(latencies_us: Iterable[float | None]) -> LatencyUnit:
-    """The one unit of every latency a document prints (text, tables, charts, datasheet,
-    site): ms, as the seeds print service times (0.55 ms, 15 ms), unless its fastest figure
-    is below 100 µs, where ms would need a third decimal or more; then µs (fio's null
-    engine: 0.035 µs, never 0.000035 ms)."""
+def small_latencies(latencies_us: Iterable[float | None]) -> bool:
+    """Whether a document's fastest latency is below 100 µs: then the figures of its ms
+    columns print in µs (``Formatter.unit``), as ms would need a third decimal or more
+    (fio's null engine: 0.035 µs, never 0.000035 ms)."""
     shown = [v for v in latencies_us if v is not None and v > 0 and math.isfinite(v)]
-    return "µs" if shown and min(shown) < MS_FROM_US else "ms"
+    return bool(shown) and min(shown) < SMALL_US
 
 
 def _half_up(value: float, places: int) -> Decimal:
@@ -74,7 +76,7 @@ class Formatter:
         setups: dict[str, str] | None = None,
         units: Convention = "binary",
         locale: str | None = None,
-        latency: LatencyUnit = "ms",
+        small: bool = False,
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
@@ -82,7 +84,7 @@ class Formatter:
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
-        self.latency_unit = latency  # the document's, from latency_unit()
+        self.small = small  # the document's fastest latency is below 100 µs
 
     @property
     def region(self) -> str | None:
@@ -98,27 +100,32 @@ class Formatter:
     def integer(self, value: float) -> str:
         return self.number(value, 0)
 
-    def latency(self, us: float) -> str:
-        """A latency in the document's unit, with the unit: in ms two significant digits
-        below 10 ms, whole milliseconds above (0.55 ms, 1.4 ms, 15 ms); in µs whole
-        microseconds, two significant digits below 10 µs (230 µs, 0.31 µs)."""
-        return f"{self.latency_number(us)} {self.latency_symbol()}"
+    def unit(self, declared: str) -> str:
+        """The unit a table column declared in ``declared`` prints in: its own, but ms in
+        µs where the document's fastest latency is below 100 µs (``small_latencies``)."""
+        return "µs" if declared == "ms" and self.small else declared
 
-    def latency_number(self, us: float) -> str:
-        """The figure of ``latency`` without its unit."""
-        return self.few(us / self.latency_divisor)
+    def latency(self, us: float, unit: str) -> str:
+        """A latency in ``unit`` (ms or µs), with the unit: two significant digits below
+        10, whole from 10 up (0.55 ms, 1.4 ms, 15 ms; 230 µs, 0.31 µs)."""
+        return f"{self.few(us / self.divisor(unit))} {self.symbol(unit)}"
 
-    @property
-    def latency_divisor(self) -> float:
-        """µs in one unit of the document's latencies (charts scale their axis by it)."""
-        return 1000.0 if self.latency_unit == "ms" else 1.0
+    def divisor(self, unit: str) -> float:
+        """Base units (µs, B/s) in one ``unit`` (charts scale their axis by it)."""
+        if unit in LATENCY_UNITS:
+            return LATENCY_UNITS[unit][0]
+        if unit not in BANDWIDTH_UNITS:
+            raise KeyError(unit)
+        return self.mega * (kilo(self.units) if unit == "GB/s" else 1)
 
-    def latency_symbol(self) -> str:
-        return self.t("unit.ms" if self.latency_unit == "ms" else "unit.us")
+    def symbol(self, unit: str) -> str:
+        if unit in LATENCY_UNITS:
+            return self.t(LATENCY_UNITS[unit][1])
+        return self.t({"MB/s": "unit.mb_s", "GB/s": "unit.gb_s"}[unit])
 
-    def latency_title(self) -> str:
-        """A chart's latency axis: its values are µs divided by ``latency_divisor``."""
-        return self.t("chart.latency", unit=self.latency_symbol())
+    def axis_title(self, unit: str) -> str:
+        """A chart's latency axis in ``unit``."""
+        return self.t("chart.latency", unit=self.symbol(unit))
 
     def amount(self, value: float) -> str:
         """Exact figures: whole numbers without decimals, anything else with two."""
@@ -136,10 +143,14 @@ class Formatter:
         small = abs(value) < 10 and not whole
         return self.number(value, significant_places(abs(value)) if small else 0)
 
-    def mb_s(self, bytes_per_s: float) -> str:
-        """Bandwidth, always in MB/s (one unit per document): whole MB/s; two significant
-        digits below 10 MB/s (1.7, never 2)."""
-        return self.few(bytes_per_s / self.mega)
+    def bandwidth(self, bytes_per_s: float, unit: str) -> str:
+        """Bandwidth in ``unit`` without the unit. MB/s: whole, two significant digits
+        below 10 (1.7, never 2). GB/s by the convention (seed 004: 11.5 GB/s, GB = 1024³ B):
+        one decimal, two significant digits below 1 GB/s (0.12, never 0.1)."""
+        value = bytes_per_s / self.divisor(unit)
+        if unit == "MB/s":
+            return self.few(value)
+        return self.number(value, 1 if value >= 1 else max(1, significant_places(value)))
 
     def few(self, value: float) -> str:
         """A figure that is whole from 10 up, with two significant digits below."""

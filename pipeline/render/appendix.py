@@ -269,10 +269,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
         T.heading(fmt.t("appendix.title")),
         T.heading(fmt.t("appendix.definitions"), 2),
         T.bullets(
-            fmt.t(
-                f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}",
-                unit=fmt.latency_symbol(),
-            )
+            fmt.t(f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}")
             for k in DEFINITIONS
         ),
         T.heading(fmt.t("appendix.quality"), 2),

@@ -17,7 +17,7 @@ from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.language import Formatter, Strings
-from pipeline.language.fmt import LatencyUnit, latency_unit
+from pipeline.language.fmt import small_latencies
 from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
@@ -80,11 +80,11 @@ class ReportContext:
         setups = {s.name: s.description[lang] for s in self.report.setups}
         style = self.report.number_style.replace("-", "_") if lang == "de" else None
         strings = Strings(lang, self.report.load_generators)
-        return Formatter(strings, setups, self.report.units, style, self.latency_unit())
+        return Formatter(strings, setups, self.report.units, style, self.small_latencies())
 
-    def latency_unit(self) -> LatencyUnit:
-        """The one unit of the document's latencies (``fmt.latency_unit``)."""
-        return latency_unit(self.latencies())
+    def small_latencies(self) -> bool:
+        """The document's fastest latency is below 100 µs: its ms columns print in µs."""
+        return small_latencies(self.latencies())
 
     def latencies(self) -> Iterator[float | None]:
         """Every latency of the report's tables (the columns the registry declares in µs)."""

@@ -11,10 +11,11 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.compute.registry import unit
 from pipeline.config import Report
 from pipeline.ingest.spc1 import Spc1Record
-from pipeline.language.fmt import Formatter
-from pipeline.report.views import Cell, Span, TableView
+from pipeline.language.fmt import LATENCY_UNITS, Formatter
+from pipeline.report.views import Cell, Span, TableView, latency
 
 Row = dict[str, Any]
 
@@ -22,10 +23,10 @@ Rule = Callable[[Formatter, float], str]
 _EXACT: Rule = Formatter.amount  # a figure typed into report.toml: as typed
 _DERIVED: Rule = Formatter.derived  # computed from them: whole from 10, two digits below
 _COUNT: Rule = Formatter.integer
-_LATENCY: Rule = Formatter.latency  # in the document's unit, with the unit
 
-# How each economics column prints its figure, declared once: the tables below and the
-# narrative's value() print a figure alike (its unit or currency follows in the table).
+# How each economics column rounds its figure, declared once: the tables below and the
+# narrative's value() print a figure alike (its unit or currency follows in the table; a
+# latency prints in the unit the registry declares for its column, with the unit).
 FIGURES: dict[str, Rule] = {
     "capacity_tb": _EXACT,
     "price": _EXACT,
@@ -50,19 +51,19 @@ FIGURES: dict[str, Rule] = {
     "capacity_iops": _COUNT,
     "load_iops": _COUNT,
     "year": _COUNT,
-    "lat_mean_us": _LATENCY,
-    "old_lat_mean_us": _LATENCY,
-    "new_lat_mean_us": _LATENCY,
 }
 
 
-def figure(fmt: Formatter, column: str, value: float) -> str:
-    """``value`` of ``column`` as its table prints it (exact, for a column not listed)."""
+def figure(fmt: Formatter, table: str, column: str, value: float) -> str:
+    """``value`` of ``column`` as ``table`` prints it: a latency in the column's unit with
+    the unit, other figures by their rule (exact, for a column not listed)."""
+    if unit(table, column) in LATENCY_UNITS:
+        return latency(fmt, table, value, column)
     return FIGURES.get(column, _EXACT)(fmt, value)
 
 
-def _f(fmt: Formatter, row: Row, column: str) -> str:
-    return figure(fmt, column, row[column])
+def _f(fmt: Formatter, table: str, row: Row, column: str) -> str:
+    return figure(fmt, table, column, row[column])
 
 
 def _transposed(
@@ -79,14 +80,14 @@ def _transposed(
     return TableView(name, caption, [fmt.t("econ.system"), *columns], body)
 
 
-def _price(column: str, r: Row, fmt: Formatter) -> str:
-    return f"{_f(fmt, r, column)} {r['currency']}"
+def _price(table: str, column: str, r: Row, fmt: Formatter) -> str:
+    return f"{_f(fmt, table, r, column)} {r['currency']}"
 
 
 def _per_tb(r: Row, fmt: Formatter) -> str:
-    text = _price("price_per_tb", r, fmt)
+    text = _price("cost", "price_per_tb", r, fmt)
     if r["price_per_tb_effective"] is not None:
-        effective = _price("price_per_tb_effective", r, fmt)
+        effective = _price("cost", "price_per_tb_effective", r, fmt)
         text += f" / {effective}{fmt.t('econ.effective_mark')}"
     return text
 
@@ -97,11 +98,14 @@ def cost_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
     labels = [c.label[fmt.t.lang] for c in report.cost]
     kiops = fmt.integer(1000)
     lines: list[tuple[str, Callable[[Row], str]]] = [
-        (fmt.t("econ.capacity"), lambda r: f"{_f(fmt, r, 'capacity_tb')} {fmt.t('unit.tb')}"),
-        (fmt.t("econ.iops"), lambda r: _f(fmt, r, "iops")),
-        (fmt.t("econ.price"), lambda r: _price("price", r, fmt)),
+        (
+            fmt.t("econ.capacity"),
+            lambda r: f"{_f(fmt, 'cost', r, 'capacity_tb')} {fmt.t('unit.tb')}",
+        ),
+        (fmt.t("econ.iops"), lambda r: _f(fmt, "cost", r, "iops")),
+        (fmt.t("econ.price"), lambda r: _price("cost", "price", r, fmt)),
         (fmt.t("econ.per_tb"), lambda r: _per_tb(r, fmt)),
-        (fmt.t("econ.per_kiops", n=kiops), lambda r: _price("price_per_kiops", r, fmt)),
+        (fmt.t("econ.per_kiops", n=kiops), lambda r: _price("cost", "price_per_kiops", r, fmt)),
     ]
     return _transposed(
         "cost",
@@ -117,14 +121,23 @@ def footprint_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> Table
     rows = list(table.iter_rows(named=True))
     ru, kiops, w, tb = report.rack_units, fmt.integer(1000), fmt.t("unit.w"), fmt.t("unit.tb")
     lines: list[tuple[str, Callable[[Row], str]]] = [
-        (fmt.t("econ.capacity"), lambda r: f"{_f(fmt, r, 'capacity_tb')} {tb}"),
-        (fmt.t("econ.iops"), lambda r: _f(fmt, r, "iops")),
-        (fmt.t("econ.space"), lambda r: f"{_f(fmt, r, 'rack_units')}{fmt.t('unit.u')}"),
-        (fmt.t("econ.power"), lambda r: f"{_f(fmt, r, 'power_w')} {w}"),
-        (fmt.t("econ.w_per_tb"), lambda r: f"{_f(fmt, r, 'w_per_tb')} {w}"),
-        (fmt.t("econ.w_per_kiops", n=kiops), lambda r: f"{_f(fmt, r, 'w_per_kiops')} {w}"),
-        (fmt.t("econ.tb_per_rack", ru=ru), lambda r: f"{_f(fmt, r, 'tb_per_rack')} {tb}"),
-        (fmt.t("econ.iops_per_rack", ru=ru), lambda r: _f(fmt, r, "iops_per_rack")),
+        (fmt.t("econ.capacity"), lambda r: f"{_f(fmt, 'footprint', r, 'capacity_tb')} {tb}"),
+        (fmt.t("econ.iops"), lambda r: _f(fmt, "footprint", r, "iops")),
+        (
+            fmt.t("econ.space"),
+            lambda r: f"{_f(fmt, 'footprint', r, 'rack_units')}{fmt.t('unit.u')}",
+        ),
+        (fmt.t("econ.power"), lambda r: f"{_f(fmt, 'footprint', r, 'power_w')} {w}"),
+        (fmt.t("econ.w_per_tb"), lambda r: f"{_f(fmt, 'footprint', r, 'w_per_tb')} {w}"),
+        (
+            fmt.t("econ.w_per_kiops", n=kiops),
+            lambda r: f"{_f(fmt, 'footprint', r, 'w_per_kiops')} {w}",
+        ),
+        (
+            fmt.t("econ.tb_per_rack", ru=ru),
+            lambda r: f"{_f(fmt, 'footprint', r, 'tb_per_rack')} {tb}",
+        ),
+        (fmt.t("econ.iops_per_rack", ru=ru), lambda r: _f(fmt, "footprint", r, "iops_per_rack")),
     ]
     return _transposed(
         "footprint",
@@ -142,8 +155,8 @@ def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) ->
     def at(rec: Spc1Record, load: float) -> str:
         p = rec.at_load(load)
         return (
-            f"{figure(fmt, 'iops', p.iops)} {fmt.t('table.at')} "
-            f"{figure(fmt, 'lat_mean_us', p.lat_ms * 1000)}"
+            f"{figure(fmt, 'spc1', 'iops', p.iops)} {fmt.t('table.at')} "
+            f"{figure(fmt, 'spc1', 'lat_mean_us', p.lat_ms * 1000)}"
             if p
             else fmt.t("table.none")
         )
@@ -153,13 +166,16 @@ def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) ->
         (fmt.t("econ.media"), lambda r: r.media or none),
         (
             fmt.t("econ.capacity"),
-            lambda r: f"{figure(fmt, 'capacity_tb', r.capacity_tb)} {fmt.t('unit.tb')}",
+            lambda r: f"{figure(fmt, 'spc1', 'capacity_tb', r.capacity_tb)} {fmt.t('unit.tb')}",
         ),
         *[
-            (fmt.t("econ.spc1_load", load=figure(fmt, "load_pct", x)), lambda r, x=x: at(r, x))
+            (
+                fmt.t("econ.spc1_load", load=figure(fmt, "spc1", "load_pct", x)),
+                lambda r, x=x: at(r, x),
+            )
             for x in loads
         ],
-        (fmt.t("econ.price"), lambda r: f"{figure(fmt, 'price', r.price)} {r.currency}"),
+        (fmt.t("econ.price"), lambda r: f"{figure(fmt, 'spc1', 'price', r.price)} {r.currency}"),
         (
             fmt.t("econ.space"),
             lambda r: f"{r.rack_units}{fmt.t('unit.u')}" if r.rack_units else none,
@@ -196,15 +212,24 @@ def sizing_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
                             "econ.sizing_cell",
                             units=r["units"],
                             system=system,
-                            price=_price("price", r, fmt),
-                            iops=_f(fmt, r, "load_iops"),
-                            lat=_f(fmt, r, "lat_mean_us"),
+                            price=_price("spc1_sizing", "price", r, fmt),
+                            iops=_f(fmt, "spc1_sizing", r, "load_iops"),
+                            lat=_f(fmt, "spc1_sizing", r, "lat_mean_us"),
                         )
                     )
                 ]
             )
-        rows.append([[Span(fmt.t("econ.target", iops=figure(fmt, "target_iops", target)))], *cells])
-    load = figure(fmt, "max_load_pct", table["max_load_pct"][0])
+        rows.append(
+            [
+                [
+                    Span(
+                        fmt.t("econ.target", iops=figure(fmt, "spc1_sizing", "target_iops", target))
+                    )
+                ],
+                *cells,
+            ]
+        )
+    load = figure(fmt, "spc1_sizing", "max_load_pct", table["max_load_pct"][0])
     return TableView(
         "spc1_sizing",
         fmt.t("econ.sizing_caption", load=load),
@@ -223,11 +248,11 @@ def speedup_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableVi
     rows = [
         [
             [Span(labels[r["case"]])],
-            [Span(f"{_f(fmt, r, 'io_share_pct')}%")],
-            [Span(_f(fmt, r, "old_lat_mean_us"))],
-            [Span(_f(fmt, r, "new_lat_mean_us"))],
-            [Span(fmt.t("econ.factor", x=_f(fmt, r, "io_speedup")))],
-            [Span(f"{_f(fmt, r, 'app_gain_pct')}%")],
+            [Span(f"{_f(fmt, 'speedup', r, 'io_share_pct')}%")],
+            [Span(_f(fmt, "speedup", r, "old_lat_mean_us"))],
+            [Span(_f(fmt, "speedup", r, "new_lat_mean_us"))],
+            [Span(fmt.t("econ.factor", x=_f(fmt, "speedup", r, "io_speedup")))],
+            [Span(f"{_f(fmt, 'speedup', r, 'app_gain_pct')}%")],
         ]
         for r in table.iter_rows(named=True)
     ]

@@ -11,6 +11,7 @@ import difflib
 import html
 import re
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,6 +29,7 @@ from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
 from pipeline.report.econ_views import figure
+from pipeline.report.views import bandwidth, latency
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
@@ -114,10 +116,11 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
 
 
 class PointText:
-    """The formatted values of one table row, for placeholders, named as in the dataset
-    (``.iops``, ``.bytes_per_s`` in MB/s, ``.lat_mean_us``, ``.parallelism``), each
-    printed as the tables print it; ``.lat_mean_ms`` is the same latency (a document
-    prints every latency in one unit, with the unit). A value the row does not have (e.g.
+    """The formatted values of one table row, for placeholders, named as in the dataset:
+    ``.iops``, ``.bytes_per_s`` (in the table's bandwidth unit, without it),
+    ``.parallelism``, and the mean latency with its unit: ``.lat_mean`` in the unit the
+    table prints it in (the registry's, as its cells), ``.lat_mean_us`` and ``.lat_mean_ms``
+    in the unit their name says (the author's choice). A value the row does not have (e.g.
     ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
 
     RENAMED: ClassVar[dict[str, str]] = {
@@ -126,13 +129,14 @@ class PointText:
         "lat_us": "lat_mean_us",
     }
 
-    def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
+    def __init__(self, row: dict[str, object], fmt: Formatter, table: str) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
-        shown = {
+        shown: dict[str, tuple[str, Callable[[float], str]]] = {
             "iops": ("iops", fmt.integer),
-            "bytes_per_s": ("bytes_per_s", fmt.mb_s),
-            "lat_mean_ms": ("lat_mean_us", fmt.latency),
-            "lat_mean_us": ("lat_mean_us", fmt.latency),
+            "bytes_per_s": ("bytes_per_s", lambda v: bandwidth(fmt, table, v)),
+            "lat_mean": ("lat_mean_us", lambda v: latency(fmt, table, v)),
+            "lat_mean_ms": ("lat_mean_us", lambda v: fmt.latency(v, "ms")),
+            "lat_mean_us": ("lat_mean_us", lambda v: fmt.latency(v, "µs")),
             "parallelism": ("parallelism", fmt.integer),
         }
         for name, (column, show) in shown.items():
@@ -191,7 +195,7 @@ class Values:
     ) -> PointText:
         size, access_, pct = _arguments(block, access, read_pct)
         row = cell(self.tables[table], access_, size, pct, kind, setup, queue_depth)
-        return PointText(row, self.fmt)
+        return PointText(row, self.fmt, table)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
         """One row of an economics table by its system (or case) and optional filters."""
@@ -224,12 +228,12 @@ class Values:
     def value(
         self, table: str, key: str, column: str, places: int | None = None, **filters: object
     ) -> str:
-        """A figure as its table prints it (a latency with its unit, other figures without),
-        or rounded to ``places`` when the author asks."""
+        """A figure as its table prints it (a latency in its column's unit, with the unit;
+        other figures without), or rounded to ``places`` when the author asks."""
         number = self._number(table, key, column, filters)
         if places is not None:
             return self.fmt.number(number, places)
-        return figure(self.fmt, column, number)
+        return figure(self.fmt, table, column, number)
 
     def ratio(
         self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object
@@ -283,7 +287,7 @@ def _finalize(value: object) -> str:
         what = "a measured point" if isinstance(value, PointText) else "no text"
         raise ValueError(
             f"placeholder gives {what}: name one of its values, such as "
-            ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
+            ".iops, .bytes_per_s, .lat_mean, .lat_mean_ms, .lat_mean_us or .parallelism"
         )
     return md_text(value)
 
