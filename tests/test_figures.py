@@ -19,6 +19,7 @@ from pipeline.report.context import ReportContext
 from pipeline.report.narrative import Section, Values, fill
 from pipeline.report.plan import chart_alt
 from pipeline.report.views import performance_view
+from tests.cli import iopress
 from tests.conftest import DATA, pdf_text
 
 # a figure of the text: a number, and the unit the text prints after it (if any)
@@ -244,3 +245,13 @@ def test_the_datasheet_prints_the_units_of_the_whitepapers_tables(
     assert "648,293 IOPS, 590 µs (P 128)" in sheet and "590 µs" in paper
     assert "11.5 GB/s" in sheet and "11.5 GB/s" in paper
 
+
+def test_iopress_tables_of_a_null_engine_dataset_prints_microseconds(tmp_path: Path) -> None:
+    """``iopress tables DATASET`` judges the rule on the dataset as a report does: its
+    performance table said 0.00044 ms beside the minimum latency's 0.047 µs."""
+    dataset = tmp_path / "null.parquet"
+    sources = sorted((DATA / "fio-sweep" / "4k_r100").glob("*.json"))
+    assert iopress("ingest", *sources, "-o", dataset).returncode == 0
+    shown = iopress("tables", dataset, "--lang", "en")
+    assert shown.returncode == 0
+    assert "8,174,660 @ 0.44 µs" in shown.stdout and " ms" not in shown.stdout
