@@ -33,10 +33,10 @@ from pipeline.dataset import (
 from pipeline.errors import SHOWN, InputError, UsageError
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import is_inside
-from pipeline.language.fmt import Formatter
+from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.output import writing
-from pipeline.report.context import measured_views, report_formatter
+from pipeline.report.context import measured_views, report_formatter, table_latencies
 from pipeline.report.views import Cell, TableView
 from pipeline.verify import verify as verify_figures
 
@@ -226,7 +226,8 @@ def views(path: Path, lang: str) -> list[TableView]:
     points = read_points(path)
     shown = read_presentation(path)
     made = measured(points, Settings.read(read_figures(path)))
-    return measured_views(made, shown_of(points, shown.tables, made), report_formatter(shown, lang))
+    fmt = report_formatter(shown, lang, small_latencies(table_latencies(made)))
+    return measured_views(made, shown_of(points, shown.tables, made), fmt)
 
 
 def _rich_cell(cell: Cell) -> str:

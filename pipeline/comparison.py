@@ -25,6 +25,7 @@ from pipeline.config import LANGS, REPORT_FILE
 from pipeline.csvfile import write_csv
 from pipeline.dataset import intervals_path, read_figures, read_intervals, read_points
 from pipeline.errors import UsageError
+from pipeline.language.fmt import small_latencies
 from pipeline.language.message import Message
 from pipeline.output import check_target, staging
 from pipeline.paths import TEMPLATES
@@ -219,7 +220,7 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
         (work / "charts").mkdir()
         shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)
         for lang in LANGS:
-            fmt = Formatter(Strings(lang), {}, units(new), None)
+            fmt = Formatter(Strings(lang), {}, units(new), None, small(result))
             jobs = [
                 (
                     overlay_chart(o, n, fmt, (old.label, new.label)),
@@ -235,6 +236,13 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
             source.write_text(body, encoding="utf-8")
             compile_pdf(source, work / f"compare.{lang}.pdf", work, date)
     return target
+
+
+def small(result: Comparison) -> bool:
+    """Whether the comparison's ms figures print in µs (either side's fastest latency is
+    below 100 µs), by the rule of every report."""
+    sides = (result.old_points, result.new_points)
+    return small_latencies(v for points in sides for v in points["lat_mean_us"].to_list())
 
 
 def units(side: Side) -> Convention:

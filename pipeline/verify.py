@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.compute.registry import BY_NAME, Figure, Table
+from pipeline.compute.registry import BY_NAME, Table
 from pipeline.errors import InputError, NotFound
 from pipeline.inputs import read_text
 from pipeline.report.context import ReportContext
@@ -171,12 +171,12 @@ class Resolver:
         return [self._figure(table, hit, f) for f in shown], [_unit(f, table, hit) for f in shown]
 
     @staticmethod
-    def _figure(table: Table, hit: dict[str, Any], figure: Figure) -> Expected:
-        if figure.column not in hit or not isinstance(hit[figure.column], int | float):
+    def _figure(table: Table, hit: dict[str, Any], column: str) -> Expected:
+        if column not in hit or not isinstance(hit[column], int | float):
             numbers = [k for k, v in hit.items() if isinstance(v, int | float)]
-            raise NotFound(f"no figure {figure.column!r}: one of {numbers}")
-        unit = table.column(figure.column).unit
-        return Expected(float(hit[figure.column]), DIMENSIONS[unit])
+            raise NotFound(f"no figure {column!r}: one of {numbers}")
+        unit = table.column(column).unit
+        return Expected(float(hit[column]), DIMENSIONS[unit])
 
 
 def _split(words: list[str], named: tuple[str, ...]) -> dict[str, str]:
@@ -214,13 +214,11 @@ def _number(word: str) -> bool:
     return word.replace(".", "", 1).isdigit()
 
 
-def _unit(figure: Figure, table: Table, row: dict[str, Any]) -> str:
-    """The unit a figure is printed in when the transcription gives none."""
-    if figure.unit:
-        return figure.unit
-    unit = table.column(figure.column).unit
-    defaults = {"µs": "ms", "W/TB": "W", "W/kIOPS": "W"}
-    return str(row.get("currency", "CHF")) if unit == "currency" else defaults.get(unit, unit)
+def _unit(column: str, table: Table, row: dict[str, Any]) -> str:
+    """The unit a figure is printed in when the transcription gives none: the one its
+    table declares (``Table.unit``), a price in its row's currency."""
+    unit = table.unit(column)
+    return str(row.get("currency", "CHF")) if unit == "currency" else unit
 
 
 def _exact(expected: list[Expected], units: list[str], table: dict[str, tuple[str, float]]) -> str:

@@ -36,8 +36,8 @@ def _ref(ctx: ReportContext, kind: str, stem: str) -> ChartRef:
 @pytest.mark.parametrize(
     ("lang", "title", "lat"),
     [
-        ("de", "8K Random 100% Read: IOPS und Latenz je Konfiguration", "Latenz [µs]"),
-        ("en", "8K random 100% read: IOPS and latency per configuration", "Latency [µs]"),
+        ("de", "8K Random 100% Read: IOPS und Latenz je Konfiguration", "Servicezeit [µs]"),
+        ("en", "8K random 100% read: IOPS and latency per configuration", "Service time [µs]"),
     ],
 )
 def test_dual_axis(a800: ReportContext, lang: str, title: str, lat: str) -> None:

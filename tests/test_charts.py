@@ -60,7 +60,7 @@ def test_standard_chart_axes_and_colours(fs840_context: ReportContext) -> None:
         assert colour["scale"]["domain"] == ["100% Read", "70% Read / 30% Write", "100% Write"]
         assert colour["scale"]["range"] == ["#2e9e3e", "#1f5fbf", "#d62728"]
         assert panel["mark"]["type"] == "line"
-    assert spec["hconcat"][1]["encoding"]["y"]["field"] == "latency_ms"
+    assert spec["hconcat"][1]["encoding"]["y"]["field"] == "latency"
 
 
 def test_sequential_chart_plots_mb_per_second(fs840_context: ReportContext) -> None:

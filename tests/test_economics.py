@@ -16,6 +16,7 @@ from pipeline.build import BuildResult
 from pipeline.compute import economics
 from pipeline.errors import InputErrors
 from pipeline.ingest import spc1
+from pipeline.report.context import ReportContext
 from tests.conftest import FS840, ROOT, pdf_text
 
 
@@ -123,6 +124,30 @@ def test_sizing_table_8(
     # instead of its capacity at 50 % load.
 
 
+@pytest.mark.parametrize(
+    ("system", "cells"),
+    [
+        # 200'000 shared by 1, 2, 4 units: 200'000 each, 0.293 ms on the FS 900's ramp
+        ("FS 900", ["200,000 IOPS @ 0.29 ms", "400,000 IOPS @ 0.29 ms", "800,000 IOPS @ 0.29 ms"]),
+        # seed 000 Tabelle 8: 300'986 (the ramp's lowest point; no latency below it), then
+        # the targets themselves ("ca. 400'000", "ca. 800'000")
+        (
+            "OS 18'800 V3",
+            ["300,986 IOPS @ 0.39 ms", "400,000 IOPS @ 0.40 ms", "800,000 IOPS @ 0.46 ms"],
+        ),
+    ],
+)
+def test_sizing_shows_the_load_each_row_sizes_for(
+    fs840_context: ReportContext, system: str, cells: list[str]
+) -> None:
+    """A sizing cell's "IOPS @ latency" is one load and its latency (not the units'
+    capacity at 50 % load beside the latency of another load: 1'505'068 three times)."""
+    view = fs840_context.views(fs840_context.formatter("en"))["spc1_sizing"]
+    column = view.header.index(system)
+    printed = [row[column][0].text for row in view.rows]
+    assert [text.split(", ")[-1] for text in printed] == cells
+
+
 def test_sizing_latency_is_interpolated_on_the_ramp() -> None:
     record = spc1.load(ROOT / "data" / "spc1" / "AE00008.toml")
     assert economics.latency_at_iops(record, 200_000) == pytest.approx(
@@ -211,7 +236,9 @@ def test_ratio_sentences_from_tables_in_both_languages(fs840_context: object) ->
     assert "eine 6 Mal höhere Kapazität und eine 140 Mal höhere IOPS Leistung" in de
     assert "also 3.5 Mal mehr" in de and "um Faktor 26 geringer" in de
     assert "6 times the capacity and 140 times the IOPS" in en and "26 times less power" in en
-    assert "1’023.39 CHF" in de and "1,023.39 CHF" in en
+    # a figure of a table prints as the table prints it (Tabelle 5: 3'070 and 1'023 CHF)
+    assert "3’070 CHF gegenüber 875 CHF" in de and "1’023 CHF pro TB" in de
+    assert "3,070 CHF against 875 CHF" in en and "1,023 CHF per TB" in en
 
 
 def test_ambiguous_value_placeholder_asks_for_a_filter(fs840_context: object) -> None:

@@ -44,11 +44,11 @@ def test_formats_per_language(lang: str, expected: list[str]) -> None:
     fmt = Formatter(Strings(lang))
     got = [
         fmt.integer(1008045),
-        fmt.lat_ms(550),
-        fmt.lat_ms(999.99),
-        fmt.lat_ms(15000),
-        fmt.lat_us(230.4),
-        fmt.mb_s(12984 * 1024**2),
+        fmt.latency(550, "ms"),
+        fmt.latency(999.99, "ms"),
+        fmt.latency(15000, "ms"),
+        fmt.latency(230.4, "µs"),
+        fmt.bandwidth(12984 * 1024**2, "MB/s"),
         fmt.number(2.45, 1),
     ]
     assert got == expected
@@ -58,14 +58,15 @@ def test_small_figures_keep_two_significant_digits() -> None:
     """Sub-microsecond latencies (fio's null engine), a few MB/s, far below 1 GB/s: never
     printed as 0 µs, 2 MB/s or 0.0 GB/s."""
     fmt = Formatter(Strings("en"))
-    assert [fmt.lat_us(v) for v in (0.31, 2.345, 9.94, 230.4)] == [
+    assert [fmt.latency(v, "µs") for v in (0.31, 2.345, 9.94, 230.4)] == [
         "0.31 µs",
         "2.3 µs",
         "9.9 µs",
         "230 µs",
     ]
-    assert [fmt.mb_s(v * 1024**2) for v in (1.66, 67.2)] == ["1.7", "67"]
-    assert [fmt.gb_s(v * 1024**3) for v in (11.52, 0.124, 0.00166)] == ["11.5", "0.12", "0.0017"]
+    assert [fmt.bandwidth(v * 1024**2, "MB/s") for v in (1.66, 67.2)] == ["1.7", "67"]
+    gb = [fmt.bandwidth(v * 1024**3, "GB/s") for v in (11.52, 0.124, 0.00166)]
+    assert gb == ["11.5", "0.12", "0.0017"]
     assert [fmt.few(v) for v in (-0.5, -12.4, float("nan"))] == ["-0.50", "-12", "NaN"]
 
 

@@ -178,8 +178,8 @@ def test_vendor_figure_round_trip_is_exact(tmp_path: Path, units: str, mega: flo
         fh.write(figure)
     ctx = prepare(folder)
     assert ctx.report.vendor_figures[0].base_value(ctx.report.units) == 8000 * mega
-    assert ctx.formatter("en").mb_s(8000 * mega) == "8,000"
-    assert ctx.formatter("de").mb_s(8000 * mega) == "8’000"
+    assert ctx.formatter("en").bandwidth(8000 * mega, "MB/s") == "8,000"
+    assert ctx.formatter("de").bandwidth(8000 * mega, "MB/s") == "8’000"
 
 
 def test_a_build_with_a_file_that_gives_nothing_exits_1_and_writes_nothing(

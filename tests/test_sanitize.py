@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.build import BuildResult
 from pipeline.render import sanitize
+from tests.conftest import pdf_text
 
 
 def test_the_conversions_used_last_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,3 +98,17 @@ def test_nesting_too_deep_names_the_file(text: str) -> None:
 
     with pytest.raises(InputError, match=r"^x\.md: nested too deeply"):
         sanitize.to_typst(text, "x.md")
+
+
+def test_a_thousands_mark_in_the_text_stays_the_tables_mark() -> None:
+    """pandoc writes ’ as ' for typst, and typst prints ' after a digit as a prime: the
+    text said 1′008′045 (U+2032) where the tables say 1’008’045 (U+2019). A mark typed as
+    ' between digits is the same mark; code and apostrophes in words stay as they are."""
+    typst = sanitize.to_typst("1’008’045 IOPS, 1'000 and it’s `1'0`", "t.md")
+    assert typst.strip() == "1\\u{2019}008\\u{2019}045 IOPS, 1\\u{2019}000 and it's `1'0`"
+
+
+def test_german_text_prints_the_tables_thousands_mark(fs840_build: BuildResult) -> None:
+    text = pdf_text(fs840_build.out / "fs840.de.pdf")
+    assert "\u2032" not in text
+    assert "Mit 1’008’045 IOPS bei 0.50 ms" in " ".join(text.split())

@@ -168,5 +168,7 @@ def test_single_interval_points_have_no_noise_to_compare() -> None:
 def test_the_table_marks_an_unsure_optimum_and_says_why() -> None:
     table = performance(_noisy(5.0)).with_columns(pl.col("queue_depth").cast(pl.Int64))
     view = performance_view(table, [], Formatter(Strings("en")), "")
-    assert "19,000 @ 0.11 ms (P 2) (?)" in [s.text for row in view.rows for c in row for s in c]
+    assert "19,000 @ 0.11 ms (P\u00a02) (?)" in [
+        s.text for row in view.rows for c in row for s in c
+    ]
     assert "(?): the step after this optimum misses the rule" in view.note

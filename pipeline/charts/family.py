@@ -13,6 +13,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.standard import (
+    latency_places,
     log_scale,
     mix_colour,
     mix_label,
@@ -22,6 +23,8 @@ from pipeline.charts.standard import (
 )
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
+from pipeline.report.plan import axis_unit
+from pipeline.report.views import latency
 from pipeline.schema import PERCENTILES
 
 DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
@@ -69,6 +72,7 @@ def _with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
 def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """Seed 004: IOPS solid on the left axis, latency dashed on the right, colour per setup.
     ``points``: one access, block size and mix, every setup."""
+    unit = axis_unit("dual_axis", fmt)
     value, value_title = _throughput(points, fmt)
     data = (
         _with_setup_label(points, fmt)
@@ -77,7 +81,7 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             "parallelism",
             "setup_label",
             value.alias("throughput"),
-            pl.col("lat_mean_us").alias("latency_us"),
+            (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         )
     )
     base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=_setup_colour(points, fmt))
@@ -90,9 +94,11 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow
     ).encode(
         y=alt.Y(
-            "latency_us:Q",
-            title=fmt.t("chart.lat_us"),
-            axis=alt.Axis(format=value_format(data["latency_us"].to_list(), 0), orient="right"),
+            "latency:Q",
+            title=fmt.axis_title(unit),
+            axis=alt.Axis(
+                format=value_format(data["latency"].to_list(), latency_places(unit)), orient="right"
+            ),
         )
     )
     layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
@@ -117,6 +123,7 @@ def _direction(read_pct: float) -> str:
 def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """Seed 003: setups compared, colour per setup, reads solid and writes dashed.
     ``points``: one access and block size, every setup and mix."""
+    unit = axis_unit("setups", fmt)
     value, value_title = _throughput(points, fmt)
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     mix_labels = [fmt.t.mix(m, short=True) for m in mixes]
@@ -127,7 +134,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             "parallelism",
             "setup_label",
             value.alias("throughput"),
-            (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+            (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
             pl.col("read_pct")
             .replace_strict(dict(zip(mixes, mix_labels, strict=True)), return_dtype=pl.String)
             .alias("mix"),
@@ -161,7 +168,8 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+        panel("throughput", value_title, 0),
+        panel("latency", fmt.axis_title(unit), latency_places(unit)),
     )
     return _finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
 
@@ -177,20 +185,21 @@ def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
 def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt.TopLevelMixin:
     """Seed 001: latency against I/O rate per mix, the zone under the latency limit shaded.
     ``points``: one setup, access and block size."""
+    unit = axis_unit("response", fmt)
     value, value_title = _throughput(points, fmt)
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         mix_label(points, fmt),
         "parallelism",
     )
     zone = (
-        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / 1000]}))
+        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / fmt.divisor(unit)]}))
         .mark_rect(color=theme().limit_colour, opacity=0.12)
         .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
     )
     rule = (
-        alt.Chart(pl.DataFrame({"limit": [limit_us / 1000]}))
+        alt.Chart(pl.DataFrame({"limit": [limit_us / fmt.divisor(unit)]}))
         .mark_rule(color=theme().limit_colour, strokeDash=DASHES["dashed"])
         .encode(y=alt.Y("limit:Q"))
     )
@@ -204,9 +213,9 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
                 axis=alt.Axis(format=value_format(data["throughput"].to_list(), 0)),
             ),
             y=alt.Y(
-                "latency_ms:Q",
-                title=fmt.t("chart.lat_ms"),
-                axis=alt.Axis(format=value_format(data["latency_ms"].to_list(), 2)),
+                "latency:Q",
+                title=fmt.axis_title(unit),
+                axis=alt.Axis(format=value_format(data["latency"].to_list(), latency_places(unit))),
             ),
             color=mix_colour(points, fmt),
             order=alt.Order("parallelism:Q"),
@@ -217,7 +226,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         "chart.response_title",
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
-        limit=fmt.lat_ms(limit_us),
+        limit=latency(fmt, "iops_at_latency", limit_us, "limit_us"),
     )
     return _finish(layered, title, fmt)
 
@@ -244,14 +253,18 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
 
 def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """Latency percentiles p50…p99.99 against parallelism. ``points``: one profile."""
+    unit = axis_unit("percentiles", fmt)
     names = [f"lat_{p}_us" for p in PERCENTILES]
     labels = {f"lat_{p}_us": f"p{v:g}" for p, v in PERCENTILES.items()}
     data = (
         points.sort("parallelism")
         .select("parallelism", *names)
-        .unpivot(index="parallelism", variable_name="percentile", value_name="latency_us")
-        .drop_nulls("latency_us")
-        .with_columns(pl.col("percentile").replace_strict(labels, return_dtype=pl.String))
+        .unpivot(index="parallelism", variable_name="percentile", value_name="latency")
+        .drop_nulls("latency")
+        .with_columns(
+            pl.col("percentile").replace_strict(labels, return_dtype=pl.String),
+            pl.col("latency") / fmt.divisor(unit),
+        )
     )
     order = list(labels.values())
     chart = (
@@ -260,10 +273,10 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
         .encode(
             x=_parallelism_x(points, fmt),
             y=alt.Y(
-                "latency_us:Q",
-                title=fmt.t("chart.lat_us"),
-                scale=(scale := log_scale(data["latency_us"].to_list())),
-                axis=value_axis(data["latency_us"].to_list(), 0, scale),
+                "latency:Q",
+                title=fmt.axis_title(unit),
+                scale=(scale := log_scale(data["latency"].to_list())),
+                axis=value_axis(data["latency"].to_list(), latency_places(unit), scale),
             ),
             color=alt.Color(
                 "percentile:N",
@@ -279,15 +292,17 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
 
 def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     """fio json+ latency histogram: ``bins`` has ``lat_us`` (bin value) and ``count``."""
+    unit = axis_unit("histogram", fmt)
+    bins = bins.with_columns(latency=pl.col("lat_us") / fmt.divisor(unit))
     chart = (
         alt.Chart(bins)
         .mark_bar(color=theme().vendor_colour)
         .encode(
             x=alt.X(
-                "lat_us:Q",
-                title=fmt.t("chart.lat_us"),
-                scale=(scale := log_scale(bins["lat_us"].to_list())),
-                axis=value_axis(bins["lat_us"].to_list(), 0, scale),
+                "latency:Q",
+                title=fmt.axis_title(unit),
+                scale=(scale := log_scale(bins["latency"].to_list())),
+                axis=value_axis(bins["latency"].to_list(), latency_places(unit), scale),
             ),
             y=alt.Y("count:Q", title=fmt.t("chart.count"), axis=alt.Axis(format=",d")),
         )
@@ -299,6 +314,7 @@ def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
 def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLevelMixin:
     """The same profile across systems: colour per system (``label``), throughput and
     service time against parallelism."""
+    unit = axis_unit("compare", fmt)
     value, value_title = _throughput(points, fmt)
     labels = points["label"].unique(maintain_order=True).to_list()
     colour = alt.Color(
@@ -311,7 +327,7 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         "parallelism",
         "label",
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
     )
 
     def panel(field: str, axis_title: str, places: int) -> alt.Chart:
@@ -329,6 +345,7 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         return chart
 
     both = alt.hconcat(
-        panel("throughput", value_title, 0), panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+        panel("throughput", value_title, 0),
+        panel("latency", fmt.axis_title(unit), latency_places(unit)),
     )
     return _finish(both, title, fmt)

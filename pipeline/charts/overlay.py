@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import altair as alt
 import polars as pl
 
-from pipeline.charts.standard import parallelism_x, value_axis, value_scale
+from pipeline.charts.standard import latency_places, parallelism_x, value_axis, value_scale
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
+from pipeline.report.plan import axis_unit
 
 PROFILE = ("setup", "queue_depth", "access", "block_size", "read_pct")
 
@@ -27,12 +28,13 @@ def profiles(
 
 
 def _data(points: pl.DataFrame, side: str, fmt: Formatter) -> pl.DataFrame:
+    unit = axis_unit("compare", fmt)
     sequential = points["access"][0] == "sequential"
     rate = pl.col("bytes_per_s") / fmt.mega if sequential else pl.col("iops")
     return points.sort("parallelism").select(
         "parallelism",
         rate.alias("rate"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         pl.lit(side).alias("side"),
     )
 
@@ -41,6 +43,7 @@ def overlay_chart(
     old: pl.DataFrame, new: pl.DataFrame, fmt: Formatter, labels: tuple[str, str]
 ) -> alt.TopLevelMixin:
     """``old`` and ``new``: the points of one profile on each side."""
+    unit = axis_unit("compare", fmt)
     data = pl.concat([_data(old, labels[0], fmt), _data(new, labels[1], fmt)])
     sequential = old["access"][0] == "sequential"
     style, spec = theme(), standard_definition()
@@ -60,7 +63,7 @@ def overlay_chart(
 
     def panel(field: str, title: str, places: int) -> alt.Chart:
         values = data[field].to_list()
-        scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
+        scale = value_scale(values) if field == "latency" else alt.Scale(zero=True)
         y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
         mark = alt.Chart(data).mark_line(
             point=alt.OverlayMarkDef(size=style.point_size), strokeWidth=style.line_width
@@ -69,7 +72,7 @@ def overlay_chart(
         return drawn.properties(width=spec.width, height=spec.height)
 
     left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), 0)
-    right = panel("latency_ms", fmt.t("chart.lat_ms"), 2)
+    right = panel("latency", fmt.axis_title(unit), latency_places(unit))
     title = fmt.t(
         "compare.chart_title",
         block=fmt.block(int(old["block_size"][0])),

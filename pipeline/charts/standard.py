@@ -11,16 +11,18 @@ import polars as pl
 
 from pipeline.charts.theme import log_axis, parallelism_axis, standard_definition, theme
 from pipeline.language.fmt import Formatter
+from pipeline.report.plan import axis_unit
 
 
 def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     """Points of one block size as plotted: throughput, latency in ms, localised mix label."""
+    unit = axis_unit("standard", fmt)
     sequential = points["access"][0] == "sequential"
     value = pl.col("bytes_per_s") / fmt.mega if sequential else pl.col("iops")
     return points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism",
         value.alias("throughput"),
-        (pl.col("lat_mean_us") / 1000).alias("latency_ms"),
+        (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         mix_label(points, fmt),
     )
 
@@ -54,6 +56,12 @@ def parallelism_x(levels: list[int], fmt: Formatter) -> alt.X:
 
 LOG_FROM = 20.0  # a panel whose values span more than this factor gets a log axis
 LOG_LABELS = 10  # at most this many labels on a logarithmic value axis
+
+
+def latency_places(unit: str) -> int:
+    """Decimals of a latency axis: 0.55 ms, 230 µs (``value_format`` adds more where the
+    figures are smaller)."""
+    return 2 if unit == "ms" else 0
 
 
 def value_scale(values: list[float | None]) -> alt.Scale:
@@ -105,7 +113,7 @@ def _panel(
     spec = standard_definition()
     x = parallelism_x(data["parallelism"].to_list(), fmt)
     values = data[field].to_list()
-    scale = value_scale(values) if field == "latency_ms" else alt.Scale(zero=True)
+    scale = value_scale(values) if field == "latency" else alt.Scale(zero=True)
     number_format = value_format(values, places)
     y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
     chart: alt.Chart = (
@@ -130,12 +138,13 @@ def _panel(
 
 def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
     """Points of one setup, access and block size (all mixes) -> the two-panel chart."""
+    unit = axis_unit("standard", fmt)
     sequential = points["access"][0] == "sequential"
     data = chart_data(points, fmt)
     colour = mix_colour(points, fmt)
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
     left = _panel(data, "throughput", left_title, 0, colour, fmt)
-    right = _panel(data, "latency_ms", fmt.t("chart.lat_ms"), 2, colour, fmt)
+    right = _panel(data, "latency", fmt.axis_title(unit), latency_places(unit), colour, fmt)
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from typing import Any, Literal
 
 import polars as pl
@@ -53,16 +54,7 @@ class Inputs:
         return Settings.of(self.report)
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure of a printed cell: its column, and the unit the paper prints it in
-    (``currency``: the row's own currency)."""
-
-    column: str
-    unit: str
-
-
-PrintedFn = Callable[[Mapping[str, Any], str], tuple[Figure, ...]]
+PrintedFn = Callable[[Mapping[str, Any], str], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -73,7 +65,8 @@ class Cells:
     size, read %; "fs840 2016" is system and year); further ``key=value`` words narrow it.
     ``select``: the column whose value the transcription's column may name ("maximum" is
     a kind, "100" a load); otherwise the column names a column of the table.
-    ``printed``: the figures one printed cell holds, given the row and that column."""
+    ``printed``: the columns of the figures one printed cell holds, given the row and that
+    column (each printed in the unit the table declares for it: ``Table.unit``)."""
 
     row: tuple[str, ...]
     select: str | None
@@ -97,6 +90,8 @@ class Table:
     # a measurement table's frame from the points and the figures' settings alone, so that
     # a dataset with the settings stored with it gives the report's frame (``measured``)
     measure: Callable[[pl.DataFrame, Settings], pl.DataFrame] | None = None
+    # the unit a column's figures print in, where it is not the Field's base unit
+    units: Mapping[str, str] = field_default(default_factory=dict)
 
     def make(self, inputs: Inputs) -> pl.DataFrame | None:
         if self.compute is None and self.measure is not None:
@@ -116,6 +111,12 @@ class Table:
 
     def column(self, name: str) -> Field:
         return field(name, self.columns)
+
+    def unit(self, name: str) -> str:
+        """The unit column ``name`` prints in, declared once here: in the tables, the text's
+        placeholders that read the table, the datasheet and the site (a ms column prints in
+        µs in a document whose fastest latency is below 100 µs: ``Formatter.unit``)."""
+        return self.units.get(name) or self.column(name).unit
 
 
 def _f(name: str) -> Field:
@@ -141,30 +142,35 @@ SHORTFALL = _new("shortfall_pp", pl.Float64, "pp", nullable=True)
 NOISE = _new("noise_pct", pl.Float64, "%", nullable=True)
 
 
-def _rate(row: Mapping[str, Any]) -> Figure:
-    """MB/s for sequential access, IOPS for random (as the tables print them)."""
-    sequential = row["access"] == "sequential"
-    return Figure("bytes_per_s", "MB/s") if sequential else Figure("iops", "IOPS")
+def _rate(row: Mapping[str, Any]) -> str:
+    """Bandwidth for sequential access, IOPS for random (as the tables print them)."""
+    return "bytes_per_s" if row["access"] == "sequential" else "iops"
 
 
-def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    return (_rate(row), Figure("lat_mean_us", "ms"))
+def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return (_rate(row), "lat_mean_us")
 
 
-def _key_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    rate = _rate(row)
-    shown = Figure(rate.column, "GB/s") if rate.column == "bytes_per_s" else rate
-    return (Figure("parallelism", "1"), shown, Figure("lat_mean_us", "µs"))
+def _key_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return ("parallelism", _rate(row), "lat_mean_us")
 
 
-def _column(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
-    return (Figure(column, ""),)
+def _column(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    return (column,)
 
 
-def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[Figure, ...]:
+def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
     if column.replace(".", "").isdigit():  # a load: the ramp point
-        return (Figure("iops", "IOPS"), Figure("lat_mean_us", "ms"))
-    return (Figure(column, ""),)
+        return ("iops", "lat_mean_us")
+    return (column,)
+
+
+# The units the seeds print figures in, per table: seed 000 Tabelle 3 "1'003'798 @ 0.55 ms"
+# and "12'984 @ 15 ms" (MB/s), Tabelle 4 "230 µs", Tabellen 7 and 8 "440'011 @ 0.49 ms";
+# seed 004 Tabelle 2 "11.0 GB/s, 9'416 µs"; seed 001 "the I/O rate under 1 ms".
+PERFORMANCE_UNITS = {"bytes_per_s": "MB/s", "lat_mean_us": "ms"}
+KEY_FIGURE_UNITS = {"bytes_per_s": "GB/s", "lat_mean_us": "µs", "parallelism": "1"}
+MS = {"lat_mean_us": "ms"}
 
 
 def _limits(points: pl.DataFrame, settings: Settings) -> pl.DataFrame:
@@ -196,6 +202,7 @@ TABLES: tuple[Table, ...] = (
         "points",
         Cells(PROFILE_ROW, "kind", _perf_cells),
         measure=lambda points, settings: performance(points, settings.margin_pp),
+        units=PERFORMANCE_UNITS,
     ),
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
@@ -208,6 +215,7 @@ TABLES: tuple[Table, ...] = (
         Cells(PROFILE_ROW, "kind", _key_cells),
         shown=lambda points: points["setup"].n_unique() > 1,
         frame="performance",
+        units=KEY_FIGURE_UNITS,
     ),
     Table(
         "min_latency",  # seed 000 Tabelle 4
@@ -217,7 +225,7 @@ TABLES: tuple[Table, ...] = (
         "latency_grid",
         "latency",
         "points",
-        Cells(PROFILE_ROW, None, lambda row, column: (Figure("lat_mean_us", "µs"),)),
+        Cells(PROFILE_ROW, None, lambda row, column: ("lat_mean_us",)),
         measure=lambda points, _: min_latency(points),
     ),
     Table(
@@ -235,6 +243,7 @@ TABLES: tuple[Table, ...] = (
         "points",
         Cells(PROFILE_ROW, None, lambda row, column: (_rate(row),)),
         measure=_limits,
+        units={"bytes_per_s": "MB/s", "limit_us": "ms"},
     ),
     Table(
         "cost",  # seed 000 Tabelle 5
@@ -279,6 +288,7 @@ TABLES: tuple[Table, ...] = (
         "footprint",
         "report",
         Cells(("system",), None, _column),
+        units={"w_per_tb": "W", "w_per_kiops": "W"},  # "4.2 W" in the row per TB
     ),
     Table(
         "spc1",  # seed 000 Tabelle 7
@@ -298,6 +308,7 @@ TABLES: tuple[Table, ...] = (
         "spc1",
         "spc1",
         Cells(("system",), "load_pct", _spc1_cells),
+        units=MS,
     ),
     Table(
         "spc1_sizing",  # seed 000 Tabelle 8
@@ -308,6 +319,7 @@ TABLES: tuple[Table, ...] = (
             _new("max_load_pct", pl.Float64, "%"),
             _new("units", pl.Int64, "1"),
             _new("capacity_iops", pl.Float64, "IOPS"),
+            _new("load_iops", pl.Float64, "IOPS"),
             LATENCY,
             PRICE,
             CURRENCY,
@@ -317,6 +329,7 @@ TABLES: tuple[Table, ...] = (
         "sizing",
         "spc1",
         Cells(("system", "target_iops"), None, _column),
+        units=MS,
     ),
     Table(
         "speedup",
@@ -334,10 +347,16 @@ TABLES: tuple[Table, ...] = (
         "speedup",
         "report",
         Cells(("case",), None, _column),
+        units={"old_lat_mean_us": "ms", "new_lat_mean_us": "ms"},  # seed 000: "5 ms"
     ),
 )
 BY_NAME: dict[str, Table] = {t.name: t for t in TABLES}
 SELECTABLE = tuple(t.name for t in TABLES if t.selectable)
+
+
+def unit(table: str, column: str) -> str:
+    """The unit ``table`` prints ``column`` in (``Table.unit``)."""
+    return BY_NAME[table].unit(column)
 
 
 def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel import Locale
@@ -19,6 +20,21 @@ from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, p
 
 from pipeline.language.strings import Strings
 from pipeline.units import Convention, block_label, kilo, mega
+
+SMALL_US = 100.0  # below this fastest latency a document's ms columns print in µs
+
+# µs (latencies) or B/s (bandwidth) in one unit a table may print a figure in, and the
+# locale key of its symbol; the raw figures are in µs and B/s (the schema's base units)
+LATENCY_UNITS: dict[str, tuple[float, str]] = {"ms": (1000.0, "unit.ms"), "µs": (1.0, "unit.us")}
+BANDWIDTH_UNITS = ("MB/s", "GB/s")
+
+
+def small_latencies(latencies_us: Iterable[float | None]) -> bool:
+    """Whether a document's fastest latency is below 100 µs: then the figures of its ms
+    columns print in µs (``Formatter.unit``), as ms would need a third decimal or more
+    (fio's null engine: 0.035 µs, never 0.000035 ms)."""
+    shown = [v for v in latencies_us if v is not None and v > 0 and math.isfinite(v)]
+    return bool(shown) and min(shown) < SMALL_US
 
 
 def _half_up(value: float, places: int) -> Decimal:
@@ -60,6 +76,7 @@ class Formatter:
         setups: dict[str, str] | None = None,
         units: Convention = "binary",
         locale: str | None = None,
+        small: bool = False,
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
@@ -67,6 +84,7 @@ class Formatter:
         self.setups = setups or {}  # setup name -> its description in this language
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
+        self.small = small  # the document's fastest latency is below 100 µs
 
     @property
     def region(self) -> str | None:
@@ -82,10 +100,32 @@ class Formatter:
     def integer(self, value: float) -> str:
         return self.number(value, 0)
 
-    def lat_ms(self, us: float) -> str:
-        """Two significant digits below 10 ms, whole milliseconds above: 0.55, 1.4, 15."""
-        ms = us / 1000
-        return f"{self.number(ms, significant_places(ms))} {self.t('unit.ms')}"
+    def unit(self, declared: str) -> str:
+        """The unit a table column declared in ``declared`` prints in: its own, but ms in
+        µs where the document's fastest latency is below 100 µs (``small_latencies``)."""
+        return "µs" if declared == "ms" and self.small else declared
+
+    def latency(self, us: float, unit: str) -> str:
+        """A latency in ``unit`` (ms or µs), with the unit: two significant digits below
+        10, whole from 10 up (0.55 ms, 1.4 ms, 15 ms; 230 µs, 0.31 µs)."""
+        return f"{self.few(us / self.divisor(unit))} {self.symbol(unit)}"
+
+    def divisor(self, unit: str) -> float:
+        """Base units (µs, B/s) in one ``unit`` (charts scale their axis by it)."""
+        if unit in LATENCY_UNITS:
+            return LATENCY_UNITS[unit][0]
+        if unit not in BANDWIDTH_UNITS:
+            raise KeyError(unit)
+        return self.mega * (kilo(self.units) if unit == "GB/s" else 1)
+
+    def symbol(self, unit: str) -> str:
+        if unit in LATENCY_UNITS:
+            return self.t(LATENCY_UNITS[unit][1])
+        return self.t({"MB/s": "unit.mb_s", "GB/s": "unit.gb_s"}[unit])
+
+    def axis_title(self, unit: str) -> str:
+        """A chart's latency axis in ``unit``."""
+        return self.t("chart.latency", unit=self.symbol(unit))
 
     def amount(self, value: float) -> str:
         """Exact figures: whole numbers without decimals, anything else with two."""
@@ -103,20 +143,14 @@ class Formatter:
         small = abs(value) < 10 and not whole
         return self.number(value, significant_places(abs(value)) if small else 0)
 
-    def lat_us(self, us: float) -> str:
-        """Whole microseconds; two significant digits below 10 µs (fio's null engine and
-        fast devices: 0.31 µs, never 0 µs)."""
-        return f"{self.few(us)} {self.t('unit.us')}"
-
-    def mb_s(self, bytes_per_s: float) -> str:
-        """Whole MB/s; two significant digits below 10 MB/s (1.7, never 2)."""
-        return self.few(bytes_per_s / self.mega)
-
-    def gb_s(self, bytes_per_s: float) -> str:
-        """GB by the convention (seed 004: 11.5 GB/s, GB = 1024³ B), one decimal; two
-        significant digits below 1 GB/s (0.12, 0.0017: never 0.0 GB/s)."""
-        gb = bytes_per_s / self.mega / kilo(self.units)
-        return self.number(gb, 1 if gb >= 1 else max(1, significant_places(gb)))
+    def bandwidth(self, bytes_per_s: float, unit: str) -> str:
+        """Bandwidth in ``unit`` without the unit. MB/s: whole, two significant digits
+        below 10 (1.7, never 2). GB/s by the convention (seed 004: 11.5 GB/s, GB = 1024³ B):
+        one decimal, two significant digits below 1 GB/s (0.12, never 0.1)."""
+        value = bytes_per_s / self.divisor(unit)
+        if unit == "MB/s":
+            return self.few(value)
+        return self.number(value, 1 if value >= 1 else max(1, significant_places(value)))
 
     def few(self, value: float) -> str:
         """A figure that is whole from 10 up, with two significant digits below."""

@@ -11,7 +11,7 @@ from pipeline.charts.overlay import profiles
 from pipeline.compute.compare import Comparison
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
-from pipeline.report.views import Span, TableView
+from pipeline.report.views import Span, TableView, bandwidth, latency
 
 
 def profile(row: dict[str, Any], fmt: Formatter) -> str:
@@ -29,9 +29,9 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
     if v is None:
         return "–"
     if unit == "B/s":
-        return f"{fmt.mb_s(v)} {fmt.t('chart.mb_s')}"
-    if unit == "µs":
-        return fmt.lat_us(v)
+        return bandwidth(fmt, "performance", v, with_unit=True)
+    if unit == "µs":  # the minimum latency: as the min_latency table prints it
+        return latency(fmt, "min_latency", v)
     return f"{fmt.integer(v)} IOPS"
 
 

@@ -16,6 +16,13 @@ from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import ChartRef, figures
+from pipeline.report.views import bandwidth, latency
+
+# The datasheet's tables, each figure in the unit its registry table declares: the minimum
+# latencies of min_latency, the limits of iops_at_latency, and the speed, optimum and
+# maximum of key_figures (seed 004 Tabelle 2: 11.5 GB/s, 590 µs; its maxima too), so that
+# a figure reads as on the whitepaper's table and one page has one bandwidth unit.
+KEY = "key_figures"
 
 TEMPLATE = "datasheet.typ"
 LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
@@ -95,7 +102,8 @@ def latency_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
             access=fmt.t.access("random"),
             mix=fmt.t.mix(read_pct, True),
         )
-        items.append(Item(label, fmt.lat_us(row["lat_mean_us"]) if row else fmt.t("table.none")))
+        shown = latency(fmt, "min_latency", row["lat_mean_us"]) if row else fmt.t("table.none")
+        items.append(Item(label, shown))
     return items
 
 
@@ -121,7 +129,7 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         )
     )
     seq = _best(perf, "sequential", "bytes_per_s")
-    value = f"{fmt.gb_s(seq['bytes_per_s'])} {fmt.t('unit.gb_s')}" if seq else none
+    value = bandwidth(fmt, KEY, seq["bytes_per_s"], with_unit=True) if seq else none
     items.append(Item(fmt.t("datasheet.max_bandwidth"), value, _note(seq, fmt)))
     return items
 
@@ -129,12 +137,12 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
 def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
     if row is None:
         return ""
-    latency = fmt.lat_ms(row["lat_mean_us"])
+    shown = latency(fmt, KEY, row["lat_mean_us"])
     return (
         fmt.t(
             "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
         )
-        + f", {latency}"
+        + f", {shown}"
     )
 
 
@@ -145,7 +153,7 @@ def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         row = _row(table, block, read_pct)
         if row is None:
             continue
-        limit = fmt.lat_ms(row["limit_us"])
+        limit = latency(fmt, "iops_at_latency", row["limit_us"], "limit_us")
         label = fmt.t(
             "datasheet.under",
             block=fmt.block(block),
@@ -186,7 +194,7 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(
             fmt.t("datasheet.spc1_iops"),
             fmt.integer(record.spc1_iops),
-            f"{record.submission}, {fmt.lat_ms(full.lat_ms * 1000)}",
+            f"{record.submission}, {latency(fmt, 'spc1', full.lat_ms * 1000)}",
         ),
         Item(fmt.t("datasheet.spc1_price"), fmt.money(record.price, record.currency)),
         Item(
@@ -200,12 +208,18 @@ KINDS = ("speed", "optimum", "maximum")
 
 
 def _figure(row: dict[str, Any], fmt: Formatter) -> str:
-    """A point's rate (IOPS, or MB/s for sequential tests) and latency, with its parallelism."""
+    """A point's rate (IOPS, or bandwidth for sequential tests) and latency, with its
+    parallelism, as the key-figures table prints them."""
     if row["access"] == "sequential":
-        rate = f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}"
+        rate = bandwidth(fmt, KEY, row["bytes_per_s"], with_unit=True)
     else:
         rate = f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
-    return f"{rate}, {fmt.lat_ms(row['lat_mean_us'])} (P {fmt.integer(row['parallelism'])})"
+    return fmt.t(
+        "datasheet.figure",
+        rate=rate,
+        latency=latency(fmt, KEY, row["lat_mean_us"]),
+        parallelism=fmt.integer(row["parallelism"]),
+    )
 
 
 def _key_profiles(perf: pl.DataFrame) -> list[tuple[str, int, float]]:

@@ -189,9 +189,31 @@ def clean_tree(markdown: str, path: Path | str) -> str:
 
 
 def _typst(markdown: str, path: Path | str) -> str:
-    return _pandoc(
-        clean_tree(markdown, path), "typst", "json", "--shift-heading-level-by=1", "--wrap=preserve"
-    )
+    tree = json.dumps(_thousands(json.loads(clean_tree(markdown, path))))
+    return _pandoc(tree, "typst", "json", "--shift-heading-level-by=1", "--wrap=preserve")
+
+
+_MARK = re.compile(r"(?<=\d)['\u2019](?=\d)")
+TYPST_MARK = {"t": "RawInline", "c": ["typst", "\\u{2019}"]}
+
+
+def _thousands(tree: Any) -> Any:
+    """A thousands mark between digits (1’008’045, or 1'008 typed) as typst's escape of
+    U+2019: pandoc writes ’ as ' for typst, and typst prints ' after a digit as a prime
+    (1′008′045), where the tables print ’ (U+2019)."""
+    if isinstance(tree, list):
+        out: list[Any] = []
+        for item in tree:
+            if isinstance(item, dict) and item.get("t") == "Str" and _MARK.search(item["c"]):
+                parts = _MARK.split(item["c"])
+                for i, part in enumerate(parts):
+                    out += ([TYPST_MARK] if i else []) + ([{"t": "Str", "c": part}] if part else [])
+            else:
+                out.append(_thousands(item))
+        return out
+    if isinstance(tree, dict):
+        return {k: _thousands(v) for k, v in tree.items()}
+    return tree
 
 
 def _html(markdown: str, path: Path | str) -> str:

@@ -30,14 +30,14 @@ from mkdocs.exceptions import MkDocsException
 from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
-from pipeline.language.fmt import Formatter
+from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG
 from pipeline.render.sanitize import to_html
 from pipeline.render.whitepaper import numbers
-from pipeline.report.context import ReportContext
+from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import marker, md_text
 from pipeline.report.plan import figures
-from pipeline.report.views import Cell, Span, TableView
+from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
 
 
@@ -204,12 +204,20 @@ def landing_page(built: Sequence[Built], fmt: Formatter, compare: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def site_formatter(built: Sequence[Built], lang: str) -> Formatter:
+    """The pages across reports: the first report's number style, ms columns in µs where
+    any report's fastest latency is below 100 µs (a report's own page judges its own)."""
+    fmt = built[0].ctx.formatter(lang)
+    fmt.small = small_latencies(v for b in built for v in table_latencies(b.ctx.tables))
+    return fmt
+
+
 def pages(built: Sequence[Built]) -> dict[str, str]:
     """Markdown file name -> text, for every page and language."""
     out = {}
     for lang in LANGS:
         profiles = comparison_profiles(built, lang)
-        fmt = built[0].ctx.formatter(lang)
+        fmt = site_formatter(built, lang)
         out[f"index{suffix(lang)}.md"] = titled(
             fmt.t("site.reports"), landing_page(built, fmt, bool(profiles))
         )
@@ -306,7 +314,8 @@ def compare_page(profiles: Profiles, fmt: Formatter) -> str:
 
 
 def compare_table(key: tuple[str, int, float], points: pl.DataFrame, fmt: Formatter) -> str:
-    """Per system and setup: the maximum rate, its parallelism and the minimum latency."""
+    """Per system and setup: the maximum rate, its parallelism and the minimum latency, in
+    the units of the performance and min_latency tables."""
     t = fmt.t
     sequential = key[0] == "sequential"
     rate = t("site.compare_max_mb") if sequential else t("site.compare_max_iops")
@@ -318,11 +327,15 @@ def compare_table(key: tuple[str, int, float], points: pl.DataFrame, fmt: Format
     for label, group in points.group_by("label", maintain_order=True):
         best = group.sort("iops", descending=True).row(0, named=True)
         fastest = group.sort("lat_mean_us").row(0, named=True)
-        value = fmt.mb_s(best["bytes_per_s"]) if sequential else fmt.integer(best["iops"])
+        value = (
+            bandwidth(fmt, "performance", best["bytes_per_s"])
+            if sequential
+            else fmt.integer(best["iops"])
+        )
         lines.append(
             f"| {md_text(str(label[0]))} | {md_text(value)} | "
             f"{md_text(fmt.integer(best['parallelism']))} | "
-            f"{md_text(fmt.lat_ms(fastest['lat_mean_us']))} |"
+            f"{md_text(latency(fmt, 'min_latency', fastest['lat_mean_us']))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -394,7 +407,7 @@ DrawCompare = Callable[[pl.DataFrame, Formatter, str, Path], None]
 def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
     folder = docs / "charts" / "compare"
     for lang in LANGS:
-        fmt = built[0].ctx.formatter(lang)
+        fmt = site_formatter(built, lang)
         for key, points in comparison_profiles(built, lang).items():
             folder.mkdir(parents=True, exist_ok=True)
             draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")

@@ -13,7 +13,7 @@ from pipeline.render.appendix import appendix
 from pipeline.render.sanitize import to_typst
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
-from pipeline.report.plan import COST_CHART, figures
+from pipeline.report.plan import COST_CHART, axis_symbol, figures
 
 
 def _figure(ctx: ReportContext, fmt: Formatter, stem: str) -> str:
@@ -117,7 +117,7 @@ BY_MIX = ("standard", "response", "stability", "percentiles")  # chart kinds col
 def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> list[str]:
     """How to read the charts this report shows (and only those), and their colours."""
     kinds = list(dict.fromkeys(ref.kind for ref in ctx.charts))
-    found = [fmt.t(f"method.chart_{kind}") for kind in kinds]
+    found = [fmt.t(f"method.chart_{kind}", unit=axis_symbol(kind, fmt)) for kind in kinds]
     if any(kind in BY_MIX for kind in kinds):
         named = [fmt.t(f"method.colour_{m:g}") for m in mixes if m in (100, 70, 0)]
         rest = any(m not in (100, 70, 0) for m in mixes)

@@ -4,7 +4,7 @@ once per language."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.inputs import Seen
 from pipeline.language import Formatter, Strings
+from pipeline.language.fmt import small_latencies
 from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
@@ -52,11 +53,21 @@ MEASURED: dict[ViewKind, Callable[[pl.DataFrame, Formatter], V.TableView]] = {
 }
 
 
-def report_formatter(shown: Presentation, lang: str) -> Formatter:
-    """The formatter of a report (or of the report that wrote a dataset) in ``lang``."""
+def report_formatter(shown: Presentation, lang: str, small: bool = False) -> Formatter:
+    """The formatter of a report (or of the report that wrote a dataset) in ``lang``;
+    ``small``: its fastest latency is below 100 µs (``fmt.small_latencies``)."""
     style = shown.number_style.replace("-", "_") if lang == "de" else None
     strings = Strings(lang, shown.load_generators)
-    return Formatter(strings, shown.setups.get(lang, {}), shown.units, style)
+    return Formatter(strings, shown.setups.get(lang, {}), shown.units, style, small)
+
+
+def table_latencies(tables: dict[str, pl.DataFrame]) -> Iterator[float | None]:
+    """Every latency of a report's tables (the columns the registry declares in µs)."""
+    for name, frame in tables.items():
+        columns = BY_NAME[name].columns if name in BY_NAME else ()
+        for column in columns:
+            if column.unit == "µs" and column.name in frame.columns:
+                yield from frame[column.name].to_list()
 
 
 def measured_views(
@@ -105,7 +116,11 @@ class ReportContext:
         return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
-        return report_formatter(Presentation.of(self.report), lang)
+        return report_formatter(Presentation.of(self.report), lang, self.small_latencies())
+
+    def small_latencies(self) -> bool:
+        """The document's fastest latency is below 100 µs: its ms columns print in µs."""
+        return small_latencies(table_latencies(self.tables))
 
     def frame(self, name: str) -> pl.DataFrame:
         """The frame a shown table displays (its own, or the one it declares)."""

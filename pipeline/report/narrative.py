@@ -33,6 +33,8 @@ from pipeline.config import LANGS, LARGEST, Report
 from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
+from pipeline.report.econ_views import figure
+from pipeline.report.views import bandwidth, latency
 from pipeline.units import parse_block_size
 
 REQUIRED = ("summary", "setup", "method", "conclusion")
@@ -119,25 +121,28 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
 
 
 class PointText:
-    """The formatted values of one table row, for placeholders, named as in the dataset
-    (``.iops``, ``.bytes_per_s`` in MB/s, ``.lat_mean_us``, ``.lat_mean_ms``,
-    ``.parallelism``); a value the row does not have (e.g. ``.iops`` of a minimum-latency
-    row) is not there, so naming it fails."""
+    """The formatted values of one table row, for placeholders, named as in the dataset:
+    ``.iops``, ``.bytes_per_s`` (in the table's bandwidth unit, without it),
+    ``.parallelism``, and the mean latency with its unit: ``.lat_mean`` in the unit the
+    table prints it in (the registry's, as its cells), ``.lat_mean_us`` and ``.lat_mean_ms``
+    in the unit their name says (the author's choice). A value the row does not have (e.g.
+    ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
 
     RENAMED: ClassVar[dict[str, str]] = {
         "mb_s": "bytes_per_s",
         "lat_ms": "lat_mean_ms",
         "lat_us": "lat_mean_us",
     }
-    NAMES = ("iops", "bytes_per_s", "lat_mean_ms", "lat_mean_us", "parallelism")
+    NAMES = ("iops", "bytes_per_s", "lat_mean", "lat_mean_ms", "lat_mean_us", "parallelism")
 
-    def __init__(self, row: dict[str, object], fmt: Formatter) -> None:
+    def __init__(self, row: dict[str, object], fmt: Formatter, table: str) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
-        shown = {
+        shown: dict[str, tuple[str, Callable[[float], str]]] = {
             "iops": ("iops", fmt.integer),
-            "bytes_per_s": ("bytes_per_s", fmt.mb_s),
-            "lat_mean_ms": ("lat_mean_us", fmt.lat_ms),
-            "lat_mean_us": ("lat_mean_us", fmt.lat_us),
+            "bytes_per_s": ("bytes_per_s", lambda v: bandwidth(fmt, table, v)),
+            "lat_mean": ("lat_mean_us", lambda v: latency(fmt, table, v)),
+            "lat_mean_ms": ("lat_mean_us", lambda v: fmt.latency(v, "ms")),
+            "lat_mean_us": ("lat_mean_us", lambda v: fmt.latency(v, "µs")),
             "parallelism": ("parallelism", fmt.integer),
         }
         for name, (column, show) in shown.items():
@@ -207,7 +212,7 @@ class Values:
     ) -> PointText:
         size, access_, pct = _arguments(block, access, read_pct)
         row = cell(self.tables[table], access_, size, pct, kind, setup, queue_depth)
-        return PointText(row, self.fmt)
+        return PointText(row, self.fmt, table)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
         """One row of an economics table by its system (or case) and optional filters."""
@@ -241,8 +246,12 @@ class Values:
     def value(
         self, table: str, key: str, column: str, places: int | None = None, **filters: object
     ) -> str:
+        """A figure as its table prints it (a latency in its column's unit, with the unit;
+        other figures without), or rounded to ``places`` when the author asks."""
         number = self._number(table, key, column, filters)
-        return self.fmt.amount(number) if places is None else self.fmt.number(number, places)
+        if places is not None:
+            return self.fmt.number(number, places)
+        return figure(self.fmt, table, column, number)
 
     def ratio(
         self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object
@@ -388,7 +397,7 @@ def _finalize(value: object) -> str:
         what = "a measured point" if isinstance(value, PointText) else "no text"
         raise ValueError(
             f"placeholder gives {what}: name one of its values, such as "
-            ".iops, .bytes_per_s, .lat_mean_ms, .lat_mean_us or .parallelism"
+            ".iops, .bytes_per_s, .lat_mean, .lat_mean_ms, .lat_mean_us or .parallelism"
         )
     _spend(chars=len(value))
     return md_text(value)

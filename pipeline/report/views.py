@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from pipeline.compute.registry import unit
 from pipeline.compute.tables import KINDS
 from pipeline.config import VendorFigure
 from pipeline.language.fmt import Formatter
@@ -75,6 +76,29 @@ class RowKey:
         return f" ({', '.join(parts)})" if parts else ""
 
 
+def latency(fmt: Formatter, table: str, us: float, column: str = "lat_mean_us") -> str:
+    """A latency of ``table`` as it prints it: in the unit the registry declares for the
+    column (ms columns in µs where the document's latencies are small), with the unit."""
+    return fmt.latency(us, fmt.unit(unit(table, column)))
+
+
+def bandwidth(fmt: Formatter, table: str, bytes_per_s: float, with_unit: bool = False) -> str:
+    """A bandwidth of ``table`` in the unit the registry declares for it (MB/s, GB/s)."""
+    declared = unit(table, "bytes_per_s")
+    text = fmt.bandwidth(bytes_per_s, declared)
+    return f"{text} {fmt.symbol(declared)}" if with_unit else text
+
+
+def figure(fmt: Formatter, table: str, metric: str, value: float) -> str:
+    """A rate or latency of ``table`` as its cells print it (IOPS, bandwidth without unit,
+    latency with unit)."""
+    if metric == "bytes_per_s":
+        return bandwidth(fmt, table, value)
+    if metric == "iops":
+        return fmt.integer(value)
+    return latency(fmt, table, value, metric)
+
+
 def _profiles(table: pl.DataFrame) -> list[RowKey]:
     extra = [c for c in EXTRA_KEYS if c in table.columns and table[c].n_unique() > 1]
     rows = table.select(*extra, "access", "block_size").unique(maintain_order=True)
@@ -93,30 +117,24 @@ def _vendor_spans(
     mix: float,
     fmt: Formatter,
     vendor: str,
+    table: str,
 ) -> Cell:
     spans = []
     for fig in figures:
         if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
             continue
-        value = fig.base_value(fmt.units)
-        text = {"iops": fmt.integer, "bytes_per_s": fmt.mb_s, "lat_mean_us": fmt.lat_us}[metric](
-            value
-        )
+        text = figure(fmt, table, metric, fig.base_value(fmt.units))
         note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
         spans.append(Span(f"{text}{note} {fmt.t('table.vendor', vendor=vendor)}", "vendor"))
     return spans
 
 
 def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
-    value = (
-        fmt.mb_s(float(row["bytes_per_s"]))
-        if access == "sequential"
-        else fmt.integer(float(row["iops"]))
-    )
+    rate = "bytes_per_s" if access == "sequential" else "iops"
     return fmt.t(
         "table.point",
-        rate=value,
-        latency=fmt.lat_ms(float(row["lat_mean_us"])),
+        rate=figure(fmt, "performance", rate, float(row[rate])),
+        latency=latency(fmt, "performance", float(row["lat_mean_us"])),
         parallelism=fmt.integer(row["parallelism"]),
     )
 
@@ -174,7 +192,9 @@ class _Grid:
             cells = [
                 self.cell(table, key, m, fmt)
                 + (
-                    _vendor_spans(figures, self.metric(access), access, block, m, fmt, vendor)
+                    _vendor_spans(
+                        figures, self.metric(access), access, block, m, fmt, vendor, self.name
+                    )
                     if not key.extra
                     else []
                 )
@@ -187,7 +207,9 @@ class _Grid:
 
 def _lat_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     hit = table.filter(key.filter(mix))
-    return [Span(fmt.lat_us(hit["lat_mean_us"][0]) if hit.height else fmt.t("table.none"))]
+    if hit.is_empty():
+        return [Span(fmt.t("table.none"))]
+    return [Span(latency(fmt, "min_latency", hit["lat_mean_us"][0]))]
 
 
 def _sequential(access: str) -> bool:
@@ -234,7 +256,7 @@ def _limit_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) ->
         return [Span(fmt.t("table.none"))]
     row = hit.row(0, named=True)
     if key.access == "sequential":
-        return [Span(f"{fmt.mb_s(row['bytes_per_s'])} {fmt.t('unit.mb_s')}")]
+        return [Span(bandwidth(fmt, "iops_at_latency", row["bytes_per_s"], with_unit=True))]
     return [Span(f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}")]
 
 
@@ -250,7 +272,8 @@ def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 001: the I/O rate reached under the latency limit, interpolated."""
     view = IOPS_AT_LATENCY.view(table, [], fmt, "")
     limits = sorted(set(table["limit_us"].to_list()))
-    caption = fmt.t("table.iops_at_latency", limits=" / ".join(fmt.lat_ms(x) for x in limits))
+    shown = " / ".join(latency(fmt, "iops_at_latency", x, "limit_us") for x in limits)
+    caption = fmt.t("table.iops_at_latency", limits=shown)
     return replace(view, caption=caption, note=fmt.t("method.limits"))
 
 
@@ -258,11 +281,11 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     n = int(row["parallelism"])
     parallelism = fmt.t.count("table.parallelism", n, n=fmt.integer(n))
     value = (
-        f"{fmt.gb_s(row['bytes_per_s'])} {fmt.t('unit.gb_s')}"
+        bandwidth(fmt, "key_figures", row["bytes_per_s"], with_unit=True)
         if access == "sequential"
         else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     )
-    return [Span(parallelism), Span(value), Span(fmt.lat_us(row["lat_mean_us"]))]
+    return [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
 
 
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
