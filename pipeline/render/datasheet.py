@@ -20,9 +20,17 @@ from pipeline.report.views import bandwidth, latency
 
 # The datasheet's tables, each figure in the unit its registry table declares: the minimum
 # latencies of min_latency, the limits of iops_at_latency, and the speed, optimum and
-# maximum of key_figures (seed 004 Tabelle 2: 11.5 GB/s, 590 µs; its maxima too), so that
-# a figure reads as on the whitepaper's table and one page has one bandwidth unit.
+# maximum (and the maxima) as the whitepaper prints them: in key_figures' units where it
+# shows that table (seed 004 Tabelle 2: 11.5 GB/s, 590 µs), else in performance's
+# (seed 000: 1'003'798 @ 0.55 ms), so that a figure reads as on the whitepaper's table and
+# one page has one bandwidth unit.
 KEY = "key_figures"
+
+
+def _key(ctx: ReportContext) -> str:
+    """The table whose units the datasheet's speed, optimum and maximum print in."""
+    return KEY if KEY in ctx.shown else "performance"
+
 
 TEMPLATE = "datasheet.typ"
 LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
@@ -125,19 +133,19 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(
             fmt.t("datasheet.max_iops"),
             fmt.integer(best["iops"]) if best else none,
-            _note(best, fmt),
+            _note(best, fmt, _key(ctx)),
         )
     )
     seq = _best(perf, "sequential", "bytes_per_s")
-    value = bandwidth(fmt, KEY, seq["bytes_per_s"], with_unit=True) if seq else none
-    items.append(Item(fmt.t("datasheet.max_bandwidth"), value, _note(seq, fmt)))
+    value = bandwidth(fmt, _key(ctx), seq["bytes_per_s"], with_unit=True) if seq else none
+    items.append(Item(fmt.t("datasheet.max_bandwidth"), value, _note(seq, fmt, _key(ctx))))
     return items
 
 
-def _note(row: dict[str, Any] | None, fmt: Formatter) -> str:
+def _note(row: dict[str, Any] | None, fmt: Formatter, table: str) -> str:
     if row is None:
         return ""
-    shown = latency(fmt, KEY, row["lat_mean_us"])
+    shown = latency(fmt, table, row["lat_mean_us"])
     return (
         fmt.t(
             "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
@@ -207,17 +215,17 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
 KINDS = ("speed", "optimum", "maximum")
 
 
-def _figure(row: dict[str, Any], fmt: Formatter) -> str:
+def _figure(row: dict[str, Any], fmt: Formatter, table: str) -> str:
     """A point's rate (IOPS, or bandwidth for sequential tests) and latency, with its
     parallelism, as the key-figures table prints them."""
     if row["access"] == "sequential":
-        rate = bandwidth(fmt, KEY, row["bytes_per_s"], with_unit=True)
+        rate = bandwidth(fmt, table, row["bytes_per_s"], with_unit=True)
     else:
         rate = f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     return fmt.t(
         "datasheet.figure",
         rate=rate,
-        latency=latency(fmt, KEY, row["lat_mean_us"]),
+        latency=latency(fmt, table, row["lat_mean_us"]),
         parallelism=fmt.integer(row["parallelism"]),
     )
 
@@ -244,7 +252,7 @@ def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:
             & (pl.col("block_size") == block)
             & (pl.col("read_pct") == read_pct)
         )
-        cells = {r["kind"]: _figure(r, fmt) for r in of.iter_rows(named=True)}
+        cells = {r["kind"]: _figure(r, fmt, _key(ctx)) for r in of.iter_rows(named=True)}
         profile = fmt.t(
             "datasheet.lat_item",
             block=fmt.block(block),
