@@ -41,8 +41,14 @@ def content(text: str) -> str:
     return f"[#{lit(text)}]"
 
 
-def heading(text: str, level: int = 1) -> str:
-    return f"#heading(level: {level}, {lit(text)})\n"
+def heading(text: str, level: int = 1, numbered: bool = True) -> str:
+    numbering = "" if numbered else ", numbering: none"
+    return f"#heading(level: {level}{numbering}, {lit(text)})\n"
+
+
+def contact(lines: list[str]) -> str:
+    """The author block's lines: the first (the author's name) in bold."""
+    return f"#contact(({', '.join(lit(line) for line in lines)},))\n"
 
 
 def paragraph(text: str) -> str:
@@ -81,10 +87,13 @@ def table(view: TableView) -> str:
     )
 
 
-def figure(path: str, caption: str, alt: str, label: str) -> str:
+def figure(path: str, caption: str, alt: str, label: str = "", width: str = "100%") -> str:
+    """A numbered figure, floating to the top or bottom of a page where text fills the
+    rest (``placement: auto``) rather than pushed to the next page whole."""
+    tail = f" <fig-{label}>" if label else ""
     return (
-        f"#figure(\n  image({lit(path)}, width: 100%, alt: {lit(alt)}),\n"
-        f"  caption: {content(caption)},\n) <fig-{label}>\n"
+        f"#figure(\n  image({lit(path)}, width: {width}, alt: {lit(alt)}),\n"
+        f"  caption: {content(caption)},\n){tail}\n"
     )
 
 
@@ -152,6 +161,7 @@ def _inputs(source: Path, root: Path) -> list[Path]:
     """What a document is made from: its source, the templates and charts beside it, and
     the fonts."""
     charts = sorted((root / "charts").glob("*.svg")) if (root / "charts").is_dir() else []
+    charts += sorted((root / "images").glob("*")) if (root / "images").is_dir() else []
     fonts = sorted(p for p in FONTS.iterdir() if p.is_file())
     return [source, *sorted(root.glob("*.typ")), *charts, *fonts]
 
