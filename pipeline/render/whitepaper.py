@@ -22,20 +22,21 @@ from pipeline.report.narrative import marker
 from pipeline.report.plan import COST_CHART, figures
 
 
-def _figure(ctx: ReportContext, fmt: Formatter, stem: str) -> str:
+def _figure(ctx: ReportContext, fmt: Formatter, stem: str, float: bool = False) -> str:
     caption, alt = figures(ctx.charts, "cost" in ctx.tables, fmt)[stem]
-    return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem)
+    return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem, float=float)
 
 
 def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
+    """A table or chart a directive places in a text, which fills the page around it."""
     if kind == "table":
         return T.table(ctx.views(fmt)[name])
-    return _figure(ctx, fmt, name)
+    return _figure(ctx, fmt, name, float=True)
 
 
 def _picture(placed: Placed) -> str:
     width = f"{pictures.width_cm(placed.picture)}cm"
-    return T.figure(placed.file, placed.caption, placed.alt, width=width)
+    return T.figure(placed.file, placed.caption, placed.alt, width=width, float=True)
 
 
 def _narrative(ctx: ReportContext, fmt: Formatter, name: str | None) -> str:
@@ -215,7 +216,7 @@ def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[s
     if section == "cost" and ctx.report.cost_note:
         parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
     if section == "cost" and COST_CHART not in ctx.placed(fmt.t.lang):
-        parts.append(_figure(ctx, fmt, COST_CHART))
+        parts.append(_figure(ctx, fmt, COST_CHART, float=True))
     return parts
 
 
