@@ -167,6 +167,15 @@ def test_images_on_the_site_and_in_the_provenance(built: BuildResult) -> None:
         "Porträt von Erika Muster",
     ], shown
     assert "Abbildung 2 – Servicezeiten vorher" in page
+    heads = re.findall(r"<h([234])[^>]*>([^<]*)", page)
+    assert heads[:5] == [
+        ("2", "Einleitung"),
+        ("2", "Management Summary"),
+        ("3", "Kundenbeispiel I"),
+        ("4", "Ausgangslage"),
+        ("2", "Benchmark Setup"),
+    ], heads
+    assert ("2", "Danksagung") in heads and "Vorbemerkung" not in page
     for _, src in shown:
         data = (built.out / "site" / "de" / "authored" / src).resolve().read_bytes()
         assert data.startswith((b"\x89PNG", b"\xff\xd8"))
