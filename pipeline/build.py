@@ -381,6 +381,7 @@ def _check_texts(ctx: ReportContext) -> None:
 
     placed = set().union(*(ctx.placed(lang) for lang in LANGS))
     problems = chapters.unlisted(ctx.report, ctx.shown, ctx.chart_stems(), placed)
+    problems += chapters.own_texts(ctx.report, ctx.folder, ctx.narrative)
     problems += pictures.read_all(ctx)
     if problems:
         raise InputErrors(problems)

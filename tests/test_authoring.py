@@ -272,3 +272,28 @@ def test_a_chapter_left_out_that_holds_tables(tmp_path: Path) -> None:
         "chapter 'performance' is not listed, but holds the tables performance"
         in ran.stdout + ran.stderr
     )
+
+
+def test_an_own_chapter_without_its_text(tmp_path: Path) -> None:
+    report = authored(tmp_path / "report")
+    (report / "text" / "en" / "danksagung.md").unlink()
+    (report / "text" / "de" / "danksagung.md").unlink()
+    ran = iopress("build", report, "-o", tmp_path / "out")
+    assert ran.returncode == 1, ran
+    said = ran.stdout + ran.stderr
+    assert (
+        f"{report / 'text' / 'en' / 'danksagung.md'}: chapter 'Acknowledgements' has no text"
+        in said
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_own_chapter_may_not_take_a_standard_text(tmp_path: Path) -> None:
+    report = authored(tmp_path / "report")
+    toml = report / "report.toml"
+    toml.write_text(toml.read_text().replace('file = "danksagung.md"', 'file = "summary.md"'))
+    for lang in ("de", "en"):
+        (report / "text" / lang / "danksagung.md").unlink()
+    ran = iopress("build", report, "-o", tmp_path / "out")
+    assert ran.returncode == 1, ran
+    assert "summary.md is the text of the chapter 'summary'" in ran.stdout + ran.stderr

@@ -9,7 +9,9 @@ nothing the report holds disappears because it was not named.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from pipeline.compute import registry
 from pipeline.compute.registry import Section
@@ -112,3 +114,35 @@ def unlisted(
         for key, what in holds(report, shown, charts, placed).items()
         if key not in listed
     ]
+
+
+def own_texts(
+    report: Report, folder: Path, found: Mapping[str, Mapping[str, object]]
+) -> list[InputError]:
+    """An own chapter is its text: the file must be there (in every language, ``found``
+    by language and stem), and may not be a standard chapter's."""
+    problems = []
+    for chapter in (c for c in declared(report) if c.key == OWN and c.text):
+        name = f"{chapter.text}.md"
+        if chapter.text in TEXT_OF.values():
+            key = next(k for k, t in TEXT_OF.items() if t == chapter.text)
+            problems.append(
+                InputError(
+                    REPORT_FILE,
+                    "chapters",
+                    f"{name} is the text of the chapter {key!r}",
+                    f"list {key!r} instead, or give your chapter another file name",
+                )
+            )
+            continue
+        problems += [
+            InputError(
+                folder / "text" / lang / name,
+                "",
+                f"chapter {chapter.title[lang] if chapter.title else name!r} has no text",
+                f"write text/{lang}/{name}, or leave the chapter out of chapters",
+            )
+            for lang, texts in found.items()
+            if chapter.text not in texts
+        ]
+    return problems
