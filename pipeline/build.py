@@ -49,7 +49,7 @@ from pipeline.machine import load_machine
 from pipeline.normalise import to_points
 from pipeline.output import MARK, check_target, lock, scratch, staging, writing
 from pipeline.paths import TEMPLATES
-from pipeline.report import narrative
+from pipeline.report import chapters, narrative
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import COST_CHART, MAX_PTS_CHARTS, PTS_CHART, ChartRef, chart_plan
 from pipeline.schema import INTERVAL_FIELDS, violations
@@ -340,7 +340,7 @@ def prepare(folder: Path, keep_going: bool = False) -> ReportContext:
 def _prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     report = load_report(folder)
     registry.check_names(report, folder / REPORT_FILE)
-    texts = narrative.load(folder)
+    texts = narrative.load(folder, chapters.texts(report))
     dataset = ingest_report(folder, report, keep_going)
     if dataset.points.is_empty():
         raise InputError(
@@ -371,7 +371,21 @@ def _prepare(folder: Path, keep_going: bool = False) -> ReportContext:
     ctx.machines = [load_machine(p) for p in found["machines"]]
     ctx.read += [(p, key) for key in ("machines", "method") for p in found[key]]
     ctx.fill_narrative()
+    _check_texts(ctx)
     return ctx
+
+
+def _check_texts(ctx: ReportContext) -> None:
+    """The chapters leave out nothing the report holds, and every image of the texts is
+    there and sound (read now, with the other inputs)."""
+    from pipeline.render import pictures
+
+    placed = set().union(*(ctx.placed(lang) for lang in LANGS))
+    problems = chapters.unlisted(ctx.report, ctx.shown, ctx.chart_stems(), placed)
+    problems += chapters.own_texts(ctx.report, ctx.folder, ctx.narrative)
+    problems += pictures.read_all(ctx)
+    if problems:
+        raise InputErrors(problems)
 
 
 def histograms(folder: Path, plan: list[ChartRef]) -> dict[str, pl.DataFrame]:
@@ -561,7 +575,7 @@ def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
     """Every output of a build. The charts are drawn beside it (Vega's process) while the data
     files, the document sources and the site are written; the PDFs are compiled once
     their charts are there, and the site gets its charts and PDFs last."""
-    from pipeline.render import sanitize
+    from pipeline.render import pictures, sanitize
 
     say("charts")
     charts = start_charts(ctx, work)
@@ -570,6 +584,7 @@ def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
     say("data")
     write_data(ctx, work)
     say("pdf")
+    pictures.write(ctx, work)
     sources = write_sources(ctx, work)
     say("site")
     write_site(ctx, work)

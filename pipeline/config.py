@@ -347,11 +347,36 @@ class DatasheetConfig(Strict):
     spc1: str | None = None  # an SPC-1 submission id of this system
 
 
-NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
-Repeats = Literal["refuse", "newest", "mean"]
 # A report's id names its files (<id>.datasheet.de.typ and more): a file name has at most
 # 255 bytes, and ids are short names anyway.
 MAX_ID = 128
+ChapterKey = Literal[
+    "preliminary",
+    "introduction",
+    "summary",
+    "setup",
+    "method",
+    "results",
+    "performance",
+    "latency",
+    "cost",
+    "footprint",
+    "spc1",
+    "speedup",
+    "conclusion",
+    "author",
+]
+
+
+class OwnChapter(Strict):
+    """A chapter of the author's own: ``text/<lang>/<file>`` under ``title``."""
+
+    file: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*\.md$", max_length=MAX_ID)
+    title: Text
+
+
+NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
+Repeats = Literal["refuse", "newest", "mean"]
 
 
 class Report(Strict):
@@ -363,8 +388,11 @@ class Report(Strict):
     version: str
     date: dt.date
     classification: Text
-    sponsor: Text
+    sponsor: Text | None = None
     reconstructed: Text | None = None
+    # the chapters in order: standard ones by key, own ones by text file (docs/report.md)
+    chapters: list[ChapterKey | OwnChapter] | None = None
+    contact: list[str] = []  # the author block's lines under the author's name
     system: SystemUnderTest
     hosts: list[Host] = []
     setups: list[Setup] = [Setup()]
@@ -400,6 +428,15 @@ class Report(Strict):
     # files (campaign.toml, fio job files) listed with their SHA-256
     machines: list[str] = []
     method: list[str] = []
+
+    @field_validator("chapters")
+    @classmethod
+    def _once(cls, v: list[ChapterKey | OwnChapter] | None) -> Any:
+        names = [c if isinstance(c, str) else c.file for c in v or []]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"chapter(s) listed twice: {', '.join(twice)}")
+        return v
 
 
 class Presentation(Strict):

@@ -3,7 +3,10 @@
 
 - no text printed over text (two word boxes overlapping);
 - nothing of the body in the bottom margin but the footer line (a table running on);
-- no heading at the end of a page (the text it heads on the next one).
+- no heading at the end of a page (the text it heads on the next one);
+- no page of the body more than ``MAX_EMPTY`` empty at its foot (a figure or table pushed
+  to the next page while text could have filled the gap), but the title and contents
+  pages and the last one.
 
 A finding names the PDF, the page and the words. ``make test`` installs poppler-utils
 (Debian) when it is missing.
@@ -151,12 +154,35 @@ def stranded_headings(pdf: Path, paged: list[Page], margin_cm: float) -> list[st
     return found
 
 
-def check(pdf: Path, margin_cm: float) -> list[str]:
-    """Every layout finding of ``pdf``, whose pages have a bottom margin of ``margin_cm``."""
+MAX_EMPTY = 0.45  # share of a page's body left empty below its last line
+
+
+def empty_share(page: Page, top_cm: float, margin_cm: float) -> float:
+    """How much of the page's body (between the margins) is empty below its last line."""
+    top, bottom = top_cm * CM, page.height - margin_cm * CM
+    body = [w.y1 for w in page.words if top <= (w.y0 + w.y1) / 2 <= bottom]
+    return (bottom - max(body, default=top)) / (bottom - top)
+
+
+def half_empty(paged: list[Page], top_cm: float, margin_cm: float, front: int) -> list[str]:
+    """Pages of the body (after the ``front`` pages, before the last) more than
+    ``MAX_EMPTY`` empty."""
+    found = []
+    for page in paged[front:-1]:
+        share = empty_share(page, top_cm, margin_cm)
+        if share > MAX_EMPTY:
+            found.append(f"page {page.number}: {share:.0%} of the page empty at its foot")
+    return found
+
+
+def check(pdf: Path, margin_cm: float, top_cm: float = 2.6, front: int = 2) -> list[str]:
+    """Every layout finding of ``pdf``, whose pages have a bottom margin of ``margin_cm``
+    and a top one of ``top_cm``, and ``front`` pages before the body (title, contents)."""
     paged = pages(pdf)
     found = [f for page in paged for f in overprinted(page)]
     found += [f for page in paged for f in in_bottom_margin(page, margin_cm)]
     found += stranded_headings(pdf, paged, margin_cm)
+    found += half_empty(paged, top_cm, margin_cm, front)
     return [f"{pdf.name}: {f}" for f in found]
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from pipeline.build import BuildResult, build
+from pipeline.build import BuildResult, build, prepare
 from pipeline.errors import InputErrors
-from tests.conftest import FS840, pdf_text
+from tests.conftest import DATA, FS840, pdf_text
 
 
 def _pdf_text(path: Path) -> tuple[int, str]:
@@ -222,16 +222,22 @@ def test_unknown_directive_names_file_and_line(tmp_path: Path) -> None:
     assert f"{text}: line 3: placeholder names nothing: no chart 'nope'" in str(caught.value)
 
 
-def test_build_refuses_a_report_without_sponsor_disclosure(tmp_path: Path) -> None:
-    report = tmp_path / "report"
-    shutil.copytree(FS840, report)
+@pytest.mark.parametrize("sponsor", [None, '""', '{ de = "", en = "" }'])
+def test_no_sponsor_leaves_no_empty_preliminary_note(tmp_path: Path, sponsor: str | None) -> None:
+    """The sponsor disclosure is optional (issue 33): without one, or an empty one, the
+    report has no "1 Vorbemerkung" with nothing under it."""
+    from pipeline.render import whitepaper
+
+    report = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "report"))
     toml = report / "report.toml"
     text = toml.read_text(encoding="utf-8")
-    start = text.index("[sponsor]")
-    end = text.index("[reconstructed]")
-    toml.write_text(text[:start] + text[end:], encoding="utf-8")
-    with pytest.raises(InputErrors, match=r"report.toml: sponsor: Field required"):
-        build(report, tmp_path / "out")
+    line = next(x for x in text.splitlines() if x.startswith("sponsor = "))
+    toml.write_text(text.replace(line, f"sponsor = {sponsor}" if sponsor else ""), "utf-8")
+    ctx = prepare(report)
+    for lang, word in (("de", "Vorbemerkung"), ("en", "Preliminary note")):
+        body = whitepaper.body(ctx, lang)
+        assert word not in body
+        assert '#heading(level: 1, "Management' in body
 
 
 def test_section_in_one_language_only(tmp_path: Path) -> None:

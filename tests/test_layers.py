@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "paths",
         "units",
         "inputs",
+        "images",
         "procs",
         "cache",
         "csvfile",

@@ -4,13 +4,17 @@ find each fault in a PDF made to have them."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 import typst
 
 from pipeline.build import BuildResult, build
+from pipeline.report.context import ReportContext
 from tests import layout, stress
 from tests.conftest import DATA
 
@@ -33,7 +37,9 @@ Body text.
 #v(1fr)
 = Stranded heading
 #pagebreak()
-Its text on the next page.
+Its text on the next page, and nothing more.
+#pagebreak()
+The last page.
 """
 
 
@@ -46,7 +52,35 @@ def test_the_check_finds_each_fault(tmp_path: Path) -> None:
     assert "page 1: 'Overprinted' over 'Overprinted'" in found
     assert "page 1: 'Runaway' in the bottom margin" in found
     assert "page 2: heading '2. Stranded heading' ends the page" in found
+    assert re.search(r"page 3: 9\d% of the page empty at its foot", found)
     assert "Footer" not in found and "Body" not in found
+    assert "page 4" not in found  # the last page may end where it ends
+
+
+def test_a_table_that_fits_a_page_is_never_split(
+    fs840_context: ReportContext, tmp_path: Path
+) -> None:
+    """Twelve rows after text that leaves room for a few: the whole table moves to the
+    next page rather than starting with a row or two at the foot of this one."""
+    from pipeline.paths import TEMPLATES
+    from pipeline.render import typst_doc as T
+    from pipeline.report.views import Span, TableView
+
+    rows = [[[Span(f"row-{i:02d}")], [Span("x")]] for i in range(12)]
+    view = TableView("short", "A short table", ["Name", "Value"], rows)
+    filler = [T.paragraph("Text above the table."), "#v(20cm)\n"]  # room for a few rows
+    meta = T.Meta.of(fs840_context.report, fs840_context.formatter("en"))
+    source = tmp_path / "short.typ"
+    source.write_text(T.document(meta, [T.heading("Short"), *filler, T.table(view)]), "utf-8")
+    shutil.copy(TEMPLATES / "typst" / T.TEMPLATE_NAME, tmp_path / T.TEMPLATE_NAME)
+    T.compile_pdf(source, tmp_path / "short.pdf", tmp_path, dt.date(2026, 1, 1))
+    holding = {
+        p.number
+        for p in layout.pages(tmp_path / "short.pdf")
+        for w in p.words
+        if w.text.startswith("row-")
+    }
+    assert len(holding) == 1, holding
 
 
 def test_the_examples_pass(fs840_build: BuildResult, a800_shared: BuildResult) -> None:
@@ -65,3 +99,30 @@ def test_the_stress_report_passes(tmp_path: Path) -> None:
     result = build(report, tmp_path / "out")
     assert len(result.ctx.dataset.formats) == 5 * 2 * len(stress.LEVELS)
     assert layout.check_output(result.out) == []
+
+
+@pytest.mark.parametrize("floats", [True, False])
+def test_a_figure_that_does_not_fit_lets_the_text_fill_the_page(
+    fs840_context: ReportContext, tmp_path: Path, floats: bool
+) -> None:
+    """A tall figure placed below the middle of a page, text after it: the figure floats
+    to the next page and the text fills this one; a figure that does not float leaves
+    the foot of the page empty, which the check finds."""
+    from pipeline.paths import TEMPLATES
+    from pipeline.render import typst_doc as T
+    from tests.images import png
+
+    (tmp_path / "tall.png").write_bytes(png(1000, 900))
+    text = [T.paragraph("Text that could fill the page. " * 30) for _ in range(6)]
+    parts = [
+        T.heading("Tall"),
+        "#v(9cm)\n",
+        T.figure("tall.png", "Tall", "A tall image", float=floats),
+    ]
+    meta = T.Meta.of(fs840_context.report, fs840_context.formatter("en"))
+    source = tmp_path / "tall.typ"
+    source.write_text(T.document(meta, [*parts, *text, T.paragraph("The end.")]), "utf-8")
+    shutil.copy(TEMPLATES / "typst" / T.TEMPLATE_NAME, tmp_path / T.TEMPLATE_NAME)
+    T.compile_pdf(source, tmp_path / "tall.pdf", tmp_path, dt.date(2026, 1, 1))
+    found = [f for f in layout.check(tmp_path / "tall.pdf", 2.4) if "empty" in f]
+    assert (found == []) is floats, found

@@ -106,7 +106,9 @@ def test_a_section_over_its_budget_names_file_and_line(
 def test_a_misspelt_section_file_is_named(tmp_path: Path) -> None:
     report = Path(shutil.copytree(FS840, tmp_path / "report"))
     (report / "text" / "de" / "resluts.md").write_text("Ergebnisse\n", encoding="utf-8")
-    with pytest.raises(InputErrors, match=r"resluts\.md: no such narrative section") as caught:
+    with pytest.raises(
+        InputErrors, match=r"resluts\.md: no chapter of the report reads this text"
+    ) as caught:
         prepare(report)
     assert "did you mean results.md?" in str(caught.value)
 

@@ -3,6 +3,7 @@ process, the ones used last kept."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,21 @@ def test_german_text_prints_the_tables_thousands_mark(fs840_build: BuildResult) 
     text = pdf_text(fs840_build.out / "fs840.de.pdf")
     assert "\u2032" not in text
     assert "Mit 1’008’045 IOPS bei 0.50 ms" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("text", "levels"),
+    [
+        ("## A\n\n### B\n\n## C\n", [2, 3, 2]),  # ## is the text's first level
+        ("# A\n\n### B\n", [2, 3]),  # a skipped level is not skipped
+        ("### A\n\n# B\n\n## C\n", [2, 2, 3]),  # a first heading below the text's top
+        ("# A\n\n## B\n\n### C\n\n#### D\n", [2, 3, 4, 5]),
+    ],
+)
+def test_heading_levels_close_up_under_the_chapter(text: str, levels: list[int]) -> None:
+    """The chapter's heading is level 1: a text's headings begin at 2 and skip none (PDF/UA
+    refuses a skipped level), in typst and one level further down in HTML."""
+    typst = sanitize.to_typst(text, "x.md")
+    assert [len(m) for m in re.findall(r"^(=+) ", typst, re.M)] == levels
+    html = sanitize.to_html(text, "x.md")
+    assert [int(n) for n in re.findall(r"<h(\d)", html)] == [n + 1 for n in levels]

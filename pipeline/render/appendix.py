@@ -129,7 +129,7 @@ def _kind(path: str, kind: str, groups: dict[str, int], fmt: Formatter) -> str:
     """What a file is, in the report's language where iopress names it."""
     if path in groups:
         return fmt.t.count("appendix.kind_group", groups[path], n=fmt.integer(groups[path]))
-    if kind in ("report", "narrative", "chart", "machines", "method"):
+    if kind in ("report", "narrative", "image", "chart", "machines", "method"):
         return fmt.t(f"appendix.kind_{kind}")
     return kind
 

@@ -332,7 +332,7 @@ def source(ctx: ReportContext, lang: str) -> str:
         "kind": fmt.t("datasheet.kind"),
         "date": fmt.date(r.date),
         "classification": r.classification[lang],
-        "sponsor": r.sponsor[lang],
+        "sponsor": r.sponsor[lang] if r.sponsor else "",
         "footer": fmt.t("datasheet.footer"),
         "notice": notice,
     }

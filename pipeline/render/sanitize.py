@@ -2,9 +2,12 @@
 
 The Markdown is parsed by pandoc with raw HTML, raw attributes and raw TeX switched off;
 the document tree is then cleaned: citations are refused, attributes other than a plain id are
-dropped, links keep only http(s), mailto and anchors of headings that exist, images are
-refused (charts come from ``chart()``). The cleaned tree is written as typst or as HTML;
-the HTML passes an allow-list sanitiser (nh3) once more before it reaches a page.
+dropped, links keep only http(s), mailto and anchors of headings that exist, heading levels
+close up (``##`` after nothing is the text's first level, a skipped level is not skipped),
+and an image standing alone in its paragraph becomes ``image_marker(k)`` (its file is checked,
+numbered and placed by the caller: ``image_refs``); an image inside a line of text is
+refused. The cleaned tree is written as typst or as HTML; the HTML passes an allow-list
+sanitiser (nh3) once more before it reaches a page.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +72,79 @@ def _raw(node: Any) -> bool:
     return isinstance(node, dict) and node.get("t") in ("RawBlock", "RawInline")
 
 
+@dataclass(frozen=True)
+class ImageRef:
+    """An image of the narrative: its path as written, caption and description (alt
+    text), or what is wrong with it (``problem`` and ``hint``)."""
+
+    url: str
+    caption: str
+    alt: str
+    problem: str = ""
+    hint: str = ""
+
+
+IMAGE_HINT = (
+    'write ![Caption](images/photo.jpg "what the image shows") in a paragraph of its own, '
+    "the path relative to the report folder"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def image_marker(index: int) -> str:
+    """Plain letters and digits: survives pandoc into typst and HTML untouched."""
+    return f"IOPRESSIMAGE{index}X"
+
+
+def _text(inlines: Any) -> str:
+    """The plain text of inlines (a caption's emphasis, code and links as their words)."""
+    if isinstance(inlines, list):
+        return "".join(_text(i) for i in inlines)
+    if not isinstance(inlines, dict):
+        return ""
+    kind = inlines.get("t")
+    if kind == "Str":
+        return str(inlines["c"])
+    if kind in ("Space", "SoftBreak", "LineBreak"):
+        return " "
+    if kind in ("Code", "Math"):
+        return str(inlines["c"][1])
+    content: Any = inlines.get("c")
+    if kind in ("Link", "Image", "Span", "Quoted", "Cite"):  # [attributes or kind, inlines …]
+        content = content[1]
+    return _text(content)
+
+
+def _problem(url: str, caption: str, alt: str) -> tuple[str, str]:
+    """What is wrong with an image reference (before its file is read), and the fix."""
+    if _SCHEME.match(url) or url.startswith("//"):
+        return f"remote image {url!r} refused", "copy the image into the report folder"
+    if url.startswith("/"):
+        return f"absolute image path {url!r} refused", "name it relative to the report folder"
+    if not caption.strip():
+        return f"image {url!r} has no caption", IMAGE_HINT
+    if not alt.strip():
+        return f"image {url!r} has no description (alt text, needed by PDF/UA)", IMAGE_HINT
+    return "", ""
+
+
+def _figure_image(node: Node) -> Node | None:
+    """The one image of a figure that holds nothing else, or None."""
+    blocks = node["c"][2]
+    if len(blocks) == 1 and blocks[0].get("t") in ("Plain", "Para"):
+        inlines = blocks[0]["c"]
+        if len(inlines) == 1 and inlines[0].get("t") == "Image":
+            image: Node = inlines[0]
+            return image
+    return None
+
+
 class _Cleaner:
     def __init__(self, path: Path | str, ids: set[str]) -> None:
         self.path, self.ids = path, ids
+        self.images: list[ImageRef] = []
+        self.levels: list[int] = []  # the heading levels used, sorted
+        self.last = 0  # the level of the heading before
 
     def __call__(self, node: Any) -> Any:
         if isinstance(node, list):  # raw HTML, TeX …: left out; a null (a table's short
@@ -84,7 +158,10 @@ class _Cleaner:
         return {"t": kind, "c": self(node["c"])} if "c" in node else node
 
     def _header(self, node: Node) -> Node:
+        """Levels close up: the text's highest level is 1 and no level is skipped."""
         level, attr, inlines = node["c"]
+        level = min(self.levels.index(level) + 1, self.last + 1) if self.levels else 1
+        self.last = level
         return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
 
     def _attributed(self, node: Node) -> Node:
@@ -105,13 +182,36 @@ class _Cleaner:
             "write \\@ for a literal @; place tables and charts with table() and chart()",
         )
 
-    def _image(self, node: Node) -> Node:
-        raise InputError(
-            self.path,
-            f"image {node['c'][2][0]!r}",
-            "images are not allowed in the narrative",
-            'place a chart with {{ chart("NAME") }}',
+    def _figure(self, node: Node) -> Node:
+        """A paragraph of one image: recorded, and a marker in its place."""
+        image = _figure_image(node)
+        if image is None:
+            return {"t": "Figure", "c": self(node["c"])}
+        return self._alone(image)
+
+    def _para(self, node: Node) -> Node:
+        """A paragraph of one image without a caption (pandoc makes no figure of it)."""
+        inlines = node["c"]
+        if len(inlines) == 1 and isinstance(inlines[0], dict) and inlines[0].get("t") == "Image":
+            return self._alone(inlines[0])
+        return {"t": "Para", "c": self(inlines)}
+
+    def _alone(self, image: Node) -> Node:
+        _, inlines, (url, alt) = image["c"]
+        caption = " ".join(_text(inlines).split())
+        self.images.append(
+            ImageRef(url, caption, " ".join(alt.split()), *_problem(url, caption, alt))
         )
+        marker = {"t": "Str", "c": image_marker(len(self.images) - 1)}
+        return {"t": "Para", "c": [marker]}
+
+    def _image(self, node: Node) -> Node:
+        """An image inside a line of text: refused (``image_refs`` names it)."""
+        _, inlines, (url, _alt) = node["c"]
+        self.images.append(
+            ImageRef(url, _text(inlines), "", f"image {url!r} inside a line of text", IMAGE_HINT)
+        )
+        return {"t": "Span", "c": [["", [], []], []]}
 
     def _link(self, node: Node) -> Node:
         _, inlines, (url, _title) = node["c"]
@@ -172,12 +272,25 @@ def _pandoc(text: str, to: str, source: str, *args: str) -> str:
     return cache.cached(name, lambda: _run_pandoc(text, to, source, args)).decode("utf-8")
 
 
-def clean_tree(markdown: str, path: Path | str) -> str:
-    """The cleaned pandoc document (JSON) of untrusted Markdown; Markdown pandoc refuses,
-    or nested deeper than Python's JSON reader follows, is an input error of ``path``."""
+def _levels(tree: Any) -> set[int]:
+    """Every heading level in the document."""
+    if isinstance(tree, dict):
+        found = {int(tree["c"][0])} if tree.get("t") == "Header" else set()
+        return found.union(*(_levels(v) for v in tree.values()))
+    if isinstance(tree, list):
+        return set().union(*(_levels(v) for v in tree))
+    return set()
+
+
+def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[ImageRef]]:
+    """The cleaned pandoc document of untrusted Markdown and its images; Markdown pandoc
+    refuses, or nested deeper than Python's JSON reader follows, is an input error of
+    ``path``."""
     try:
         doc = json.loads(_pandoc(markdown, "json", MARKDOWN))
-        doc["blocks"] = _Cleaner(path, _ids(doc["blocks"]))(doc["blocks"])
+        cleaner = _Cleaner(path, _ids(doc["blocks"]))
+        cleaner.levels = sorted(_levels(doc["blocks"]))
+        doc["blocks"] = cleaner(doc["blocks"])
     except PandocRefused as refused:
         raise InputError(path, "", refused.message, "write plain Markdown there") from None
     except RecursionError:
@@ -185,6 +298,28 @@ def clean_tree(markdown: str, path: Path | str) -> str:
             path, "", "nested too deeply (quotes or lists inside each other)", "nest less"
         ) from None
     doc["meta"] = {}
+    return doc, cleaner.images
+
+
+def image_refs(markdown: str, path: Path | str) -> list[ImageRef]:
+    """The images of a text in order: the k-th stands where ``image_marker(k)`` is."""
+    return _cleaned(markdown, path)[1]
+
+
+def markers(markdown: str, path: Path | str) -> list[str]:
+    """The markers of the cleaned text in order: directives' (``narrative.marker``) and
+    images' (``image_marker``)."""
+    found = re.findall(r"IOPRESS(?:PLACE|IMAGE)\d+X", clean_tree(markdown, path))
+    return list(dict.fromkeys(found))
+
+
+def clean_tree(markdown: str, path: Path | str) -> str:
+    """The cleaned pandoc document (JSON) of untrusted Markdown. An image with a problem
+    is an error here (``image_refs`` lets the caller name its line first)."""
+    doc, images = _cleaned(markdown, path)
+    for image in images:
+        if image.problem:
+            raise InputError(path, "", image.problem, image.hint)
     return json.dumps(doc)
 
 

@@ -30,12 +30,14 @@ from mkdocs.exceptions import MkDocsException
 from pipeline import cache
 from pipeline.config import LANGS
 from pipeline.errors import InputError
+from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG
-from pipeline.render.sanitize import to_html
+from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import numbers
+from pipeline.report import chapters
 from pipeline.report.context import ReportContext, table_latencies
-from pipeline.report.narrative import marker, md_text
+from pipeline.report.narrative import Filled, marker, md_text
 from pipeline.report.plan import figures
 from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
@@ -146,11 +148,12 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
             f'!!! warning "{md_text(t("doc.reconstructed"))}"\n'
             f"    {md_text(r.reconstructed[lang])}\n"
         )
-    parts.append(f"*{md_text(r.sponsor[lang])}*\n")
-    parts.append(f"## {md_text(t('section.summary'))}\n\n" + _summary(ctx, fmt))
+    if r.sponsor and r.sponsor[lang]:
+        parts.append(f"*{md_text(r.sponsor[lang])}*\n")
+    number = numbers(ctx, lang)  # the PDF's numbers
+    parts += _chapters(ctx, fmt, number)
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
-    number = numbers(ctx, lang)  # the PDF's numbers
     charts = sorted(_figures(ctx, fmt).items(), key=lambda kv: number[("figure", kv[0])])
     for stem, (caption, alt) in charts:
         n = number[("figure", stem)]
@@ -170,10 +173,34 @@ def _figures(ctx: ReportContext, fmt: Formatter) -> dict[str, tuple[str, str]]:
     return figures(ctx.charts, "cost" in ctx.tables, fmt)
 
 
-def _summary(ctx: ReportContext, fmt: Formatter) -> str:
-    """The summary narrative as sanitised HTML (see ``sanitize``), each directive replaced
-    by the Markdown of the table or chart it places."""
-    filled = ctx.filled[fmt.t.lang]["summary"]
+def _chapters(ctx: ReportContext, fmt: Formatter, number: dict[tuple[str, str], int]) -> list[str]:
+    """Each chapter that has a text, in the report's order, under its title."""
+    parts = []
+    for chapter in chapters.declared(ctx.report):
+        filled = ctx.filled[fmt.t.lang].get(chapter.text or "")
+        if filled is None or not filled.text.strip():
+            continue
+        lang = fmt.t.lang
+        title = chapter.title[lang] if chapter.title else fmt.t(f"section.{chapter.key}")
+        head = f"## {md_text(title)}\n\n"
+        if chapter.key == "author":
+            lines = [ctx.report.author, ctx.report.organisation, *ctx.report.contact]
+            head += "  \n".join(md_text(line) for line in lines if line) + "\n\n"
+        parts.append(head + _text(ctx, fmt, filled, number))
+    return parts
+
+
+def picture_md(ctx: ReportContext, placed: Placed, caption: str) -> str:
+    """A checked image of the narrative, from the report's image folder."""
+    path = placed.file.replace("images/", f"images/{ctx.report.id}/", 1)
+    return f"![{md_text(placed.alt)}]({path})\n\n*{md_text(caption)}*\n"
+
+
+def _text(
+    ctx: ReportContext, fmt: Formatter, filled: Filled, number: dict[tuple[str, str], int]
+) -> str:
+    """A text as sanitised HTML (see ``sanitize``), each directive replaced by the Markdown
+    of the table or chart it places and each image by the image, numbered."""
     text = to_html(filled.text, filled.path)
     found = _figures(ctx, fmt)
     for index, (kind, name) in enumerate(filled.placed):
@@ -182,8 +209,17 @@ def _summary(ctx: ReportContext, fmt: Formatter) -> str:
         else:
             caption, alt = found[name]
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
-        text = text.replace(f"<p>{marker(index)}</p>", f"\n</div>\n\n{block}\n{TEXT_OPEN}\n")
+        text = _put(text, marker(index), block)
+    label = fmt.t("doc.figure")
+    for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
+        caption = f"{label} {number[('image', placed.file)]} – {placed.caption}"
+        text = _put(text, image_marker(index), picture_md(ctx, placed, caption))
     return f"{TEXT_OPEN}\n{text}\n</div>\n"
+
+
+def _put(text: str, mark: str, block: str) -> str:
+    """``block`` (Markdown) where the paragraph ``mark`` stands, between raw HTML blocks."""
+    return text.replace(f"<p>{mark}</p>", f"\n</div>\n\n{block}\n{TEXT_OPEN}\n")
 
 
 # Narrative HTML stands in raw blocks, which Python-Markdown passes through untouched.
@@ -384,6 +420,10 @@ def _copy_report(b: Built, docs: Path) -> None:
             shutil.copy(
                 b.work / "charts" / f"{stem}.{lang}.vl.json", charts / f"{stem}-{lang}-spec.json"
             )
+    for placed in {p.file: p for found in b.ctx.pictures.values() for p in found}.values():
+        image = docs / placed.file.replace("images/", f"images/{b.rid}/", 1)
+        image.parent.mkdir(parents=True, exist_ok=True)
+        image.write_bytes(placed.picture.data)
     shutil.copy(b.work / "dataset.parquet", downloads / "dataset.parquet")
     for table in [*b.ctx.tables, "tables"]:
         ext = "xlsx" if table == "tables" else "csv"

@@ -44,8 +44,14 @@ def content(text: str) -> str:
     return f"[#{lit(text)}]"
 
 
-def heading(text: str, level: int = 1) -> str:
-    return f"#heading(level: {level}, {lit(text)})\n"
+def heading(text: str, level: int = 1, numbered: bool = True) -> str:
+    numbering = "" if numbered else ", numbering: none"
+    return f"#heading(level: {level}{numbering}, {lit(text)})\n"
+
+
+def contact(lines: list[str]) -> str:
+    """The author block's lines: the first (the author's name) in bold."""
+    return f"#contact(({', '.join(lit(line) for line in lines)},))\n"
 
 
 def paragraph(text: str) -> str:
@@ -77,17 +83,36 @@ def table(view: TableView) -> str:
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
     small = "true" if n > 8 else "false"  # wide tables in a smaller font
     aligns = "(" + ", ".join("left" if x else "right" for x in view.left()) + ",)"
-    return (
+    made = (
         f"#figure(\n  data-table(columns: {cols}, aligns: {aligns}, small: {small},\n"
         f"    header: {header},\n"
         f"    {rows},\n  ),\n  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
     )
+    return made if _long(view) else f"#block(breakable: false)[\n{made}]\n"
 
 
-def figure(path: str, caption: str, alt: str, label: str) -> str:
+WHOLE_LINES = 30  # a table of at most this many lines of rows stays on one page
+
+
+def _long(view: TableView) -> bool:
+    """Does the table need more than a page? A shorter one is kept whole (moved to the
+    next page rather than started with a row or two at a page foot); a longer one
+    breaks between rows, its header repeated."""
+    lines = sum(max((len(cell) for cell in row), default=1) for row in view.rows)
+    return lines > WHOLE_LINES
+
+
+def figure(
+    path: str, caption: str, alt: str, label: str = "", width: str = "100%", float: bool = False
+) -> str:
+    """A numbered figure; a ``float`` one goes to the top or bottom of a page, the text
+    after it filling the rest (``placement: auto``), rather than leaving a gap where it
+    does not fit."""
+    tail = f" <fig-{label}>" if label else ""
+    placement = "  placement: auto,\n" if float else ""
     return (
-        f"#figure(\n  image({lit(path)}, width: 100%, alt: {lit(alt)}),\n"
-        f"  caption: {content(caption)},\n) <fig-{label}>\n"
+        f"#figure(\n  image({lit(path)}, width: {width}, alt: {lit(alt)}),\n"
+        f"{placement}  caption: {content(caption)},\n){tail}\n"
     )
 
 
@@ -155,6 +180,7 @@ def _inputs(source: Path, root: Path) -> list[Path]:
     """What a document is made from: its source, the templates and charts beside it, and
     the fonts."""
     charts = sorted((root / "charts").glob("*.svg")) if (root / "charts").is_dir() else []
+    charts += sorted((root / "images").glob("*")) if (root / "images").is_dir() else []
     fonts = sorted(p for p in FONTS.iterdir() if p.is_file())
     return [source, *sorted(root.glob("*.typ")), *charts, *fonts]
 

@@ -2,54 +2,87 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from pipeline.compute import registry
 from pipeline.compute.registry import Section
 from pipeline.config import Host
+from pipeline.images import Placed
 from pipeline.language import Formatter
+from pipeline.render import pictures
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
-from pipeline.render.sanitize import to_typst
+from pipeline.render.sanitize import image_marker, markers, to_typst
+from pipeline.report import chapters
+from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
 from pipeline.report.plan import COST_CHART, axis_symbol, figures
 
 
-def _figure(ctx: ReportContext, fmt: Formatter, stem: str) -> str:
+def _figure(ctx: ReportContext, fmt: Formatter, stem: str, float: bool = False) -> str:
     caption, alt = figures(ctx.charts, "cost" in ctx.tables, fmt)[stem]
-    return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem)
+    return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem, float=float)
 
 
 def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
+    """A table or chart a directive places in a text, which fills the page around it."""
     if kind == "table":
         return T.table(ctx.views(fmt)[name])
-    return _figure(ctx, fmt, name)
+    return _figure(ctx, fmt, name, float=True)
 
 
-def _narrative(ctx: ReportContext, fmt: Formatter, name: str) -> str:
-    filled = ctx.filled[fmt.t.lang].get(name)
+def _picture(placed: Placed) -> str:
+    width = f"{pictures.width_cm(placed.picture)}cm"
+    return T.figure(placed.file, placed.caption, placed.alt, width=width, float=True)
+
+
+def _narrative(ctx: ReportContext, fmt: Formatter, name: str | None) -> str:
+    filled = ctx.filled[fmt.t.lang].get(name or "")
     if filled is None:
         return ""
     text = to_typst(filled.text, filled.path)
     for index, (kind, item) in enumerate(filled.placed):
         text = text.replace(marker(index), "\n" + _block(ctx, fmt, kind, item))
+    for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
+        text = text.replace(image_marker(index), "\n" + _picture(placed))
     return text + "\n"
 
 
-def _preliminary(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    lang = fmt.t.lang
-    parts = [T.heading(fmt.t("section.preliminary")), T.paragraph(ctx.report.sponsor[lang])]
-    if ctx.report.reconstructed:
-        parts.append(T.paragraph(ctx.report.reconstructed[lang]))
-    return parts
+def _preliminary(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
+    lang, report = fmt.t.lang, ctx.report
+    notes = [n[lang] for n in (report.sponsor, report.reconstructed) if n and n[lang]]
+    return [T.heading(fmt.t("section.preliminary")), *map(T.paragraph, notes)] if notes else []
 
 
-def _setup(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _texted(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
+    """A chapter that is its text (introduction, summary, conclusion, one of the
+    author's own): left out without one."""
+    text = _narrative(ctx, fmt, chapter.text)
+    if not text.strip():
+        return []
+    title = chapter.title[fmt.t.lang] if chapter.title else fmt.t(f"section.{chapter.key}")
+    return [T.heading(title), text]
+
+
+def _author(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
+    """The closing block: the author, the organisation and the contact lines, then the
+    text about them (author.md); left out when there is neither."""
+    report, text = ctx.report, _narrative(ctx, fmt, chapter.text)
+    if not (report.contact or text.strip()):
+        return []
+    lines = [report.author, report.organisation, *report.contact]
+    block = T.contact([line for line in lines if line])
+    return [T.heading(fmt.t("section.author"), numbered=False), block, text]
+
+
+def _setup(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     lang, report = fmt.t.lang, ctx.report
     parts = [
         T.heading(fmt.t("section.setup")),
-        _narrative(ctx, fmt, "setup"),
+        _narrative(ctx, fmt, chapter.text),
         T.heading(fmt.t("section.system"), 2),
         T.paragraph(report.system.name),
     ]
@@ -129,20 +162,26 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     return found
 
 
-def _method(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _method(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     parts = [
         T.heading(fmt.t("section.method")),
-        _narrative(ctx, fmt, "method"),
+        _narrative(ctx, fmt, chapter.text),
         T.heading(fmt.t("section.profiles"), 2),
     ]
     return parts + [T.paragraph(s) for s in method_sentences(ctx, fmt)]
 
 
-def _results(ctx: ReportContext, fmt: Formatter, skip: set[str]) -> list[str]:
-    """One subsection per access and block size with its charts, in the plan's order."""
-    parts = [T.heading(fmt.t("section.results")), _narrative(ctx, fmt, "results")]
+def _results(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
+    """One subsection per access and block size with its charts, in the plan's order;
+    left out when it has neither text nor a chart."""
+    skip = ctx.placed(fmt.t.lang)
+    text = _narrative(ctx, fmt, chapter.text)
+    charts = [r for r in ctx.charts if r.stem not in skip]
+    if not (charts or text.strip()):
+        return []
+    parts = [T.heading(fmt.t("section.results")), text]
     current: tuple[str, int] | None = None
-    for ref in (r for r in ctx.charts if r.stem not in skip):
+    for ref in charts:
         if ref.kind != "histogram" and (ref.access, ref.block_size) != current:
             current = (ref.access, ref.block_size)
             parts.append(
@@ -177,7 +216,7 @@ def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[s
     if section == "cost" and ctx.report.cost_note:
         parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
     if section == "cost" and COST_CHART not in ctx.placed(fmt.t.lang):
-        parts.append(_figure(ctx, fmt, COST_CHART))
+        parts.append(_figure(ctx, fmt, COST_CHART, float=True))
     return parts
 
 
@@ -191,53 +230,76 @@ def _by_section(ctx: ReportContext, lang: str) -> dict[Section, list[str]]:
     return by_section
 
 
-def _tables(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def _tables(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
+    """A chapter of tables (its sections that have any), left out without one."""
     sections = _by_section(ctx, fmt.t.lang)
-    return [p for section, names in sections.items() for p in _section(ctx, fmt, section, names)]
+    found = [(s, sections[s]) for s in TABLE_SECTIONS[chapter.key] if s in sections]
+    if not found:  # its text alone (economics.md without cost records)
+        return _texted(ctx, fmt, chapter)
+    return [p for section, names in found for p in _section(ctx, fmt, section, names)]
 
 
-def _placed(ctx: ReportContext, lang: str, section: str | None) -> list[tuple[str, str]]:
-    filled = ctx.filled[lang].get(section) if section else None
-    return [("table" if k == "table" else "figure", n) for k, n in filled.placed] if filled else []
+Part = Callable[[ReportContext, Formatter, Chapter], list[str]]
+PARTS: dict[str, Part] = {
+    "preliminary": _preliminary,
+    "setup": _setup,
+    "method": _method,
+    "results": _results,
+    "author": _author,
+    **dict.fromkeys(TABLE_SECTIONS, _tables),
+}
 
 
-def _order(ctx: ReportContext, lang: str) -> list[tuple[str, str]]:
-    """Figures ("figure", stem) and tables ("table", name) in the order of ``body``."""
-    skip = ctx.placed(lang)
-    order = [p for s in ("summary", "setup", "method", "results") for p in _placed(ctx, lang, s)]
-    order += [("figure", r.stem) for r in ctx.charts if r.stem not in skip]
-    for section, names in _by_section(ctx, lang).items():
-        order += _placed(ctx, lang, SECTIONS[section][2])
-        order += [("table", name) for name in names]
-        if section == "cost" and COST_CHART not in skip:
-            order.append(("figure", COST_CHART))
-    return order + _placed(ctx, lang, "conclusion")
+def _placed(ctx: ReportContext, lang: str, text: str | None) -> list[tuple[str, str]]:
+    """The figures, tables and images a text places, in its order."""
+    filled = ctx.filled[lang].get(text or "")
+    if filled is None:
+        return []
+    kinds = {
+        marker(i): ("table" if k == "table" else "figure", n)
+        for i, (k, n) in enumerate(filled.placed)
+    }
+    kinds |= {
+        image_marker(i): ("image", p.file)
+        for i, p in enumerate(ctx.pictures.get(str(filled.path), []))
+    }
+    return [kinds[m] for m in markers(filled.text, filled.path) if m in kinds]
+
+
+def _chapter_order(ctx: ReportContext, lang: str, chapter: Chapter) -> list[tuple[str, str]]:
+    """What a chapter numbers, in its order (as ``body`` places them)."""
+    order = _placed(ctx, lang, chapter.text)
+    if chapter.key == "results":
+        skip = ctx.placed(lang)
+        order += [("figure", r.stem) for r in ctx.charts if r.stem not in skip]
+    if chapter.key in TABLE_SECTIONS:
+        by_section = _by_section(ctx, lang)
+        for section in TABLE_SECTIONS[chapter.key]:
+            order += [("table", name) for name in by_section.get(section, [])]
+            if section == "cost" and "cost" in by_section and COST_CHART not in ctx.placed(lang):
+                order.append(("figure", COST_CHART))
+    return order
 
 
 def numbers(ctx: ReportContext, lang: str) -> dict[tuple[str, str], int]:
-    """The number the PDF gives each figure and table (the site shows the same)."""
+    """The number the PDF gives each figure and table (the site shows the same); images
+    are figures. An image placed twice keeps its first number."""
     found: dict[tuple[str, str], int] = {}
     counts = {"figure": 0, "table": 0}
-    for kind, name in _order(ctx, lang):
-        if kind in counts:
-            counts[kind] += 1
-            found.setdefault((kind, name), counts[kind])
+    for chapter in chapters.declared(ctx.report):
+        for kind, name in _chapter_order(ctx, lang, chapter):
+            counter = "table" if kind == "table" else "figure"
+            counts[counter] += 1
+            found.setdefault((kind, name), counts[counter])
     return found
 
 
 def body(ctx: ReportContext, lang: str) -> str:
     fmt = ctx.formatter(lang)
-    skip = ctx.placed(lang)
     parts = [
-        *_preliminary(ctx, fmt),
-        T.heading(fmt.t("section.summary")),
-        _narrative(ctx, fmt, "summary"),
-        *_setup(ctx, fmt),
-        *_method(ctx, fmt),
-        *_results(ctx, fmt, skip),
-        *_tables(ctx, fmt),
-        T.heading(fmt.t("section.conclusion")),
-        _narrative(ctx, fmt, "conclusion"),
-        *appendix(ctx, fmt),
+        p
+        for chapter in chapters.declared(ctx.report)
+        for p in PARTS.get(chapter.key, _texted)(ctx, fmt, chapter)
     ]
+    parts += appendix(ctx, fmt)
     return T.document(T.Meta.of(ctx.report, fmt), parts)

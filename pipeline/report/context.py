@@ -15,6 +15,7 @@ from pipeline.compute.registry import BY_NAME, ViewKind
 from pipeline.config import Presentation, Report
 from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
+from pipeline.images import Placed
 from pipeline.ingest.spc1 import Spc1Record
 from pipeline.inputs import Seen
 from pipeline.language import Formatter, Strings
@@ -96,6 +97,7 @@ class ReportContext:
     machines: list[Machine] = field(default_factory=list)  # what ran the load
     steady: pl.DataFrame = field(default_factory=pl.DataFrame)  # validate.steady_table
     seen: dict[str, Seen] = field(default_factory=dict)  # every file as read (inputs.ledger)
+    pictures: dict[str, list[Placed]] = field(default_factory=dict)  # text file -> its images
 
     def unsteady(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The points that are not steady (SNIA PTS), the first ``limit`` of them."""

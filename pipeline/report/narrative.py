@@ -14,7 +14,7 @@ import math
 import re
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +37,8 @@ from pipeline.report.econ_views import figure
 from pipeline.report.views import bandwidth, latency
 from pipeline.units import parse_block_size
 
-REQUIRED = ("summary", "setup", "method", "conclusion")
 MAX_SECTION_BYTES = 4 * 1024 * 1024
-OPTIONAL = ("results", "economics")
+SECTIONS = ("summary", "setup", "method", "results", "economics", "conclusion")
 
 
 @dataclass(frozen=True)
@@ -58,35 +57,25 @@ class Filled:
     placed: list[tuple[str, str]]
 
 
-def load(folder: Path) -> dict[str, dict[str, Section]]:
-    """Every section file of every language; both languages must have the same sections."""
+def load(folder: Path, names: Sequence[str] = SECTIONS) -> dict[str, dict[str, Section]]:
+    """The text files ``names`` (their chapters: report/chapters.py) of every language
+    that exist; both languages must have the same ones, and no other file may be there."""
     found: dict[str, dict[str, Section]] = {}
-    problems = []
     for lang in LANGS:
         found[lang] = {}
-        for name in REQUIRED + OPTIONAL:
+        for name in names:
             path = folder / "text" / lang / f"{name}.md"
             if path.is_file() or path.is_symlink():
                 inside(folder, path.relative_to(folder), path)
                 found[lang][name] = Section(path, read_text(path, MAX_SECTION_BYTES))
-            elif name in REQUIRED:
-                problems.append(
-                    InputError(
-                        path,
-                        "",
-                        "narrative section missing",
-                        f"write text/{lang}/{name}.md (Markdown)",
-                    )
-                )
-    problems += _unpaired(folder, found) + _unknown(folder)
+    problems = _unpaired(folder, found) + _unknown(folder, names)
     if problems:
         raise InputErrors(problems)
     return found
 
 
-def _unknown(folder: Path) -> list[InputError]:
-    """A Markdown file that is no section (a misspelt ``resluts.md``) would vanish."""
-    known = REQUIRED + OPTIONAL
+def _unknown(folder: Path, known: Sequence[str]) -> list[InputError]:
+    """A Markdown file that is no chapter's text (a misspelt ``resluts.md``) would vanish."""
     problems = []
     for lang in LANGS:
         for path in sorted((folder / "text" / lang).glob("*.md")):
@@ -97,8 +86,9 @@ def _unknown(folder: Path) -> list[InputError]:
                     InputError(
                         path,
                         "",
-                        "no such narrative section",
-                        f"{hint}sections are {', '.join(f'{n}.md' for n in known)}",
+                        "no chapter of the report reads this text",
+                        f"{hint}the chapters' texts are {', '.join(f'{n}.md' for n in known)}; "
+                        "report.toml chapters lists the chapters (see docs/report.md)",
                     )
                 )
     return problems

@@ -1,0 +1,75 @@
+"""The narrative's images: read and checked once while the report is prepared (every
+problem an input error naming the text file and line), then numbered with the charts and
+placed in the PDF and on the site under a name of their content (``images/<hash>.<ext>``)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from pipeline import images
+from pipeline.errors import InputError
+from pipeline.images import Placed
+from pipeline.render.sanitize import image_refs
+from pipeline.report.context import ReportContext
+
+TEXT_WIDTH_CM = 16.6  # A4 less the whitepaper's margins
+MAX_HEIGHT_CM = 11.0  # a portrait photo takes at most half a page
+DPI = 150  # smaller images are shown at this resolution, not blown up
+
+
+def line_of(text: str, url: str) -> int:
+    """The line of ``text`` that names ``url`` (as a link target, a reference or at all)."""
+    for pattern in (f"]({url}", f"]: {url}", url):
+        at = text.find(pattern)
+        if at >= 0:
+            return text.count("\n", 0, at) + 1
+    return 1
+
+
+def _file(picture: images.Picture) -> str:
+    return f"images/{hashlib.sha256(picture.data).hexdigest()[:20]}.{picture.ext}"
+
+
+def read_all(ctx: ReportContext) -> list[InputError]:
+    """Every image of every text into ``ctx.pictures`` (by text file) and the files read
+    into ``ctx.read``; the problems found."""
+    problems: list[InputError] = []
+    for lang, filled in ctx.filled.items():
+        for name, text in filled.items():
+            source = ctx.narrative[lang][name].text
+            found = []
+            for ref in image_refs(text.text, text.path):
+                place = f"line {line_of(source, ref.url)}"
+                try:
+                    if ref.problem:
+                        raise InputError(text.path, place, ref.problem, ref.hint)
+                    picture = images.read(ctx.folder, ref.url, text.path, place)
+                except InputError as err:
+                    problems.append(err)
+                    continue
+                found.append(Placed(ref.caption, ref.alt, _file(picture), picture))
+                ctx.read.append((ctx.folder / ref.url, "image"))
+            ctx.pictures[str(text.path)] = found
+    return problems
+
+
+def width_cm(picture: images.Picture) -> float:
+    """The width it is shown at: the text's at most, its own at ``DPI`` at most, and no
+    taller than ``MAX_HEIGHT_CM``."""
+    width = min(TEXT_WIDTH_CM, picture.width / DPI * 2.54)
+    height = width * picture.height / picture.width
+    return round(width * min(1.0, MAX_HEIGHT_CM / height), 2)
+
+
+def write(ctx: ReportContext, folder: Path) -> None:
+    """Each image once into ``folder/images`` (named by content: the same photo in both
+    languages is one file)."""
+    for placed in {p.file: p for found in ctx.pictures.values() for p in found}.values():
+        target = folder / placed.file
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(placed.picture.data)
+
+
+MARKER = re.compile(r"IOPRESSIMAGE(\d+)X")
