@@ -528,3 +528,39 @@ def _fio_p99(result: Path) -> float:
     read = _final(result)["jobs"][0]["read"]
     return float(read["clat_ns"]["percentile"]["99.000000"]) / 1000
 
+
+@pytest.fixture
+def snapshot_server(tmp_path: Path) -> Iterator[int]:
+    """A fio server started with --status-interval: it sends its snapshots to the client."""
+    port = _free_port()
+    server = subprocess.Popen(
+        ["fio", f"--server=127.0.0.1,{port}", "--status-interval=1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    time.sleep(0.5)
+    yield port
+    server.terminate()
+    server.wait(10)
+
+
+@needs_fio
+@WAITS
+def test_a_fio_servers_status_snapshots_are_refused_not_added_up(
+    tmp_path: Path, snapshot_server: int
+) -> None:
+    """fio's client writes a snapshot-sending server's job once per snapshot: run refuses
+    the point, naming the server, instead of counting the snapshots as load."""
+    host = f'\n[[hosts]]\nname = "server"\naddress = "127.0.0.1:{snapshot_server}"\n'
+    source = _campaign(tmp_path, host)
+    text = source.read_text().replace("levels = [1, 2, 4]", "levels = [1]")
+    second = text.index("[[profiles]]", text.index("[[profiles]]") + 1)
+    source.write_text(text[:second] + text[text.index("[intervals]") :], encoding="utf-8")
+    source.write_text(source.read_text().replace("count = 1", "count = 3"), encoding="utf-8")
+    folder = tmp_path / "c"
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    run = iopress("run", folder, "--destroy-data", tmp_path / "target.bin")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"the fio server 127.0.0.1:{snapshot_server} sent status snapshots" in run.stderr
+    assert not list((folder / "raw").glob("*.json"))
