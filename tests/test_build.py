@@ -361,6 +361,64 @@ def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
     assert "one: The load was generated on one server." in said
 
 
+def test_the_method_prints_what_each_setup_is_for_one_setup_too(tmp_path: Path) -> None:
+    """A setup's description (a campaign's: engine, direct I/O, depths, warm-up) was shown
+    only as the label of several setups; with one setup nowhere. Now the method prints it,
+    with the setup's name where there are several."""
+    from pipeline.build import prepare
+    from pipeline.render.whitepaper import method_sentences
+
+    report = tmp_path / "report"
+    shutil.copytree(MIXED, report)
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    one = '[[setups]]\nname = "default"\ndescription = { de = "fio, Engine libaio.", '
+    one += 'en = "fio, engine libaio." }\n'
+    toml.write_text(text.replace("[[sources]]", one + "[[sources]]", 1), encoding="utf-8")
+    ctx = prepare(report)
+    assert method_sentences(ctx, ctx.formatter("en"))[0] == "Setup: fio, engine libaio."
+    assert method_sentences(ctx, ctx.formatter("de"))[0] == "Setup: fio, Engine libaio."
+    text = text.replace('path = "raw/fio.json"', 'path = "raw/fio.json"\nsetup = "b"')
+    two = '[[setups]]\nname = "a"\ndescription = { de = "A", en = "first" }\n'
+    two += '[[setups]]\nname = "b"\ndescription = { de = "B", en = "second" }\n'
+    text = text.replace("[[sources]]", two + "[[sources]]", 1)
+    toml.write_text(text.replace('path = "raw/iogen.csv"', 'path = "raw/iogen.csv"\nsetup = "a"'))
+    toml.write_text(
+        toml.read_text().replace('"raw/vdbench.html"', '"raw/vdbench.html"\nsetup = "a"')
+    )
+    ctx = prepare(report)
+    said = method_sentences(ctx, ctx.formatter("en"))
+    assert said[:2] == ["Setup a: first.", "Setup b: second."]
+
+
+def test_the_method_names_the_queue_depths_with_their_levels() -> None:
+    """A product of depths and levels is one list; seed 002's grid (QD 1…32 at one worker,
+    the workers rising at QD 4) says which levels each depth had; one depth, as one."""
+    import polars as pl
+
+    from pipeline.language import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.whitepaper import _depth_sentences
+
+    def said(pairs: list[tuple[int, int]], lang: str = "en") -> list[str]:
+        frame = pl.DataFrame(
+            {"setup": ["s"] * len(pairs), "queue_depth": [d for d, _ in pairs]}
+            | {"parallelism": [p for _, p in pairs]}
+        )
+        return _depth_sentences(frame, Formatter(Strings(lang)))
+
+    product = [(d, p) for d in (1, 4, 16) for p in (1, 2, 4)]
+    assert said(product) == [
+        "Queue depths (I/Os in flight per worker): 1, 4, 16, each at every parallelism level."
+    ]
+    grid = [(d, 1) for d in (1, 2, 4, 8, 16, 32)] + [(4, p) for p in (2, 4, 8, 16)]
+    assert said(grid) == [
+        "Queue depths (I/Os in flight per worker): 1, 2, 8, 16, 32 at parallelism 1; "
+        "4 at parallelism 1, 2, 4, 8, 16."
+    ]
+    assert said([(4, 1), (4, 2)], "de") == ["Queue Depth (gleichzeitige I/Os je Worker): 4."]
+
+
 @pytest.mark.parametrize(
     ("raw", "mapped"),
     [

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -23,7 +24,7 @@ import pytest
 from pipeline import ingest
 from pipeline.build import build
 from pipeline.campaign import plan as planning
-from pipeline.campaign.model import load_campaign
+from pipeline.campaign.model import Campaign, load_campaign
 from pipeline.campaign.targets import guard, look, signatures
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
@@ -93,7 +94,18 @@ def test_plan_of_seed_000_writes_324_job_files_and_prints_the_run_time(tmp_path:
     toml = (tmp_path / "c" / "report.toml").read_text()
     assert 'path = "raw/*.json"' in toml and "[[hosts]]" in toml and "[[setups]]" in toml
     summary = (tmp_path / "c" / "text" / "de" / "summary.md").read_text()
-    assert '{{ maximum("1K", "random", 100).iops }}' in summary
+    assert '{{ maximum("1K", "random", 100).iops }} IOPS mit' in summary
+    text = tmp_path / "c" / "text" / "en"  # units and the profile in every sentence
+    assert (
+        '.iops }} IOPS at 1K random 100% read, with a minimum latency of {{ min_latency("1K"'
+        in (text / "summary.md").read_text()
+    )
+    assert (text / "conclusion.md").read_text() == (
+        'The optimum is {{ optimum("1K", "random", 100).iops }} IOPS at '
+        '{{ optimum("1K", "random", 100).lat_mean_ms }} (1K random 100% read).\n'
+    )
+    assert "queue depth 1 at parallelism 1, 2, 4, 8, 16, 32, 64, 96" in toml
+    assert "3 intervals of 20 s per point; target /dev/sdx" in toml
 
 
 def test_run_time_words() -> None:
@@ -163,12 +175,34 @@ def test_an_edited_job_file_is_refused_not_run(tmp_path: Path) -> None:
     assert not marker.exists() and not list((folder / "raw").glob("*.json"))
 
 
-def _fio_figures(result: Path) -> tuple[float, float]:
-    """IOPS and mean latency (µs) of fio's final document, as fio computed them."""
+def _final(result: Path) -> dict[str, Any]:
+    """fio's final document of a result."""
     text, decoder, index, last = result.read_text(), json.JSONDecoder(), 0, None
     while (index := text.find("{", index)) >= 0:
         last, index = decoder.raw_decode(text, index)
     assert isinstance(last, dict)
+    return last
+
+
+def _same_latency(ours: float, result: Path) -> bool:
+    """Our mean latency is fio's final one; or, where fio's latency statistics hold an I/O
+    its total_ios does not count (the one that completes as the run ends: lat_ns N 4001,
+    total_ios 4000, io_bytes of 4001), within what that one sample can move the mean:
+    iopress weights latency by I/Os, and a status snapshot's interval has no other weight."""
+    job = _final(result)["jobs"][0]
+    theirs = _fio_figures(result)[1]
+    extra, slack = 0.0, 0.0
+    for d in ("read", "write"):
+        lat, ios = job[d]["lat_ns"], job[d]["total_ios"]
+        if ios:
+            extra += abs(lat.get("N", ios) - ios)
+            slack = max(slack, lat["max"] / 1000 / ios)
+    return abs(ours - theirs) <= 1e-9 * theirs + extra * slack
+
+
+def _fio_figures(result: Path) -> tuple[float, float]:
+    """IOPS and mean latency (µs) of fio's final document, as fio computed them."""
+    last = _final(result)
     total_iops, ios, lat = 0.0, 0.0, 0.0
     # fio servers: one record per host in client_stats, beside their sum "All clients"
     jobs = last.get("jobs") or [j for j in last["client_stats"] if j["jobname"] != "All clients"]
@@ -243,9 +277,9 @@ def test_warm_up_on_a_target_that_does_not_exist_completes_first_time(tmp_path: 
     reasons = {r.reason.key for r in read.rejects}  # idle: the final record adds nothing
     assert "fio.restarted" in reasons and reasons <= {"fio.restarted", "fio.idle"}
     point = to_points(read.intervals)
-    iops, lat = _fio_figures(result)
+    iops, _ = _fio_figures(result)
     assert point["iops"][0] == pytest.approx(iops, rel=1e-6)
-    assert point["lat_mean_us"][0] == pytest.approx(lat, rel=1e-6)
+    assert _same_latency(point["lat_mean_us"][0], result)
 
 
 def _provenance(folder: Path, out: Path, machine: dict[str, str]) -> None:
@@ -334,3 +368,199 @@ def test_campaign_through_two_fio_servers(tmp_path: Path, two_fio_servers: list[
     typ = (result.out / "tiny.en.typ").read_text(encoding="utf-8")
     assert f"--client=127.0.0.1,{two_fio_servers[1]}" in typ and typ.count("Load generator") == 2
     assert server in typ
+
+
+EXAMPLES = ROOT / "data" / "examples" / "campaigns"
+
+
+@pytest.mark.parametrize(
+    ("name", "points", "run_time"),
+    [
+        ("tiny", 4, "4 points × 3 s = 12 s"),
+        ("seed000", 324, "324 points × 60 s = 5 h 24 min"),
+        ("seed002", 55, "55 points × 70 s = 1 h 4 min"),
+    ],
+)
+def test_each_example_campaign_plans_its_points_and_run_time(
+    tmp_path: Path, name: str, points: int, run_time: str
+) -> None:
+    """The example campaigns plan as their comments and docs/campaign.md say; README and
+    docs/campaign.md name each one."""
+    source = EXAMPLES / f"{name}.toml"
+    run = iopress("plan", source, "-o", tmp_path / "c", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert f"run time: {run_time}" in run.stdout and f"{points} job files" in run.stdout
+    assert len(list((tmp_path / "c" / "jobs").glob("0*.fio"))) == points
+    assert run_time in source.read_text(encoding="utf-8") or name == "tiny"
+    for doc in ("README.md", "docs/campaign.md"):
+        assert f"{name}.toml" in (ROOT / doc).read_text(encoding="utf-8"), doc
+    assert run_time in (ROOT / "docs" / "campaign.md").read_text(encoding="utf-8")
+
+
+def _qd_campaign(tmp_path: Path, change: str) -> Campaign:
+    """The tiny campaign with ``change`` for its levels: top-level keys in their place,
+    [[grid]] blocks at the end."""
+    keys, grid, blocks = change.partition("[[grid]]")
+    text = _campaign(tmp_path).read_text().replace("levels = [1, 2, 4]\n", keys)
+    (tmp_path / "campaign.toml").write_text(text + grid + blocks, encoding="utf-8")
+    return load_campaign(tmp_path / "campaign.toml")
+
+
+def test_queue_depths_times_levels_and_grids_plan_their_pairs(tmp_path: Path) -> None:
+    """queue_depth as a list plans the product with the levels; [[grid]] blocks their union
+    (seed 002); one depth, as a number, names its job files as before."""
+    product = _qd_campaign(tmp_path, "queue_depth = [1, 4, 16]\nlevels = [1, 2, 4]\n")
+    assert len(product.pairs()) == 9 and product.depths == [1, 4, 16]
+    found = planning.points(product)  # 2 profiles × 1 mix × 9, each at the one rate
+    assert len(found) == 18 and found[3].name == "0004-random-4k-r100-p1-qd4-q2000"
+    engine = "io_uring"
+    assert "iodepth=16\n" in planning.job_file(product, found[8], engine)
+    assert "numjobs=4\n" in planning.job_file(product, found[8], engine)
+    grid = "[[grid]]\nqueue_depth = [1, 2, 4, 8, 16, 32]\nlevels = [1]\n"
+    grid += "[[grid]]\nqueue_depth = 4\nlevels = [1, 2, 4, 8, 16]\n"
+    seed002 = _qd_campaign(tmp_path, grid)
+    assert seed002.pairs() == [(d, 1) for d in (1, 2, 4, 8, 16, 32)] + [
+        (4, n) for n in (2, 4, 8, 16)
+    ]
+    one = _qd_campaign(tmp_path, "queue_depth = 4\nlevels = [1, 2]\n")
+    assert one.depths == [4] and planning.points(one)[0].name == "0001-random-4k-r100-p1-q2000"
+    assert "iodepth=4\n" in planning.job_file(one, planning.points(one)[0], engine)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ("queue_depth = [4, 1]\nlevels = [1]\n", ["queue_depth", "rising"]),
+        ("queue_depth = 0\nlevels = [1]\n", ["queue_depth", "at least 1"]),
+        ("queue_depth = []\nlevels = [1]\n", ["queue_depth", "at least 1 item"]),
+        ("levels = [1]\n[[grid]]\nqueue_depth = 1\nlevels = [2]\n", ["[[grid]]", "levels"]),
+        ('engine = "psync"\nqueue_depth = [1, 2]\nlevels = [1]\n', ["psync", "queue_depth = 1"]),
+    ],
+)
+def test_bad_queue_depths_name_file_and_reason(
+    tmp_path: Path, change: str, words: list[str]
+) -> None:
+    with pytest.raises((InputError, InputErrors)) as err:
+        _qd_campaign(tmp_path, change)
+    for word in [str(tmp_path / "campaign.toml"), *words]:
+        assert word in str(err.value)
+
+
+def _method_and_stubs(out: Path, report_id: str) -> dict[str, str]:
+    return {lang: (out / f"{report_id}.{lang}.typ").read_text("utf-8") for lang in ("de", "en")}
+
+
+@needs_fio
+@WAITS
+def test_queue_depth_by_threads_campaign_runs_and_its_method_names_them(tmp_path: Path) -> None:
+    """QD 1, 4, 16 × threads 1, 2, 4 for a profile of two mixes: 18 points, run (1 s each,
+    rate-limited), built; the method names the engine, buffered I/O, the depths and the
+    intervals; the stubs carry units, the profile and the depths."""
+    source = _campaign(tmp_path)
+    text = source.read_text()
+    second = text.index("[[profiles]]", text.index("[[profiles]]") + 1)
+    text = text[:second] + text[text.index("[intervals]") :]  # one profile
+    text = text.replace("read_pct = [100]", "read_pct = [100, 0]")
+    text = text.replace("levels = [1, 2, 4]", "levels = [1, 2, 4]\nqueue_depth = [1, 4, 16]")
+    source.write_text(text, encoding="utf-8")
+    folder = tmp_path / "c"
+    planned = iopress("plan", source, "-o", folder)
+    assert planned.returncode == 0, planned.stderr
+    assert "18 job files" in planned.stdout and "run time: 18 points × 1 s = 18 s" in planned.stdout
+    run = iopress("run", folder)
+    assert run.returncode == 0, run.stderr
+    engine = json.loads((folder / "plan.json").read_text())["engine"]
+    out = build(folder, tmp_path / "out").out
+    points = pl.read_parquet(out / "dataset.parquet")
+    assert points.height == 18 and sorted(set(points["queue_depth"])) == [1, 4, 16]
+    typ = _method_and_stubs(out, "tiny")
+    assert f"engine {engine}, buffered I/O (page cache)" in typ["en"]
+    assert "queue depth 1, 4, 16 at parallelism 1, 2, 4 per host" in typ["en"]
+    assert "Queue depths (I/Os in flight per worker): 1, 4, 16, each at every" in typ["en"]
+    assert "Queue Depths (gleichzeitige I/Os je Worker): 1, 4, 16" in typ["de"]
+    assert f"Engine {engine}, gepufferte I/O" in typ["de"]
+    assert "Each point was measured in " in typ["en"]  # intervals: the tiny example's test
+    assert " IOPS (queue depth 16) at 4K random 100% read" in typ["en"]
+    assert " (4K random 100% read)." in typ["en"] and " IOPS (Queue Depth 16)" in typ["de"]
+
+
+@needs_fio
+@WAITS
+def test_tiny_example_runs_first_time_on_a_new_file_and_equals_fio(tmp_path: Path) -> None:
+    """The tiny example as a new user runs it: a file that does not exist yet, warm_up;
+    run works the first time, build gives DE/EN PDFs with a percentile chart, the tables
+    and percentiles are fio's own final figures, and the method counts 2 intervals."""
+    assert not (tmp_path / "iopress-tiny.bin").exists()
+    folder = tmp_path / "lab" / "tiny"
+    planned = iopress("plan", EXAMPLES / "tiny.toml", "-o", folder, cwd=tmp_path)
+    assert planned.returncode == 0, planned.stderr
+    run = iopress("run", folder, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "4 points: 4 run, 0 kept" in run.stdout
+    assert (tmp_path / "iopress-tiny.bin").stat().st_size == 16 << 20  # laid out by fio
+    out = build(folder, tmp_path / "out").out
+    assert {p.name for p in out.glob("*.pdf")} >= {"tiny.de.pdf", "tiny.en.pdf"}
+    assert list((out / "charts").glob("percentiles_random_4k_r100_qd4.en.svg"))
+    points = pl.read_parquet(out / "dataset.parquet")
+    for row in points.iter_rows(named=True):
+        raw = folder / row["source"]
+        iops, _ = _fio_figures(raw)
+        assert row["iops"] == pytest.approx(iops, rel=1e-9)
+        assert _same_latency(row["lat_mean_us"], raw)
+        assert row["lat_p99_us"] == pytest.approx(_fio_p99(raw), rel=1e-9)
+    perf = pl.read_csv(out / "tables" / "performance.csv").filter(pl.col("kind") == "maximum")
+    assert perf.height == 2  # one per queue depth
+    for row in perf.iter_rows(named=True):
+        same = points.filter(
+            (pl.col("queue_depth") == row["queue_depth"])
+            & (pl.col("parallelism") == row["parallelism"])
+        )
+        assert row["iops"] == pytest.approx(same["iops"][0], rel=1e-12)
+    typ = _method_and_stubs(out, "tiny")
+    assert "Each point was measured in 2 intervals of 1 s" in typ["en"]
+    assert "3 intervals" not in typ["en"] and "Pro Messpunkt wurden 2 Intervalle" in typ["de"]
+    assert "2 intervals of 1 s per point after a warm-up of 1 s" in typ["en"]
+    assert "Queue depths (I/Os in flight per worker): 1, 4, each at every" in typ["en"]
+
+
+def _fio_p99(result: Path) -> float:
+    """p99 of fio's final document's read clat (µs), as fio computed it."""
+    read = _final(result)["jobs"][0]["read"]
+    return float(read["clat_ns"]["percentile"]["99.000000"]) / 1000
+
+
+@pytest.fixture
+def snapshot_server(tmp_path: Path) -> Iterator[int]:
+    """A fio server started with --status-interval: it sends its snapshots to the client."""
+    port = _free_port()
+    server = subprocess.Popen(
+        ["fio", f"--server=127.0.0.1,{port}", "--status-interval=1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
+    time.sleep(0.5)
+    yield port
+    server.terminate()
+    server.wait(10)
+
+
+@needs_fio
+@WAITS
+def test_a_fio_servers_status_snapshots_are_refused_not_added_up(
+    tmp_path: Path, snapshot_server: int
+) -> None:
+    """fio's client writes a snapshot-sending server's job once per snapshot: run refuses
+    the point, naming the server, instead of counting the snapshots as load."""
+    host = f'\n[[hosts]]\nname = "server"\naddress = "127.0.0.1:{snapshot_server}"\n'
+    source = _campaign(tmp_path, host)
+    text = source.read_text().replace("levels = [1, 2, 4]", "levels = [1]")
+    second = text.index("[[profiles]]", text.index("[[profiles]]") + 1)
+    source.write_text(text[:second] + text[text.index("[intervals]") :], encoding="utf-8")
+    source.write_text(source.read_text().replace("count = 1", "count = 3"), encoding="utf-8")
+    folder = tmp_path / "c"
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    run = iopress("run", folder, "--destroy-data", tmp_path / "target.bin")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert f"the fio server 127.0.0.1:{snapshot_server} sent status snapshots" in run.stderr
+    assert not list((folder / "raw").glob("*.json"))

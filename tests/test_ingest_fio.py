@@ -71,6 +71,28 @@ def test_status_interval_snapshots_become_intervals() -> None:
     assert any("differences between consecutive snapshots" in n for n in result.notes)
 
 
+@pytest.mark.parametrize("name", ["status_interval.json", "jsonplus.json"])
+def test_text_after_the_json_is_noted_as_text_before_it_is(tmp_path: Path, name: str) -> None:
+    """fio's warnings (or a shell's output) after the JSON are skipped with a note naming
+    their lines, as text before it is; blank lines after it are no note."""
+    text = (SAMPLES / name).read_text(encoding="utf-8").rstrip("\n") + "\n"
+    lines = text.count("\n")
+    after = tmp_path / "after.json"
+    after.write_text(text + "".join(f"fio: warning {i}\n" for i in range(75)), encoding="utf-8")
+    both = tmp_path / "both.json"
+    both.write_text("fio-3.33\n" + text + "\nDone.\n", encoding="utf-8")
+    blank = tmp_path / "blank.json"
+    blank.write_text(text + "\n\n  \n", encoding="utf-8")
+    plain = ingest.read(SAMPLES / name, ReadOptions())
+    noted = ingest.read(after, ReadOptions())
+    assert f"text after the JSON (lines {lines + 1}-{lines + 75}) skipped" in noted.notes
+    assert noted.intervals.equals(plain.intervals.with_columns(source=noted.intervals["source"]))
+    notes = ingest.read(both, ReadOptions()).notes
+    assert "text before the JSON (lines 1-1) skipped" in notes
+    assert f"text after the JSON (lines {lines + 3}-{lines + 3}) skipped" in notes
+    assert not [n for n in ingest.read(blank, ReadOptions()).notes if "text" in n]
+
+
 def _final(name: str) -> dict[str, Any]:
     text = (SAMPLES / name).read_text(encoding="utf-8")
     final: dict[str, Any] = json.loads(text[text.rindex("\n{") + 1 :])

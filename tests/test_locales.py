@@ -109,14 +109,18 @@ def test_standard_mixes_and_access_patterns_have_names() -> None:
 @pytest.mark.parametrize(
     ("lang", "n", "expected"),
     [
-        ("en", 1, "Each point was measured in one interval."),
-        ("en", 3, "Each point was measured in 3 intervals; the mean is shown."),
-        ("de", 1, "Jeder Messpunkt wurde in einem Intervall gemessen."),
-        ("de", 3, "Pro Messpunkt wurden 3 Intervalle gemessen; angegeben ist der Mittelwert."),
+        ("en", 1, "Each point was measured in one interval of 20 s."),
+        ("en", 3, "Each point was measured in 3 intervals of 20 s; the mean is shown."),
+        ("de", 1, "Jeder Messpunkt wurde in einem Intervall von 20 s gemessen."),
+        (
+            "de",
+            3,
+            "Pro Messpunkt wurden 3 Intervalle von 20 s gemessen; angegeben ist der Mittelwert.",
+        ),
     ],
 )
 def test_counts_take_the_plural_form_of_the_language(lang: str, n: int, expected: str) -> None:
-    assert Strings(lang).count("method.intervals", n, n=str(n)) == expected
+    assert Strings(lang).count("method.intervals", n, n=str(n), seconds="20") == expected
 
 
 def test_one_server_and_one_process_are_singular() -> None:

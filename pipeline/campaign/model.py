@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from pipeline.config import LANGS, LARGEST, Strict, from_validation, read_toml
 from pipeline.errors import InputError
@@ -23,6 +23,10 @@ _ADDRESS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$")
 MAX_POINTS = 100_000
 MAX_POINT_SECONDS = 86_400
 MAX_RUN_SECONDS = 366 * 86_400
+PSYNC = (
+    "psync is synchronous: one I/O in flight per worker whatever the queue depth; "
+    'give engine = "io_uring" or "libaio", or queue_depth = 1'
+)
 
 
 def _size(text: str, largest: float) -> int:
@@ -57,6 +61,39 @@ SEED_PROFILES = [
     Profile(access="random", block_sizes=["1K", "4K", "8K", "64K"]),
     Profile(access="sequential", block_sizes=["256K", "1M"]),
 ]
+
+
+def _rising(values: list[int]) -> list[int]:
+    if any(v < 1 for v in values) or values != sorted(set(values)):
+        raise ValueError("give whole numbers of at least 1, rising, each once")
+    return values
+
+
+def _one_or_list(value: object) -> object:
+    """``queue_depth = 4`` is ``queue_depth = [4]``."""
+    return [value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+Levels = Annotated[list[Annotated[int, Field(le=MAX_COUNT)]], Field(min_length=1)]
+Depths = Annotated[Levels, BeforeValidator(_one_or_list)]  # one queue depth, or several
+
+
+class Grid(Strict):
+    """One block of queue depths × parallelism levels (``[[grid]]``): every depth at every
+    level; several blocks plan their union (seed 002: QD 1…32 at one worker, and the
+    workers rising at QD 4)."""
+
+    queue_depth: Depths
+    levels: Levels
+
+    @field_validator("queue_depth", "levels")
+    @classmethod
+    def _rising(cls, values: list[int]) -> list[int]:
+        return _rising(values)
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """(queue depth, level) of every point, the depths outer, the levels rising."""
+        return [(qd, level) for qd in self.queue_depth for level in self.levels]
 
 
 class Intervals(Strict):
@@ -106,8 +143,9 @@ class Campaign(Strict):
     author: str = ""
     organisation: str = ""
     profiles: list[Profile] = Field(default=SEED_PROFILES, min_length=1)
-    levels: list[Annotated[int, Field(le=MAX_COUNT)]] = Field(default=SEED_LEVELS, min_length=1)
-    queue_depth: int = Field(default=1, ge=1, le=MAX_COUNT)
+    levels: Levels = Field(default=SEED_LEVELS)
+    queue_depth: Depths = Field(default=[1])  # one (``4``), or several: each at every level
+    grid: list[Grid] = Field(default_factory=list)  # instead of levels × queue_depth
     intervals: Intervals = Intervals()
     engine: Engine | None = None  # None: the best this machine's fio offers
     direct: bool = True
@@ -117,12 +155,39 @@ class Campaign(Strict):
     rate_iops: list[Annotated[int, Field(le=MAX_RATE)]] = Field(default_factory=list)
     precondition: bool = False  # SNIA: write the whole target twice before the points
 
-    @field_validator("levels", "rate_iops")
+    @field_validator("levels", "queue_depth", "rate_iops")
     @classmethod
     def _rising(cls, values: list[int]) -> list[int]:
-        if any(v < 1 for v in values) or values != sorted(set(values)):
-            raise ValueError("give whole numbers of at least 1, rising, each once")
-        return values
+        return _rising(values)
+
+    @model_validator(mode="after")
+    def _one_grid(self) -> Campaign:
+        both = {"levels", "queue_depth"} & self.model_fields_set
+        if self.grid and both:
+            raise ValueError(
+                f"give either [[grid]] blocks or {' and '.join(sorted(both))}: "
+                "each [[grid]] has its own queue_depth and levels"
+            )
+        return self
+
+    @property
+    def grids(self) -> list[Grid]:
+        return self.grid or [Grid(queue_depth=self.queue_depth, levels=self.levels)]
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """(queue depth, level) of every point, in run order, each once: the product of
+        ``queue_depth`` and ``levels``, or the union of the [[grid]] blocks."""
+        return list(dict.fromkeys(pair for grid in self.grids for pair in grid.pairs()))
+
+    @property
+    def depths(self) -> list[int]:
+        """Every queue depth the campaign measures, rising."""
+        return sorted({qd for qd, _ in self.pairs()})
+
+    @property
+    def all_levels(self) -> list[int]:
+        """Every parallelism level the campaign measures, rising."""
+        return sorted({level for _, level in self.pairs()})
 
     @model_validator(mode="after")
     def _hosts(self) -> Campaign:
@@ -138,7 +203,10 @@ class Campaign(Strict):
     def _bounded(self) -> Campaign:
         """At most MAX_POINTS job files, a day per point, a year in all."""
         mixes = sum(len(p.block_sizes) * len(p.read_pct) for p in self.profiles)
-        points = mixes * len(self.levels) * max(1, len(self.rate_iops))
+        rates = max(1, len(self.rate_iops))
+        # the blocks' sum first (a grid overlapping another counts twice), then their union
+        listed = sum(len(g.queue_depth) * len(g.levels) for g in self.grids)
+        points = mixes * rates * (listed if listed > 10 * MAX_POINTS else len(self.pairs()))
         if points > MAX_POINTS:
             raise ValueError(f"{points:,} points are more than iopress plans ({MAX_POINTS:,})")
         if self.point_seconds > MAX_POINT_SECONDS:
@@ -148,6 +216,8 @@ class Campaign(Strict):
             )
         if points * self.point_seconds > MAX_RUN_SECONDS:
             raise ValueError(f"{points:,} points of {self.point_seconds:,} s run over a year")
+        if self.engine == "psync" and self.depths[-1] > 1:
+            raise ValueError(PSYNC)
         return self
 
     @field_validator("title")

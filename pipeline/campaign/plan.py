@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.campaign.folder import Folder
-from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine
+from pipeline.campaign.model import CAMPAIGN_FILE, PSYNC, Campaign, Engine
 from pipeline.campaign.targets import Record, Seen, create_missing, dump_records, load_records, look
 from pipeline.errors import InputError
 from pipeline.inputs import read_text
@@ -33,12 +33,16 @@ class Point:
     read_pct: float
     level: int
     rate_iops: int | None = None
+    queue_depth: int = 1
+    depth_named: bool = False  # the campaign has several queue depths: the name says which
 
     @property
     def name(self) -> str:
         mix = f"r{self.read_pct:g}".replace(".", "_")
+        depth = f"-qd{self.queue_depth}" if self.depth_named else ""
         rate = f"-q{self.rate_iops}" if self.rate_iops else ""
-        return f"{self.index:04d}-{self.access}-{self.block.lower()}-{mix}-p{self.level}{rate}"
+        profile = f"{self.access}-{self.block.lower()}-{mix}"
+        return f"{self.index:04d}-{profile}-p{self.level}{depth}{rate}"
 
 
 @dataclass(frozen=True)
@@ -48,16 +52,17 @@ class Planned:
 
 
 def points(campaign: Campaign) -> list[Point]:
-    """Every point in run order: profile by profile, the levels (and rates) rising."""
+    """Every point in run order: profile by profile, then the queue depths × levels
+    (campaign.pairs: each depth's levels rising), each at every rate."""
     rates: list[int | None] = list(campaign.rate_iops) or [None]
+    named = len(campaign.depths) > 1
+    mixes = [(p.access, b, r) for p in campaign.profiles for b in p.block_sizes for r in p.read_pct]
     found: list[Point] = []
-    for profile in campaign.profiles:
-        for block in profile.block_sizes:
-            for read_pct in profile.read_pct:
-                for level in campaign.levels:
-                    for rate in rates:
-                        point = Point(len(found) + 1, profile.access, block, read_pct, level, rate)
-                        found.append(point)
+    for access, block, read_pct in mixes:
+        for depth, level in campaign.pairs():
+            for rate in rates:
+                index = len(found) + 1
+                found.append(Point(index, access, block, read_pct, level, rate, depth, named))
     return found
 
 
@@ -96,7 +101,7 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
         *([f"size={campaign.targets[0].size}"] if campaign.targets[0].size else []),
         "group_reporting=1",
         f"numjobs={point.level}",
-        f"iodepth={campaign.queue_depth}",
+        f"iodepth={point.queue_depth}",
         f"bs={parse_block_size(point.block)}",
         *_rw(point),
     ]
@@ -163,6 +168,8 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned
     A missing target file is created empty (fio lays it out) and recorded in plan.json."""
     if out.exists() and any(out.iterdir()) and not (out / CAMPAIGN_FILE).is_file():
         raise InputError(out, "", "folder is not empty and holds no campaign", "give a new folder")
+    if engine == "psync" and campaign.depths[-1] > 1:  # the engine this machine offers
+        raise InputError(source, "queue_depth", PSYNC, "install fio with io_uring or libaio")
     out.mkdir(parents=True, exist_ok=True)
     folder = Folder(out)
     found = points(campaign)

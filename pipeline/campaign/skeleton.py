@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
+from dataclasses import dataclass
 
-from pipeline.campaign.model import Campaign, Profile
+from pipeline.campaign.model import Campaign
 from pipeline.config import LANGS
+from pipeline.language.strings import Strings
 
 
 def _s(value: str) -> str:
@@ -19,11 +22,35 @@ def _both(de: str, en: str) -> str:
     return f"{{ de = {_s(de)}, en = {_s(en)} }}"
 
 
+def _list(values: list[int]) -> str:
+    return ", ".join(f"{v:,}" for v in values)
+
+
+def setup_text(campaign: Campaign, engine: str, t: Strings) -> str:
+    """The setup in one line: fio's engine, direct or buffered, the queue depths ×
+    parallelism levels, the intervals and warm-up, the targets."""
+    iv = campaign.intervals
+    grids = "; ".join(
+        t("campaign.grid", depths=_list(g.queue_depth), levels=_list(g.levels))
+        for g in campaign.grids
+    )
+    intervals = t.count("campaign.intervals", iv.count, n=iv.count, seconds=f"{iv.seconds:,}")
+    if iv.warm_up:
+        intervals = t("campaign.warm_up", intervals=intervals, seconds=f"{iv.warm_up:,}")
+    paths = ", ".join(target.path for target in campaign.targets)
+    return t(
+        "campaign.setup",
+        engine=engine,
+        io=t("campaign.direct" if campaign.direct else "campaign.buffered"),
+        grids=grids,
+        intervals=intervals,
+        targets=t.count("campaign.targets", len(campaign.targets), paths=paths),
+    )
+
+
 def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
     title = campaign.titles()
-    targets = ", ".join(t.path for t in campaign.targets)
-    setup_de = f"fio, {engine}, Queue Depth {campaign.queue_depth}, Ziel {targets}"
-    setup_en = f"fio, {engine}, queue depth {campaign.queue_depth}, target {targets}"
+    setup = {lang: setup_text(campaign, engine, Strings(lang)) for lang in LANGS}
     lines = [
         "# Written by iopress plan from campaign.toml: edit freely (plan never overwrites it).",
         f"id = {_s(campaign.id)}",
@@ -45,7 +72,7 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         *_hosts(campaign),
         "[[setups]]",
         'name = "default"',
-        f"description = {_both(setup_de, setup_en)}",
+        f"description = {_both(setup['de'], setup['en'])}",
         "",
         "[[sources]]",
         'path = "raw/*.json"  # one fio JSON per point, written by iopress run',
@@ -72,54 +99,72 @@ def _hosts(campaign: Campaign) -> list[str]:
     return lines
 
 
-def _headline(campaign: Campaign) -> tuple[str, str, float]:
-    """The profile the stubs quote: the first random read one, else the first measured."""
+@dataclass(frozen=True)
+class Headline:
+    """The profile the stubs quote and the queue depths they name."""
 
-    def first(p: Profile) -> tuple[str, str, float]:
-        return p.block_sizes[0], p.access, p.read_pct[0]
+    block: str
+    access: str
+    read_pct: float
+    deepest: int | None  # of the maximum and the optimum; None: the campaign has one depth
+    shallowest: int | None  # of the minimum latency
 
-    reads = [p for p in campaign.profiles if p.access == "random" and 100.0 in p.read_pct]
-    if reads:
-        return reads[0].block_sizes[0], "random", 100.0
-    return first(campaign.profiles[0])
+    @classmethod
+    def of(cls, campaign: Campaign) -> Headline:
+        """The first random read profile, else the first measured; the maximum at the
+        depth measured at the most levels (the deepest of equals, seed 002: QD 4),
+        the minimum latency at the shallowest."""
+        reads = [p for p in campaign.profiles if p.access == "random" and 100.0 in p.read_pct]
+        first = reads[0] if reads else campaign.profiles[0]
+        read = 100.0 if reads else first.read_pct[0]
+        if len(campaign.depths) == 1:
+            return cls(first.block_sizes[0], first.access, read, None, None)
+        levels = Counter(qd for qd, _ in campaign.pairs())
+        deepest = max(campaign.depths, key=lambda qd: (levels[qd], qd))
+        return cls(first.block_sizes[0], first.access, read, deepest, campaign.depths[0])
+
+    def call(self, name: str, depth: int | None) -> str:
+        args = f'"{self.block}", "{self.access}", {self.read_pct:g}'
+        return f"{name}({args}{'' if depth is None else f', queue_depth={depth}'})"
+
+
+def _value(text: str, depth: int | None, t: Strings) -> str:
+    return text if depth is None else t("campaign.at_depth", value=text, qd=depth)
+
+
+def _stubs(campaign: Campaign, t: Strings) -> dict[str, str]:
+    """The text stubs of one language: their sentences name the profile and carry units."""
+    h = Headline.of(campaign)
+    rate, unit = ("iops", "unit.iops") if h.access == "random" else ("bytes_per_s", "unit.mb_s")
+    best = h.call("maximum", h.deepest)
+    maximum = _value(f"{{{{ {best}.{rate} }}}} {t(unit)}", h.deepest, t)
+    fastest = f"{{{{ {h.call('min_latency', h.shallowest)}.lat_mean_us }}}}"
+    optimum = h.call("optimum", h.deepest)
+    access, mix = t.access(h.access, True), t.mix(h.read_pct, True)
+    profile = t("campaign.profile", block=h.block, access=access, mix=mix)
+    return {
+        "summary": t(
+            "campaign.summary",
+            system="{{ system }}",
+            maximum=maximum,
+            profile=profile,
+            latency=_value(fastest, h.shallowest, t),
+        ),
+        "setup": t("campaign.setup_text"),
+        "method": t("campaign.method_text"),
+        "results": '{{ table("min_latency") }}',
+        "conclusion": t(
+            "campaign.conclusion",
+            optimum=_value(f"{{{{ {optimum}.{rate} }}}} {t(unit)}", h.deepest, t),
+            latency=f"{{{{ {optimum}.lat_mean_ms }}}}",
+            profile=profile,
+        ),
+    }
 
 
 def sections(campaign: Campaign) -> dict[str, dict[str, str]]:
-    block, access, read = _headline(campaign)
-    args = f'"{block}", "{access}", {read:g}'
-    rate = "iops" if access == "random" else "bytes_per_s"
-    de = {
-        "summary": (
-            f"Das System {{{{ system }}}} erreichte bei {block} {access} "
-            f"maximal {{{{ maximum({args}).{rate} }}}} "
-            f"mit einer minimalen Latenz von {{{{ min_latency({args}).lat_mean_us }}}}.\n"
-        ),
-        "setup": "Die Messung lief mit fio auf den unten genannten Hosts.\n",
-        "method": (
-            "Jeder Messpunkt wurde mit fio gemessen; die Jobdateien liegen im Ordner jobs/, "
-            "die Ergebnisse im Ordner raw/.\n"
-        ),
-        "results": '{{ table("min_latency") }}\n',
-        "conclusion": (
-            f"Der Optimalwert liegt bei {{{{ optimum({args}).{rate} }}}} "
-            f"mit einer Latenz von {{{{ optimum({args}).lat_mean_ms }}}}.\n"
-        ),
+    """Every stub in both languages: language -> section -> Markdown."""
+    return {
+        lang: {name: text + "\n" for name, text in _stubs(campaign, Strings(lang)).items()}
+        for lang in LANGS
     }
-    en = {
-        "summary": (
-            f"The {{{{ system }}}} reached at most {{{{ maximum({args}).{rate} }}}} "
-            f"at {block} {access}, with a minimum latency of "
-            f"{{{{ min_latency({args}).lat_mean_us }}}}.\n"
-        ),
-        "setup": "The load was generated with fio on the hosts listed below.\n",
-        "method": (
-            "Every point was measured with fio; the job files are in the folder jobs/, "
-            "the results in the folder raw/.\n"
-        ),
-        "results": '{{ table("min_latency") }}\n',
-        "conclusion": (
-            f"The optimum is {{{{ optimum({args}).{rate} }}}} "
-            f"at a latency of {{{{ optimum({args}).lat_mean_ms }}}}.\n"
-        ),
-    }
-    return dict(zip(LANGS, (de, en) if LANGS[0] == "de" else (en, de), strict=True))

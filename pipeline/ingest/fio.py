@@ -51,19 +51,21 @@ class _Document:
     snapshots: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
-def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str]:
-    """Every JSON object that starts a line, with its offset; and the first decoding error."""
+def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str, int]:
+    """Every JSON object that starts a line, with its offset; the first decoding error;
+    and where the last one ends."""
     decoder = json.JSONDecoder()
-    found, first_error = [], ""
+    found, first_error, end = [], "", 0
     for match in _DOC_START.finditer(text):
         try:
-            obj, _ = decoder.raw_decode(text, match.start())
+            obj, after = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError as exc:
             first_error = first_error or f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
             continue
         if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):
             found.append((match.start(), obj))
-    return found, first_error
+            end = after
+    return found, first_error, end
 
 
 class _Stats(TypedDict, total=False):
@@ -145,7 +147,7 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
     whole = _whole(text, bins)
     if whole is not None:
         return _Document(whole, text.index("{"), [])
-    found, error = _documents(text)
+    found, error, end = _documents(text)
     if not found:
         where, _, message = error.partition(": ")
         raise InputError(
@@ -163,6 +165,11 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
         )
     if text[: found[0][0]].strip():
         notes.append(f"text before the JSON (lines 1-{_line(text, found[0][0]) - 1}) skipped")
+    if text[end:].strip():  # e.g. fio's warnings, or a shell's output appended
+        first = _line(text, end + len(text[end:]) - len(text[end:].lstrip()))
+        notes.append(
+            f"text after the JSON (lines {first}-{_line(text, len(text.rstrip()))}) skipped"
+        )
     return _Document(data, start, notes, found)
 
 

@@ -11,6 +11,7 @@ from pipeline.compute.registry import Section
 from pipeline.config import Host
 from pipeline.images import Placed
 from pipeline.language import Formatter
+from pipeline.normalise import full_round
 from pipeline.render import pictures
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
@@ -20,6 +21,7 @@ from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
 from pipeline.report.plan import COST_CHART, axis_symbol, figures
+from pipeline.schema import POINT_KEY
 
 
 def _figure(ctx: ReportContext, fmt: Formatter, stem: str, float: bool = False) -> str:
@@ -102,23 +104,92 @@ def _host_line(host: Host, lang: str, fmt: Formatter) -> str:
 
 
 def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    """The generated part of the method section, from the data itself."""
+    """The generated part of the method section, from the data itself (and the setups'
+    descriptions, which a campaign's plan fills: engine, direct I/O, warm-up)."""
     points = ctx.dataset.points
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
-    intervals = int(points.select(pl.col("intervals").max()).item())
     profiles = fmt.t(
         "method.profiles",
         mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
         blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows()),
-        intervals=fmt.t.count("method.intervals", intervals, n=fmt.integer(intervals)),
+        intervals=_intervals_sentence(ctx.dataset.intervals, fmt),
         levels=", ".join(fmt.integer(p) for p in levels),
     )
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
     units = fmt.t(f"method.units_{fmt.units}")
-    return [profiles, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
+    said = [*_setup_sentences(ctx, fmt), profiles, *_depth_sentences(points, fmt)]
+    return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
+
+
+def _setup_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """What each setup is (report.toml ``[[setups]]`` description; a campaign's names the
+    engine, direct or buffered I/O, queue depths, levels, intervals and warm-up): for one
+    setup too, where nothing else prints it."""
+    lang, setups = fmt.t.lang, ctx.report.setups
+    measured = set(ctx.dataset.points["setup"].unique().to_list())
+    told = {s.name: s.description[lang].rstrip(". ") for s in setups if s.name in measured}
+    told = {name: text for name, text in told.items() if text}
+    if len(setups) == 1:
+        return [fmt.t("method.setup", text=text) for text in told.values()]
+    return [fmt.t("method.setup_named", name=name, text=text) for name, text in told.items()]
+
+
+def _intervals_sentence(intervals: pl.DataFrame, fmt: Formatter) -> str:
+    """How many full intervals of how many seconds a point was measured in. By the rule
+    of the spread (normalise.full_round), an interval shorter than half of its point's
+    median is fio's remainder after its last status snapshot: named, not counted. The
+    length is the point's measured time over its full intervals (fio's first snapshot
+    comes a little early: 0.88 s + 0.12 s remainder are one interval of 1 s)."""
+    rounds = intervals.group_by([*POINT_KEY, "interval"]).agg(pl.col("interval_s").max())
+    rounds = rounds.with_columns(full_round(list(POINT_KEY)).alias("full"))
+    per_point = rounds.group_by(POINT_KEY).agg(
+        pl.col("full").sum().alias("n"), pl.col("interval_s").sum().alias("seconds")
+    )
+    per_point = per_point.filter(pl.col("n") > 0)
+    n = int(per_point.select(pl.col("n").max()).item() or 0)
+    each = per_point.select((pl.col("seconds") / pl.col("n")).median()).item()
+    length = round(float(each or 0.0), 1)
+    seconds = fmt.integer(length) if length.is_integer() else fmt.number(length, 1)
+    said = fmt.t.count("method.intervals", n, n=fmt.integer(n), seconds=seconds)
+    return said + (" " + fmt.t("method.remainder") if not rounds["full"].all() else "")
+
+
+def _depth_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
+    """The queue depths, with the parallelism levels of each where they differ (seed 002:
+    QD 1…32 at one worker, the workers rising at QD 4); one sentence per setup where the
+    setups differ."""
+    said = {}
+    for (setup,), rows in points.group_by("setup", maintain_order=True):
+        pairs = rows.select("queue_depth", "parallelism").unique().drop_nulls()
+        by_depth = pairs.group_by("queue_depth").agg(pl.col("parallelism").unique().sort())
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for depth, levels in by_depth.sort("queue_depth").iter_rows():
+            groups.setdefault(tuple(levels), []).append(depth)
+        if groups:
+            said[setup] = _depths(groups, fmt)
+    if len(set(said.values())) <= 1:
+        return list(set(said.values()))
+    return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
+
+
+def _depths(groups: dict[tuple[int, ...], list[int]], fmt: Formatter) -> str:
+    def listed(values: list[int] | tuple[int, ...]) -> str:
+        return ", ".join(fmt.integer(v) for v in values)
+
+    n = sum(len(depths) for depths in groups.values())
+    if len(groups) == 1:
+        text = listed(next(iter(groups.values())))
+        text = fmt.t("method.depths_each", depths=text) if n > 1 else text
+    else:
+        parts = [
+            fmt.t("method.depths_at", depths=listed(d), levels=listed(lv))
+            for lv, d in groups.items()
+        ]
+        text = "; ".join(parts)
+    return fmt.t.count("method.depths", n, depths=text)
 
 
 def _repeats_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
