@@ -238,3 +238,29 @@ def test_a_real_sweep_reads_as_its_75_points() -> None:
         access = "sequential" if block in ("256k", "1m") else "random"
         assert (point["block_size"], point["read_pct"]) == (BLOCKS[block], float(mix)), path
         assert (point["access"], point["parallelism"]) == (access, int(path.stem.split("-")[2]))
+
+
+def test_a_fio_servers_status_snapshots_are_not_summed_as_load() -> None:
+    """Servers started with --status-interval send snapshots: the client writes each as
+    one more cumulative record of the same job and server in client_stats. They were
+    summed as load (two servers at 500 IOPS read as ~4,000); now each server's last record
+    is the run and the earlier ones are rejected, naming the record that holds the run."""
+    path = TRUTH / "cs" / "cs_snapshots.json"
+    result = _read(path)
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text[text.index("{") :])
+    records = [r for r in doc["client_stats"] if r["jobname"] != "All clients"]
+    last = {r["port"]: r for r in records}  # each server's last record: the whole run
+    assert len(records) > len(last) == 2
+    assert len(result.rows) == 2 and len(result.rejects) == len(records) - 2
+    assert {r.reason.key for r in result.rejects} == {"fio.server_snapshot"}
+    assert result.records_read == len(result.rows) + len(result.rejects)
+    point = to_points(result.intervals)
+    assert point["iops"][0] == pytest.approx(sum(r["read"]["iops"] for r in last.values()))
+
+
+def test_clones_on_a_fio_server_stay_clones() -> None:
+    """numjobs on a server gives records of one job name side by side (about the same
+    runtime): load to add, not snapshots."""
+    result = _read(TRUTH / "cs" / "cs_names.json")
+    assert not [r for r in result.rejects if r.reason.key == "fio.server_snapshot"]

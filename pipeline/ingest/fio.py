@@ -191,7 +191,8 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     ctx = _Context(params, options, doc, _run_jobs(records, params), options.source_label(path))
     batches = _batches(doc, key, records)
     lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
-    rows, rejects, groups = _interval_rows(batches, lines, key, ctx)
+    later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
+    rows, rejects, groups = _interval_rows(batches, lines, key, ctx, later)
     rows, repeated = _one_run_per_profile(rows, groups, ctx.label)
     notes = doc.notes + params.notes + _cross_check(records, rows)
     read = len(rows) + len(rejects) + len(repeated)
@@ -212,9 +213,14 @@ class _Context(NamedTuple):
 
 
 def _interval_rows(
-    batches: list[_Batch], lines: list[list[int]], key: str, ctx: _Context
+    batches: list[_Batch],
+    lines: list[list[int]],
+    key: str,
+    ctx: _Context,
+    later: dict[int, int],
 ) -> tuple[list[dict[str, Any]], list[Reject], list[object]]:
-    """The rows of every interval, the rejected records, and each row's reporting group."""
+    """The rows of every interval, the rejected records, and each row's reporting group;
+    ``later``: records that a fio server's later snapshot of the same job holds whole."""
     rows, rejects, groups = [], [], []
     interval, many = 0, len(batches) > 1
     for batch, places in zip(batches, lines, strict=True):
@@ -225,6 +231,8 @@ def _interval_rows(
             try:
                 if i in batch.before:
                     raise fio_params.JobError("restarted")
+                if i in later:
+                    raise fio_params.JobError("server_snapshot", line=places[later[i]])
                 place = _Place(ctx.label, places[i], interval, many)
                 rows.append(_row(record, i, place, ctx))
                 groups.append(record.get("groupid", 0))

@@ -14,6 +14,7 @@ differenced anew (the first against zero); the snapshots before it are not data.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,3 +138,39 @@ def intervals(snapshots: list[list[Any]]) -> Intervals | None:
         batches.append(batch)
         before.append({i for i, start in enumerate(starts) if k < start})
     return Intervals(batches, before)
+
+
+# A fio server started with --status-interval sends its snapshots to the client, which
+# writes each as one more record of the same job and server in client_stats: cumulative
+# figures, not more load. Clones of a job (numjobs) run side by side: about the same
+# runtime, or (size-based) the same I/Os. Snapshots run on: each record's runtime and
+# I/Os above the one before, the last record's runtime far beyond the first's.
+SNAPSHOT_SPAN = 1.5  # the last record's job_runtime over the first's, at least
+
+
+def _ios(record: dict[str, Any]) -> float:
+    return sum(_number(side, "total_ios") for side in _sides(record))
+
+
+def _is_series(chain: list[dict[str, Any]]) -> bool:
+    runtimes = [_number(r, "job_runtime") for r in chain]
+    moved = [_ios(r) for r in chain]
+    rising = all(a < b for a, b in itertools.pairwise(runtimes))
+    grew = all(a < b for a, b in itertools.pairwise(moved))
+    return rising and grew and runtimes[-1] >= SNAPSHOT_SPAN * max(runtimes[0], 1.0)
+
+
+def server_snapshots(records: list[Any]) -> dict[int, int]:
+    """The client_stats records (by position) that are a fio server's earlier status
+    snapshots of a job, each with the position of the same job's last record (the whole
+    run)."""
+    chains: dict[tuple[Any, ...], list[int]] = {}
+    for i, r in enumerate(records):
+        if isinstance(r, dict) and r.get("jobname") != "All clients":
+            key = (r.get("hostname"), r.get("port"), r.get("jobname"), r.get("groupid"))
+            chains.setdefault(key, []).append(i)
+    earlier = {}
+    for found in chains.values():
+        if len(found) > 1 and _is_series([records[i] for i in found]):
+            earlier |= {i: found[-1] for i in found[:-1]}
+    return earlier

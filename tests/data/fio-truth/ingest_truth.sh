@@ -178,6 +178,17 @@ timeout 60 fio --output-format=json --output=empty/cs_dropped.json \
 timeout 60 fio --output-format=json --output=empty/cs_stats0.json \
     --client=127.0.0.1,8765 empty/quiet.fio
 stop_servers
+# Servers started with --status-interval send their snapshots: the client writes each as
+# one more cumulative record of the same job and server in client_stats (not more load).
+for port in 8765 8766; do
+    fio --server=ip:127.0.0.1,"$port" --status-interval=1 >/dev/null &
+    server_pids+=("$!")
+done
+wait_port 8765; wait_port 8766
+printf '[global]\nioengine=null\nsize=64M\ntime_based\nruntime=3\nrate_iops=500\n\n[snap]\nrw=randread\nbs=4k\n' > cs/snap.fio
+timeout 60 fio --output-format=json --output=cs/cs_snapshots.json \
+    --client=127.0.0.1,8765 cs/snap.fio --client=127.0.0.1,8766 cs/snap.fio
+stop_servers
 
 # --- utf16/: one small real output re-encoded as Windows shells write redirected output.
 fio --ioengine=null --size=64M --time_based --runtime=1 --name=rr --rw=randread --bs=4k \
