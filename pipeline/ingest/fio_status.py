@@ -169,7 +169,7 @@ def server_snapshots(records: list[Any]) -> dict[int, int]:
         if isinstance(r, dict) and r.get("jobname") != "All clients":
             key = (r.get("hostname"), r.get("port"), r.get("jobname"), r.get("groupid"))
             chains.setdefault(key, []).append(i)
-    earlier = {}
+    earlier: dict[int, int] = {}
     for found in chains.values():
         if len(found) > 1 and _is_series([records[i] for i in found]):
             earlier |= {i: found[-1] for i in found[:-1]}
