@@ -608,8 +608,9 @@ THEME_SCRIPTS = (  # mkdocs-material's own inline scripts
     "<script>var target=document.getElementById(",
 )
 OWN_SCRIPT_SRC = re.compile(r'<script src="(?:/|(?:\.\./)*)(?:assets|search)/[\w./-]+">')
-# a chart's Vega-Lite spec: JSON data, never run, with no "<" that could end it early
-CHART_SPEC = re.compile(r'<script type="application/json" class="iop-spec">[^<]*</script>')
+# a chart's Vega-Lite spec: JSON data, never run, with no "<" that could end it early (as
+# Python-Markdown writes the element: its attributes sorted)
+CHART_SPEC = re.compile(r'<script class="iop-spec" type="application/json">[^<]*</script>')
 
 
 class _Tags(HTMLParser):
