@@ -4,6 +4,7 @@ bad input (``InputError``) becomes a message and exit status 1 here and only her
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import tomllib
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer._click.core import Context, Parameter  # typer's own click (typer >= 0.2x vendors it)
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from pipeline import __version__
 from pipeline.console import out_console, print_error
@@ -19,13 +22,91 @@ from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, U
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
 
+
+def _house_style(param: Parameter) -> None:
+    """A parameter as the help shows it: a flag as its name alone (``--strict``), a value
+    by its metavar (``-o OUT``, ``REPORT_DIR``, ``FILE...``): never a Python type
+    (``<bool>``, ``<list[Path]>``) or braces (``{report_dir}``)."""
+    if isinstance(param, TyperOption) and param.is_flag:
+        param.metavar = ""
+    elif param.metavar is None:
+        param.metavar = (param.name or "value").upper()
+    if isinstance(param, TyperArgument):
+        if param.nargs != 1 and not str(param.metavar).endswith("..."):
+            param.metavar = f"{param.metavar}..."
+        param.__class__ = _Argument
+
+
+class _Argument(TyperArgument):
+    """An argument named by its metavar alone: ``REPORT_DIR``, ``[OUT]``, ``FILE...``."""
+
+    def display_type_rich(self, ctx: Context) -> str | None:
+        return None
+
+    def _rich_display_name(self) -> str:
+        return self.display_name_raw
+
+    def _usage_display_name(self) -> str:
+        return self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+
+
+class Command(TyperCommand):
+    """A command whose help is in the house style (``_house_style``)."""
+
+    def get_params(self, ctx: Context) -> list[Parameter]:
+        params = super().get_params(ctx)
+        for param in params:
+            _house_style(param)
+        return params
+
+
+class Group(TyperGroup):
+    """The ``iopress`` command: its own options and every command in the house style."""
+
+    def get_params(self, ctx: Context) -> list[Parameter]:
+        params = super().get_params(ctx)
+        for param in params:
+            _house_style(param)
+        return params
+
+
+EXIT_STATUS = (
+    "Exit status: 0 success; 1 bad input (the message names the file, the place, the "
+    "problem and a fix) or a tool that failed; 2 usage error. iopress compare: 0 no "
+    "regression, 1 regression, 2 bad input or usage."
+)
 app = typer.Typer(
+    cls=Group,
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # help as the tools people know print it: plain, rewrapped
     help="Storage benchmark reports from raw load-generator output.",
+    epilog=EXIT_STATUS,
 )
+command = functools.partial(app.command, cls=Command)
 
 
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Storage benchmark reports from raw load-generator output."""
+
+
+REPORT_DIR = typer.Argument(metavar="REPORT_DIR", help="Report folder with report.toml")
+OUT = typer.Option("-o", "--out", metavar="OUT", help="Output folder")
+SIDE = "Report folder, build output or dataset (DATA.parquet)"
 KEEP_GOING = typer.Option(
     "--keep-going",
     help="Files that fail or give no accepted record are listed as rejects; use the rest",
@@ -55,10 +136,10 @@ def _report_id(report_dir: Path) -> str:
     return rid if isinstance(rid, str) and rid else report_dir.name
 
 
-@app.command()
+@command()
 def build(
-    report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
-    out: Annotated[Path | None, typer.Option("-o", "--out", help="Output folder")] = None,
+    report_dir: Annotated[Path, REPORT_DIR],
+    out: Annotated[Path | None, OUT] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail the build")] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Build even when inputs and output are unchanged")
@@ -93,10 +174,10 @@ def build(
             stamp(target, print_)
 
 
-@app.command(name="site")
+@command(name="site")
 def site_command(
-    report_dirs: Annotated[list[Path], typer.Argument(help="Report folders")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder")] = Path("build"),
+    report_dirs: Annotated[list[Path], typer.Argument(metavar="REPORT_DIR", help="Report folders")],
+    out: Annotated[Path, OUT] = Path("build"),
 ) -> None:
     """Build several reports and one site listing them all, with a comparison page."""
     from pipeline import commands
@@ -104,11 +185,13 @@ def site_command(
     commands.site(report_dirs, out)
 
 
-@app.command()
+@command()
 def verify(
-    report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
-    published: Annotated[Path, typer.Option("--published", help="CSV table,row,column,printed")],
-    tolerance: Annotated[float, typer.Option(help="Relative tolerance in %")] = 1.0,
+    report_dir: Annotated[Path, REPORT_DIR],
+    published: Annotated[
+        Path, typer.Option("--published", metavar="FILE.csv", help="CSV table,row,column,printed")
+    ],
+    tolerance: Annotated[float, typer.Option(metavar="PCT", help="Relative tolerance in %")] = 1.0,
 ) -> None:
     """Re-derive published figures from the raw data; report every difference (exit 1)."""
     from pipeline import commands
@@ -117,37 +200,61 @@ def verify(
         raise typer.Exit(1)
 
 
-@app.command()
+@command()
 def compare(
-    old: Annotated[Path, typer.Argument(help="Report folder, build output or dataset")],
-    new: Annotated[Path, typer.Argument(help="Report folder, build output or dataset")],
+    old: Annotated[Path, typer.Argument(metavar="OLD", help=SIDE)],
+    new: Annotated[Path, typer.Argument(metavar="NEW", help=SIDE)],
     threshold: Annotated[
-        str, typer.Option(help="A change must be worse than this (and the noise): 5 or 5%")
+        str,
+        typer.Option(
+            metavar="PCT", help="A change must be worse than this (and the noise): 5 or 5%"
+        ),
     ] = "5%",
     metric: Annotated[
-        str, typer.Option(help="Figures to compare, comma-separated: iops,lat,optimum,limit")
+        str,
+        typer.Option(
+            metavar="LIST", help="Figures to compare, comma-separated: iops,lat,optimum,limit"
+        ),
     ] = "iops,lat,optimum,limit",
     out: Annotated[
-        Path | None, typer.Option("-o", "--out", help="compare.csv, charts, DE/EN PDF")
+        Path | None,
+        typer.Option("-o", "--out", metavar="OUT", help="compare.csv, charts, DE/EN PDF"),
     ] = None,
-    old_setup: Annotated[str | None, typer.Option(help="Only this setup of OLD")] = None,
-    new_setup: Annotated[str | None, typer.Option(help="Only this setup of NEW")] = None,
+    old_setup: Annotated[
+        str | None, typer.Option(metavar="SETUP", help="Only this setup of OLD")
+    ] = None,
+    new_setup: Annotated[
+        str | None, typer.Option(metavar="SETUP", help="Only this setup of NEW")
+    ] = None,
 ) -> None:
-    """Compare two measurements profile by profile; exit 1 when any figure regressed
-    beyond the threshold and the measured noise (a CI gate)."""
+    """Compare two measurements profile by profile (a CI gate). Exit status: 0 no figure
+    regressed beyond the threshold and the measured noise, 1 one did, 2 bad input or
+    usage (a file that cannot be read, an option that is wrong): like diff and cmp, so a
+    gate tells a slower system from a broken file."""
     from pipeline import commands
 
-    options = commands.CompareOptions(
-        commands.parse_threshold(threshold), commands.parse_metrics(metric), old_setup, new_setup
-    )
-    if commands.compare(old, new, options, out):
+    try:
+        options = commands.CompareOptions(
+            commands.parse_threshold(threshold),
+            commands.parse_metrics(metric),
+            old_setup,
+            new_setup,
+        )
+        regressed = commands.compare(old, new, options, out)
+    except (InputError, InputErrors, ToolFailure, OutputError, UsageError) as err:
+        print_error(err)
+        raise typer.Exit(TROUBLE) from None
+    if regressed:
         raise typer.Exit(1)
 
 
-@app.command(name="datasheet")
+TROUBLE = 2  # compare's exit status for bad input or usage (1 is "regressed")
+
+
+@command(name="datasheet")
 def datasheet_command(
-    report_dir: Annotated[Path, typer.Argument(help="Report folder with report.toml")],
-    out: Annotated[Path | None, typer.Option("-o", "--out", help="Output folder")] = None,
+    report_dir: Annotated[Path, REPORT_DIR],
+    out: Annotated[Path | None, OUT] = None,
 ) -> None:
     """Write the one-page datasheet of the report's system, in German and English."""
     from pipeline import commands
@@ -155,18 +262,32 @@ def datasheet_command(
     commands.datasheet(report_dir, out or Path("build") / _report_id(report_dir))
 
 
-@app.command(name="ingest")
+@command(name="ingest")
 def ingest_command(
-    paths: Annotated[list[Path], typer.Argument(help="Raw files")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Points Parquet file")],
-    fmt: Annotated[str | None, typer.Option("--format", help="Skip sniffing")] = None,
-    system: Annotated[str, typer.Option(help="System name for the rows")] = "unnamed",
-    setup: Annotated[str, typer.Option(help="Setup name for the rows")] = "default",
-    mapping: Annotated[Path | None, typer.Option(help="TOML column mapping")] = None,
+    paths: Annotated[list[Path], typer.Argument(metavar="FILE", help="Raw files")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", metavar="DATA.parquet", help="Points Parquet file")
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", metavar="FORMAT", help="The input format, e.g. fio (skips sniffing)"
+        ),
+    ] = None,
+    system: Annotated[
+        str, typer.Option(metavar="NAME", help="System name for the rows")
+    ] = "unnamed",
+    setup: Annotated[str, typer.Option(metavar="NAME", help="Setup name for the rows")] = "default",
+    mapping: Annotated[
+        Path | None, typer.Option(metavar="MAP.toml", help="TOML column mapping")
+    ] = None,
     keep_going: Annotated[bool, KEEP_GOING] = False,
     repeats: Annotated[
         RepeatRule,
-        typer.Option(help="A point measured in several runs: refuse, keep the newest, or mean"),
+        typer.Option(
+            metavar="refuse|newest|mean",
+            help="A point measured in several runs: refuse, keep the newest, or mean",
+        ),
     ] = RepeatRule.refuse,
 ) -> None:
     """Normalise raw files into a dataset; print what was read, accepted and rejected.
@@ -178,12 +299,16 @@ def ingest_command(
         raise typer.Exit(1)
 
 
-@app.command()
+@command()
 def tables(
     path: Annotated[
-        Path, typer.Argument(help="Report folder, build output or points Parquet file")
+        Path,
+        typer.Argument(
+            metavar="REPORT_DIR|OUT|DATA.parquet",
+            help="Report folder, build output or points Parquet file",
+        ),
     ],
-    lang: Annotated[Lang, typer.Option(help="Language of the output")] = Lang.de,
+    lang: Annotated[Lang, typer.Option(metavar="de|en", help="Language of the output")] = Lang.de,
 ) -> None:
     """Print the standard tables in the terminal."""
     from pipeline import commands
@@ -191,10 +316,12 @@ def tables(
     commands.tables(path, lang.value)
 
 
-@app.command()
+@command()
 def plan(
-    campaign: Annotated[Path, typer.Argument(help="campaign.toml")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Campaign and report folder")],
+    campaign: Annotated[Path, typer.Argument(metavar="CAMPAIGN.toml", help="The campaign")],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", metavar="DIR", help="Campaign and report folder")
+    ],
 ) -> None:
     """Write one fio job file per point and the report folder around them; print the
     run time. Nothing runs."""
@@ -203,12 +330,16 @@ def plan(
     campaign_commands.plan(campaign, out)
 
 
-@app.command()
+@command()
 def run(
-    folder: Annotated[Path, typer.Argument(help="Folder made by iopress plan")],
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="Folder made by iopress plan")],
     destroy_data: Annotated[
         list[str] | None,
-        typer.Option("--destroy-data", help="A target whose data may be destroyed (repeat)"),
+        typer.Option(
+            "--destroy-data",
+            metavar="TARGET",
+            help="A target whose data may be destroyed (repeat)",
+        ),
     ] = None,
 ) -> None:
     """Run the planned points with fio (finished points are kept: run again to resume)."""
@@ -217,14 +348,21 @@ def run(
     campaign_commands.run(folder, destroy_data or [])
 
 
-@app.command()
+@command()
 def machine(
-    out: Annotated[Path, typer.Option("-o", "--out", help="The description to write (JSON)")],
+    out: Annotated[
+        Path,
+        typer.Option("-o", "--out", metavar="FILE.json", help="The description to write (JSON)"),
+    ],
     host: Annotated[
-        str, typer.Option(help="The fio server's address as campaign.toml names it")
+        str,
+        typer.Option(
+            metavar="HOST:PORT", help="The fio server's address as campaign.toml names it"
+        ),
     ] = "local",
     target: Annotated[
-        list[str] | None, typer.Option(help="A target whose device model to state (repeat)")
+        list[str] | None,
+        typer.Option(metavar="TARGET", help="A target whose device model to state (repeat)"),
     ] = None,
 ) -> None:
     """Describe this machine (fio, kernel, CPU, memory, device models) for a report's
@@ -234,10 +372,30 @@ def machine(
     campaign_commands.machine(out, host, target or [])
 
 
-@app.command()
+@command()
 def version() -> None:
     """Print the iopress version."""
     typer.echo(__version__)
+
+
+REFERENCE = """# Command line
+
+Every command's help, as `iopress COMMAND --help` prints it. Generated from the command
+line itself (`.venv/bin/python -m tests.regenerate_cli_doc`); `tests/test_cli.py` fails
+when it differs.
+"""
+
+
+def reference(width: int = 80) -> str:
+    """docs/cli.md: the help of ``iopress`` and of each of its commands, ``width`` wide."""
+    group = typer.main.get_command(app)
+    root = Context(group, info_name="iopress", terminal_width=width, max_content_width=width)
+    parts = [REFERENCE, f"## iopress\n\n```text\n{group.get_help(root)}\n```\n"]
+    for name in group.list_commands(root):  # type: ignore[attr-defined]
+        command = group.get_command(root, name)  # type: ignore[attr-defined]
+        ctx = Context(command, root, name, terminal_width=width, max_content_width=width)
+        parts.append(f"## iopress {name}\n\n```text\n{command.get_help(ctx)}\n```\n")
+    return "\n".join(parts)
 
 
 def _terminate(signum: int, _frame: object) -> None:

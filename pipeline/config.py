@@ -82,19 +82,25 @@ def _flatten(annotation: Any) -> list[Any]:
 
 
 def nearest(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
-    """For an unknown key at ``loc``: the valid key it most likely meant, as a hint."""
+    """For an unknown key at ``loc``: where it belongs, or the known keys, as a hint."""
     owner, key = _model_at(model, loc[:-1]), str(loc[-1])
     if owner is None:
         return ""
-    known = sorted(owner.model_fields)
-    synonyms: dict[str, str] = getattr(owner, "synonyms", {})
     elsewhere: dict[str, str] = getattr(owner, "elsewhere", {})
     if key in elsewhere:
         return f"{elsewhere[key]}; "
-    guess = synonyms.get(key.lower()) or next(
-        iter(difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)), None
-    )
-    return f"did you mean {guess!r}? " if guess else f"known here: {', '.join(known)}; "
+    return f"known here: {', '.join(sorted(owner.model_fields))}; "
+
+
+def meant(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """For an unknown key at ``loc``: the known key it most likely meant (a synonym or a
+    near spelling), if any (never one that belongs elsewhere)."""
+    owner, key = _model_at(model, loc[:-1]), str(loc[-1])
+    if owner is None or key in getattr(owner, "elsewhere", {}):
+        return None
+    synonyms: dict[str, str] = getattr(owner, "synonyms", {})
+    close = difflib.get_close_matches(key.lower(), sorted(owner.model_fields), n=1, cutoff=0.6)
+    return synonyms.get(key.lower()) or next(iter(close), None)
 
 
 class ColumnMapping(Strict):
@@ -471,16 +477,64 @@ def from_validation(
     err: ValidationError,
     doc: str = "docs/report.md",
     model: type[BaseModel] | None = None,
+    text: str = "",
 ) -> InputErrors:
-    """pydantic's errors as InputErrors naming the file, the field and a fix (for an
-    unknown field, the valid one it most likely meant)."""
-    errors = []
-    for e in err.errors():
-        hint = _hint(e["type"], path.name, doc)
-        if e["type"] == "extra_forbidden" and model is not None:
-            hint = nearest(model, e["loc"]) + hint
-        errors.append(InputError(path, _where(e["loc"]), e["msg"], hint))
+    """pydantic's errors as input errors naming the file, the field (its line, given the
+    file's ``text``) and a fix. An unknown key is one error, "did you mean" the key it most
+    likely meant, and that key's "missing" goes with it: a typo (``autor``) is one line,
+    not two."""
+    found = err.errors()
+    typos = {
+        (*e["loc"][:-1], guess)
+        for e in found
+        if e["type"] == "extra_forbidden" and model and (guess := meant(model, e["loc"]))
+    }
+    errors = [
+        _error(path, e, doc, model, text)
+        for e in found
+        if not (e["type"] == "missing" and e["loc"] in typos)
+    ]
     return InputErrors(errors)
+
+
+def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: str) -> InputError:
+    loc: tuple[int | str, ...] = e["loc"]
+    if e["type"] != "extra_forbidden":
+        return InputError(path, _where(loc), e["msg"], _hint(e["type"], path.name, doc))
+    line = toml_line(text, loc)
+    where = _where(loc) if line is None else f"line {line}"
+    what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
+    guess = meant(model, loc) if model else None
+    if guess:
+        return InputError(path, where, f"{what} — did you mean {guess!r}?")
+    hint = (nearest(model, loc) if model else "") + _hint(e["type"], path.name, doc)
+    return InputError(path, where, what, hint)
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def toml_line(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The line (from 1) of ``text`` that writes the key at ``loc``: the first assignment of
+    it (also inside an inline table) under the table header that ``loc`` lies in (the
+    top level, ``[a]`` or the n-th ``[[a]]``); None where it cannot be told."""
+    key = re.escape(str(loc[-1]))
+    assigns = re.compile(rf"(?:^|[\s{{,.\"']){key}[\"']?\s*=")
+    counts: dict[str, int] = {}
+    table: tuple[int | str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            names: tuple[int | str, ...] = tuple(
+                n.strip().strip("\"'") for n in header[2].split(".")
+            )
+            if header[1] == "[[":
+                counts[header[2]] = counts.get(header[2], -1) + 1
+                names = (*names, counts[header[2]])
+            table = names
+        elif loc[: len(table)] == table and assigns.search(line.split("#")[0]):
+            return number
+    return None
 
 
 def _hint(kind: str, name: str, doc: str) -> str:
@@ -493,6 +547,11 @@ def _hint(kind: str, name: str, doc: str) -> str:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file (any BOM-marked Unicode), with every string and number checked."""
+    return read_toml_text(path)[0]
+
+
+def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
+    """``read_toml``'s data, and the text it was read from (for the lines of errors)."""
     if not path.is_file():
         raise InputError(path, "", "file not found", "check the path")
     text = read_text(path, MAX_TOML_BYTES)
@@ -504,7 +563,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     problems = [InputError(path, place, why, fix) for place, why, fix in _bad_values(data, "")]
     if problems:
         raise InputErrors(problems)
-    return data
+    return data, text
 
 
 MAX_TOML_BYTES = 16 * 1024 * 1024
@@ -542,10 +601,11 @@ def load_report(folder: Path) -> Report:
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
     path = inside(folder, REPORT_FILE)
+    data, text = read_toml_text(path)
     try:
-        report = Report.model_validate(read_toml(path))
+        report = Report.model_validate(data)
     except ValidationError as err:
-        raise from_validation(path, err, model=Report) from None
+        raise from_validation(path, err, model=Report, text=text) from None
     report = _expanded(folder, path, report)
     _check_sources(folder, path, report)
     return report

@@ -33,6 +33,8 @@ class InputErrors(Exception):
     errors: list[InputError]
 
     def __str__(self) -> str:
+        if len(self.errors) == 1:  # one error is one error, without a count
+            return str(self.errors[0])
         lines = [f"{len(self.errors)} input error(s):"]
         lines += [str(e) for e in self.errors[:SHOWN]]
         if len(self.errors) > SHOWN:

@@ -143,6 +143,24 @@ class Browser:
 
     def load(self, url: str, timeout: float = 30) -> tuple[str, set[str]]:
         """The page's DOM once it settled (or at ``timeout``), and the URLs it asked for."""
+        dom, urls = self.probe(url, DOM, timeout=timeout)
+        return str(dom), urls
+
+    def _settle(self, session: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BrowserError):  # a page being replaced answers nothing
+                if self._evaluate(SETTLED, session):
+                    return
+            time.sleep(0.05)
+
+    def probe(
+        self, url: str, expression: str, click: str = "", timeout: float = 30
+    ) -> tuple[Any, set[str]]:
+        """``expression`` evaluated in the page at ``url`` once it settled (or at
+        ``timeout``), and the URLs the page asked for. With ``click`` (a CSS selector), the
+        element it selects is clicked first, and ``expression`` is evaluated in the page
+        the click leads to, once that settled."""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
@@ -154,10 +172,19 @@ class Browser:
             ("Page.navigate", {"url": url}),
         ]:
             self.call(method, params, session)
-        deadline = time.monotonic() + timeout
-        while not self._evaluate(SETTLED, session) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        dom = self._evaluate(DOM, session)
+        self._settle(session, timeout)
+        if click:
+            self._evaluate(
+                f"window.iopBefore = true; document.querySelector({json.dumps(click)}).click()",
+                session,
+            )
+            deadline = time.monotonic() + timeout
+            while self._still(session):  # the old page stays until the new one replaces it
+                if time.monotonic() > deadline:
+                    raise BrowserError(f"clicking {click} on {url} led nowhere")
+                time.sleep(0.05)
+            self._settle(session, timeout)
+        found = self._evaluate(expression, session)
         urls = {
             e["params"]["request"]["url"]
             for e in self._events
@@ -165,7 +192,14 @@ class Browser:
         }
         self._events = [e for e in self._events if e.get("sessionId") != session]
         self.call("Target.closeTarget", {"targetId": target})
-        return dom, urls
+        return found, urls
+
+    def _still(self, session: str) -> bool:
+        """Whether the page marked before a click is still there."""
+        try:
+            return bool(self._evaluate("window.iopBefore === true", session))
+        except BrowserError:
+            return True
 
     def close(self) -> None:
         """Close the browser (its net log written), killed if it does not end in 10 s."""

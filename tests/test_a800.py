@@ -68,7 +68,7 @@ def test_pdfs_and_site_carry_the_declared_charts(a800_build: BuildResult) -> Non
     assert "Kennzahlen" in de and "648’293 IOPS" in de
     assert "IOPS and latency per configuration" in " ".join(en.split())
     assert "Key figures" in en and "648,293 IOPS" in en
-    page = (a800_build.out / "site" / "de" / "a800" / "index.html").read_text(encoding="utf-8")
+    page = (a800_build.out / "site" / "de" / "a800.html").read_text(encoding="utf-8")
     assert "dual_axis_random_8k_r100-de.svg" in page and "48 vCPUs pro VM" in page
 
 

@@ -119,7 +119,7 @@ def test_run_time_words() -> None:
     [
         ("levels = [1, 2, 4]", ["levels = [4, 2]", "levels", "rising"]),
         ('block_sizes = ["4K"]', ['block_sizes = ["4Q"]', "block_sizes", "'4Q'"]),
-        ('vendor = "Linux"', ['vendor = "Linux"\nnumjob = 3', "numjob", "not permitted"]),
+        ('vendor = "Linux"', ['vendor = "Linux"\nnumjob = 3', "numjob", "unknown key 'numjob'"]),
     ],
 )
 def test_bad_campaign_names_file_and_field(tmp_path: Path, change: str, words: list[str]) -> None:

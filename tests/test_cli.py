@@ -3,13 +3,15 @@ process; a build as a process of its own with a bare PATH, as from a cron job)."
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from pipeline import cache
-from tests.cli import iopress, iopress_process
+from pipeline import __version__, cache, cli
+from tests.cli import ROOT, iopress, iopress_process
 from tests.conftest import DATA, FS840
 
 IOGEN = DATA / "iogen"
@@ -198,3 +200,91 @@ def test_output_into_a_pipe_is_as_wide_as_it_needs(columns: str | None, width: s
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert run.stdout.strip() == width
+
+
+COMMANDS = [
+    "build", "site", "verify", "compare", "datasheet", "ingest",
+    "tables", "plan", "run", "machine", "version",
+]  # fmt: skip
+# what typer prints for a parameter when nobody named its value: a Python type
+PYTHON_TYPES = re.compile(r"<\w+(\[.*?\])?>|\b(bool|str|int|float|Path|NoneType)\b|list\[")
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_shows_flags_and_metavars_never_python_types(command: str) -> None:
+    shown = iopress(*command.split(), "--help")
+    assert shown.returncode == 0, shown
+    assert "Usage: iopress" in shown.stdout
+    assert "<bool>" not in shown.stdout and "{" not in shown.stdout and "}" not in shown.stdout
+    assert PYTHON_TYPES.findall(shown.stdout) == []
+
+
+def test_help_names_values_in_the_house_style() -> None:
+    build = iopress("build", "--help").stdout
+    assert "Usage: iopress build [OPTIONS] REPORT_DIR\n" in build
+    assert re.search(r"\n  --strict +Warnings fail the build", build)
+    assert re.search(r"\n  -o, --out OUT +Output folder", build)
+    assert "Usage: iopress ingest [OPTIONS] FILE...\n" in iopress("ingest", "--help").stdout
+    assert "Usage: iopress site [OPTIONS] REPORT_DIR...\n" in iopress("site", "--help").stdout
+    assert "--lang de|en" in iopress("tables", "--help").stdout
+
+
+def test_the_group_names_every_command() -> None:
+    listed = iopress("--help").stdout.split("Commands:\n")[1]
+    assert [line.split()[0] for line in listed.splitlines() if line.startswith("  ")][
+        : len(COMMANDS)
+    ] == COMMANDS
+
+
+def test_version_as_option_and_as_command() -> None:
+    option, command = iopress("--version"), iopress("version")
+    assert option.returncode == command.returncode == 0
+    assert option.stdout == command.stdout == f"{__version__}\n"
+
+
+def test_exit_status_is_documented_in_help_readme_and_docs() -> None:
+    compare = " ".join(iopress("compare", "--help").stdout.split())
+    assert "0 no figure regressed" in compare and "1 one did, 2 bad input or usage" in compare
+    assert "compare: 0 no regression, 1 regression, 2 bad input or usage" in " ".join(
+        iopress("--help").stdout.split()
+    )
+    for doc in (ROOT / "README.md", ROOT / "docs" / "compare.md"):
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        assert "0 no regression, 1 regression, 2 bad input or usage" in text, doc
+
+
+def test_cli_reference_is_generated_from_the_cli() -> None:
+    """docs/cli.md is what the command line prints; regenerate it with
+    ``.venv/bin/python -m tests.regenerate_cli_doc``."""
+    written = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert written == cli.reference(), "docs/cli.md is stale: python -m tests.regenerate_cli_doc"
+    for command in COMMANDS:
+        assert f"## iopress {command}\n" in written
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["missing", "garbage.parquet", "typo"],
+)
+def test_compare_exits_2_for_bad_input_never_1(tmp_path: Path, broken: str) -> None:
+    """1 is "a figure regressed": a broken side is 2, so that a CI gate tells them apart."""
+    side = tmp_path / broken
+    if broken == "garbage.parquet":
+        side.write_bytes(b"not a parquet file")
+    elif broken == "typo":
+        shutil.copytree(FS840, side)
+        toml = side / "report.toml"
+        toml.write_text(toml.read_text(encoding="utf-8").replace("author =", "autor ="), "utf-8")
+    done = iopress("compare", FS840, side)
+    assert done.returncode == 2, done
+    assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_a_report_toml_typo_is_one_line(tmp_path: Path) -> None:
+    report = tmp_path / "r"
+    shutil.copytree(FS840, report)
+    toml = report / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("author =", "autor ="), "utf-8")
+    done = iopress("build", report, "-o", tmp_path / "out")
+    assert done.returncode == 1
+    assert done.stderr == (f"error: {toml}: line 7: unknown key 'autor' — did you mean 'author'?\n")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import config
 from pipeline.config import ColumnMapping, load_report
 from pipeline.errors import InputError, InputErrors
 from tests.conftest import FS840
@@ -41,7 +42,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         "2 input error(s):\n"
         f"{path}: author: Field required\n"
         "  hint: add this field to report.toml (see docs/report.md)\n"
-        f"{path}: writer: Extra inputs are not permitted\n"
+        f"{path}: line 7: unknown key 'writer'\n"
         "  hint: known here: author, chapters, charts, classification, contact, cost, cost_note, "
         "datasheet, date, "
         "findings, footprint, hosts, id, latency_limits, load_generators, machines, method, "
@@ -53,27 +54,79 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("typo", "message", "hint"),
+    ("typo", "message"),
     [
-        ("num_jobs = 4", "num_jobs: Extra inputs", "did you mean 'numjobs'?"),
-        ("io_depth = 8", "io_depth: Extra inputs", "did you mean 'iodepth'?"),
-        ('block_size = "64k"', "block_size: Extra inputs", "did you mean 'bs'?"),
-        ('numjobs = "two"', "numjobs: Input should be a valid integer", "correct the value"),
-        ('bs = "64q"', "bs: Value error, unknown block size unit", "correct the value"),
+        ("num_jobs = 4", "unknown key 'num_jobs' in sources[0].params — did you mean 'numjobs'?"),
+        ("io_depth = 8", "unknown key 'io_depth' in sources[0].params — did you mean 'iodepth'?"),
+        (
+            'block_size = "64k"',
+            "unknown key 'block_size' in sources[0].params — did you mean 'bs'?",
+        ),
+        (
+            'numjobs = "two"',
+            "sources[0].params.numjobs: Input should be a valid integer, unable to parse string "
+            "as an integer\n  hint: correct the value",
+        ),
+        (
+            'bs = "64q"',
+            "sources[0].params.bs: Value error, unknown block size unit",
+        ),
     ],
 )
 def test_source_params_refuse_unknown_keys_and_wrong_types(
-    report: Path, typo: str, message: str, hint: str
+    report: Path, typo: str, message: str
 ) -> None:
-    _edit(
+    path = _edit(
         report,
         'path = "raw/fs840.iogen.csv"',
         f'path = "raw/fs840.iogen.csv"\nparams = {{ rw = "randread", {typo} }}',
     )
+    line = (
+        path.read_text(encoding="utf-8")
+        .splitlines()
+        .index(f'params = {{ rw = "randread", {typo} }}')
+    )
     with pytest.raises(InputErrors) as caught:
         load_report(report)
+    place = f"line {line + 1}: " if message.startswith("unknown") else ""
+    assert str(caught.value).startswith(f"{path}: {place}{message}")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('author = "', 'autor = "', "unknown key 'autor' — did you mean 'author'?"),
+        ('name = "IBM FlashSystem 840"', 'nam = "IBM FlashSystem 840"', "in system"),
+        ('name = "default"', 'nme = "default"', "in setups[0] — did you mean 'name'?"),
+        ('[[sources]]\npath = "', '[[sources]]\npth = "', "in sources[0] — did you mean 'path'?"),
+    ],
+)
+def test_a_typo_in_report_toml_is_one_line_with_its_line_number(
+    report: Path, old: str, new: str, message: str
+) -> None:
+    """The key a typo meant is not reported missing as well: one error, one line."""
+    path = _edit(report, old, new)
+    line = next(
+        i
+        for i, text in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if text.startswith(new.split("\n")[-1])
+    )
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert len(caught.value.errors) == 1
     text = str(caught.value)
-    assert f"sources[0].params.{message}" in text and f"hint: {hint}" in text
+    assert text.startswith(f"{path}: line {line}: unknown key ") and message in text
+    assert "\n" not in text and "Field required" not in text
+
+
+def test_toml_line_finds_keys_in_tables_arrays_and_inline_tables() -> None:
+    text = 'id = "x"\n[a]\nk = 1\n[[s]]\nk = 2\n[[s]]\np = { q = 1, k = 3 }\n'
+    assert config.toml_line(text, ("id",)) == 1
+    assert config.toml_line(text, ("a", "k")) == 3
+    assert config.toml_line(text, ("s", 0, "k")) == 5
+    assert config.toml_line(text, ("s", 1, "p", "k")) == 7
+    assert config.toml_line(text, ("s", 1, "missing")) is None
+    assert config.toml_line("", ("k",)) is None
 
 
 def test_the_same_raw_file_twice_is_refused_naming_both_places(report: Path) -> None:

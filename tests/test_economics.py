@@ -283,5 +283,5 @@ def test_economics_in_pdf_and_site(fs840_build: BuildResult) -> None:
         "1’167 CHF",  # seed 000 rounds derived prices to whole francs
     ):
         assert words in " ".join(text.split()), words
-    page = (fs840_build.out / "site" / "fs840" / "index.html").read_text(encoding="utf-8")
+    page = (fs840_build.out / "site" / "fs840.html").read_text(encoding="utf-8")
     assert "1,167 CHF" in page and "cost-en.svg" in page

@@ -4,6 +4,7 @@ a comparison page that shows every setup of every system, with a table."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,8 +19,9 @@ CAPTION = {"de": r"(?:Tabelle|Abbildung) \d+ – [^<*]+", "en": r"(?:Table|Figur
 
 
 def _page(out: Path, lang: str) -> str:
-    folder = out / "site" / ("de/fs840" if lang == "de" else "fs840")
-    return (folder / "index.html").read_text(encoding="utf-8")
+    return (out / "site" / ("de/fs840.html" if lang == "de" else "fs840.html")).read_text(
+        encoding="utf-8"
+    )
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
@@ -67,3 +69,55 @@ def test_comparison_shows_every_setup_with_a_table(
     assert "| NetApp AFF A800 – 48 vCPUs per VM | 732,767 | 384 | 261 µs |" in page.replace(
         "\\", ""
     )
+
+
+def test_every_link_names_a_file(fs840_build: BuildResult) -> None:
+    """From file:// a link to a folder shows its listing: every link between the site's
+    pages names a file that exists (the browser test follows them in Chromium)."""
+    site = fs840_build.out / "site"
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":  # served at any address: only absolute links hold
+            continue
+        for href in re.findall(r'<a href="([^"#]+)', page.read_text(encoding="utf-8")):
+            if not href.startswith(("http://", "https://")):
+                assert (page.parent / href).is_file(), f"{page.relative_to(site)}: {href}"
+
+
+def test_a_chart_spec_cannot_end_its_script_element() -> None:
+    hostile = {"title": "</script><script>alert(1)</script><!-- & \u2028", "n": [1, 2.5]}
+    text = site.script_json(json.dumps(hostile))
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == hostile
+
+
+def test_specs_are_inlined_only_in_their_stand_ins(tmp_path: Path) -> None:
+    spec = tmp_path / "x.vl.json"
+    spec.write_text('{"mark": "line"}', encoding="utf-8")
+    chart = site.chart_md("charts/r/x-en.svg", "alt", "caption")
+    quoted = 'data-chart="charts/r/x-en.svg"&gt;&lt;/script&gt;'  # what a report text can give
+    page = site.inline_specs(chart + quoted, {"charts/r/x-en.svg": spec})
+    assert '<script type="application/json" class="iop-spec">{"mark":"line"}</script>' in page
+    assert page.endswith(quoted)
+
+
+def test_details_pages_show_environment_and_verdicts(
+    fs840_context: ReportContext, a800_shared: BuildResult, tmp_path: Path
+) -> None:
+    built = [site.Built(fs840_context, tmp_path), site.Built(a800_shared.ctx, tmp_path)]
+    found = site.pages(built)
+    assert "[Steady state](a800_steady.md)" in found["a800.md"]
+    environment = found["a800_environment.de.md"]
+    assert "## Getestetes System" in environment and "vm1, vm2, vm3" in environment
+    assert "keine Maschinenbeschreibung" in environment
+    steady = found["fs840_steady.md"]
+    assert "Every point's verdict" in steady
+    assert steady.count("| not measurable |") == fs840_context.steady.height
+
+
+def test_comparison_notes_parallelism_counted_per_different_units(
+    fs840_context: ReportContext, a800_shared: BuildResult, tmp_path: Path
+) -> None:
+    built = [site.Built(fs840_context, tmp_path), site.Built(a800_shared.ctx, tmp_path)]
+    note = "per server for IBM FlashSystem 840; per VM for NetApp AFF A800"
+    assert note in site.pages(built)["compare.md"].replace("\\", "")
+    assert site.units_note([built[0], built[0]], "en") == ""

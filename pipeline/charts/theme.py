@@ -47,7 +47,14 @@ class Theme(BaseModel):
                 "titleFontSize": self.font_size,
                 "gridColor": self.grid_colour,
             },
-            "legend": {"labelFontSize": self.font_size, "orient": "bottom"},
+            # one entry under the other, never cut: labels cannot run into each other
+            # whatever font a viewer substitutes (the SVG names Liberation Sans)
+            "legend": {
+                "labelFontSize": self.font_size,
+                "orient": "bottom",
+                "direction": "vertical",
+                "labelLimit": 0,
+            },
             "title": {"fontSize": self.title_size},
             "view": {"stroke": None},
         }

@@ -221,18 +221,23 @@ def steady_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     return TableView("steady", fmt.t("appendix.steady_caption"), header, rows)
 
 
-def steady(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    """SNIA PTS steady state: how many points are steady, the ones that are not, and the
-    measurement window of the first of them."""
+def steady_summary(ctx: ReportContext, fmt: Formatter) -> str:
+    """The rule of SNIA PTS steady state and how many points are steady, not steady and
+    not measurable."""
     verdicts = ctx.steady["verdict"].to_list() if not ctx.steady.is_empty() else []
     counts = {v: fmt.integer(verdicts.count(v)) for v in ("steady", "not steady", "not measurable")}
-    summary = fmt.t(
+    return fmt.t(
         "appendix.steady_summary",
         steady=counts["steady"],
         unsteady=counts["not steady"],
         unmeasurable=counts["not measurable"],
     )
-    parts = [T.paragraph(summary)]
+
+
+def steady(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """SNIA PTS steady state: how many points are steady, the ones that are not, and the
+    measurement window of the first of them."""
+    parts = [T.paragraph(steady_summary(ctx, fmt))]
     if ctx.unsteady():
         parts.append(T.table(steady_view(ctx, fmt)))
     for i in range(1, len(ctx.unsteady(MAX_PTS_CHARTS)) + 1):

@@ -4,8 +4,12 @@ A site holds one or more built reports: a landing page listing them, a page per 
 and language, and — with several systems — a comparison page. Page names carry the
 language as a suffix (``fs840.md``, ``fs840.de.md``); charts and downloads live in one
 folder per report and use a hyphen (``fs840-de.pdf``) so the i18n plugin does not take
-them for translations of each other. Charts are drawn interactively by an offline
-vega-embed bundle; where that cannot run, the SVG stays.
+them for translations of each other. Pages are files and every link names one
+(mkdocs.yml ``use_directory_urls: false``), so the site works from file:// and served
+alike. Charts are drawn interactively by an offline vega-embed bundle from the Vega-Lite
+spec inlined in the page (nothing fetched); where that cannot run, the SVG stays. Each
+report has pages of details besides its main one: the test environment with the machine
+descriptions, and every point's steady-state verdict.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import re
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +37,8 @@ from pipeline.config import LANGS
 from pipeline.errors import InputError
 from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
-from pipeline.paths import INSTALLED, MKDOCS_CONFIG
+from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
+from pipeline.render.appendix import machine_view, steady_summary
 from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import numbers
 from pipeline.report import chapters
@@ -41,6 +47,7 @@ from pipeline.report.narrative import Filled, marker, md_text
 from pipeline.report.plan import figures
 from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
+from pipeline.validate import point_name
 
 
 def _md_span(span: Span) -> str:
@@ -56,13 +63,14 @@ def _md_cell(cell: Cell) -> str:
     return "<br>".join(_md_span(s) for s in cell)
 
 
-def md_table(view: TableView, number: int, fmt: Formatter) -> str:
+def md_table(view: TableView, number: int | None, fmt: Formatter) -> str:
+    """The table with its caption, numbered as in the PDF (``None``: not numbered)."""
     lines = [
         "| " + " | ".join(md_text(h) for h in view.header) + " |",
         "|" + "".join("---|" if x else "---:|" for x in view.left()),
     ]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
-    caption = f"{fmt.t('doc.table')} {number} – {view.caption}"
+    caption = view.caption if number is None else f"{fmt.t('doc.table')} {number} – {view.caption}"
     note = f"\n{md_text(view.note)}\n" if view.note else ""
     return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n{note}"
 
@@ -71,34 +79,10 @@ URL_SAFE = ":/?#@!$&'*+,;=%-._~"  # no brackets, parentheses, quotes or spaces
 SITE_DEFAULT_LANG = "en"  # must match the default language in mkdocs.yml
 ASSETS = ("assets/vega-embed.js", "assets/iopress.js")
 STYLESHEET = "assets/iopress.css"
-# the whitepaper's vendor blue; wide tables in a smaller type, scrolled rather than cut
-CSS = """.md-typeset .iop-vendor { color: #1f5aa6; }
-.md-typeset table:not([class]) { font-size: 0.68rem; }
-.md-typeset table:not([class]) td, .md-typeset table:not([class]) th { padding: 0.5em 0.8em; }
-.md-typeset__table { max-width: 100%; }
-.md-typeset__scrollwrap { overflow-x: auto; }
-"""
+# the site's own script and style (templates/site): charts drawn from the inlined specs,
+# search hidden where it cannot work
+SITE_ASSETS = TEMPLATES / "site"
 BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
-EMBED_SCRIPT = """// Draw each chart with Vega from its Vega-Lite spec beside the SVG; keep the SVG
-// when the spec cannot be loaded (e.g. pages opened from the file system).
-document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll(".iop-chart img").forEach(async (img) => {
-    const url = img.getAttribute("src").replace(/\\.svg$/, "-spec.json");
-    try {
-      const spec = await (await fetch(url)).json();
-      const holder = document.createElement("div");
-      holder.className = "iop-chart-live";
-      holder.setAttribute("role", "img");
-      holder.setAttribute("aria-label", img.getAttribute("alt") || "");
-      img.replaceWith(holder);
-      await vegaEmbed(holder, spec, {actions: false, renderer: "svg"});
-      holder.dataset.rendered = "true";
-    } catch (error) {
-      console.warn("iopress: chart kept as SVG", url, error);
-    }
-  });
-});
-"""
 
 
 @dataclass(frozen=True)
@@ -118,11 +102,39 @@ def suffix(lang: str) -> str:
 
 
 def chart_md(path: str, alt: str, caption: str) -> str:
-    """An SVG chart the page script upgrades to an interactive one."""
+    """An SVG chart the page script upgrades to an interactive one, with a stand-in for
+    its Vega-Lite spec (``inline_specs``)."""
     return (
-        f'<div class="iop-chart" markdown="1">\n\n![{md_text(alt)}]({path})\n\n</div>\n\n'
+        f'<div class="iop-chart" markdown="1">\n\n![{md_text(alt)}]({path})\n\n'
+        f'{SPEC_OPEN}{path}"></script>\n\n</div>\n\n'
         f"*{md_text(caption)}*\n"
     )
+
+
+# A chart's spec stand-in names its SVG; ``inline_specs`` puts the spec in. md_text escapes
+# "<" in every text of a report, so no report text can make one.
+SPEC_OPEN = '<script type="application/json" class="iop-spec" data-chart="'
+_SPEC = re.compile(re.escape(SPEC_OPEN) + r'([\w./-]+)"></script>')
+
+
+def script_json(spec_text: str) -> str:
+    """A JSON text safe inside a <script> element: "<", ">" and "&" (only ever inside its
+    strings) written as \\u escapes, so no value can end the element or open a comment."""
+    text = json.dumps(json.loads(spec_text), ensure_ascii=False, separators=(",", ":"))
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def inline_specs(page: str, specs: dict[str, Path]) -> str:
+    """Each chart's spec stand-in replaced by its Vega-Lite spec (``specs``: the chart's
+    path in the site -> its spec file)."""
+
+    def spec(match: re.Match[str]) -> str:
+        text = specs[match[1]].read_text(encoding="utf-8")
+        return f'<script type="application/json" class="iop-spec">{script_json(text)}</script>'
+
+    return _SPEC.sub(spec, page)
 
 
 def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
@@ -153,6 +165,7 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     number = numbers(ctx, lang)  # the PDF's numbers
     parts += _chapters(ctx, fmt, number)
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
+    parts.append(f"## {md_text(t('site.details'))}\n\n" + _details(ctx, fmt))
     parts.append(f"## {md_text(t('site.charts'))}\n")
     charts = sorted(_figures(ctx, fmt).items(), key=lambda kv: number[("figure", kv[0])])
     for stem, (caption, alt) in charts:
@@ -166,6 +179,72 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     if r.cost_note:
         parts.append(f"{md_text(r.cost_note[lang])}\n")
     return "\n".join(parts)
+
+
+def _details(ctx: ReportContext, fmt: Formatter) -> str:
+    """Links to the report's pages of details."""
+    return "".join(
+        f"- [{md_text(fmt.t(f'site.{kind}'))}]({ctx.report.id}_{kind}.md)\n" for kind in DETAILS
+    )
+
+
+DETAILS = ("environment", "steady")  # a report's pages besides its main one
+
+
+def environment_page(ctx: ReportContext, fmt: Formatter) -> str:
+    """The system under test, the test servers as report.toml describes them, and every
+    machine description (as the PDF's appendix shows them)."""
+    r, t = ctx.report, fmt.t
+    lang = t.lang
+    parts = [f"# {md_text(t('site.environment'))}\n", f"## {md_text(t('section.system'))}\n"]
+    parts.append(f"**{md_text(r.system.name)}** ({md_text(r.system.vendor)})\n")
+    parts += [f"- {md_text(d[lang])}" for d in r.system.description if d[lang]]
+    if r.hosts:
+        parts.append(f"\n## {md_text(t('section.hosts'))}\n")
+        parts += [
+            f"- **{md_text(h.name)}**"
+            + (f": {md_text(h.description[lang])}" if h.description[lang] else "")
+            for h in r.hosts
+        ]
+    parts.append(f"\n## {md_text(t('site.machines'))}\n")
+    tables = [md_table(machine_view(m, fmt), None, fmt) for m in ctx.machines]
+    parts += tables or [f"{md_text(t('site.machine_none'))}\n"]
+    return "\n".join(parts)
+
+
+def steady_page(ctx: ReportContext, fmt: Formatter) -> str:
+    """The SNIA PTS steady-state verdict of every point, and the PDF's summary of them."""
+    t = fmt.t
+    parts = [f"# {md_text(t('site.steady'))}\n"]
+    parts.append(f"{md_text(steady_summary(ctx, fmt))}\n")
+    if not ctx.steady.is_empty():
+        parts.append(md_table(verdicts_view(ctx, fmt), None, fmt))
+    return "\n".join(parts)
+
+
+def verdicts_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    """One row per point: rounds, verdict, the window's mean and both excursions."""
+    none = fmt.t("table.none")
+
+    def number(value: float | None, places: int) -> str:
+        return none if value is None else fmt.number(value, places)
+
+    rows = [
+        [
+            [Span(point_name(row, fmt))],
+            [Span(fmt.integer(row["rounds"]))],
+            [Span(fmt.t(f"site.verdict_{str(row['verdict']).replace(' ', '_')}"))],
+            [Span(number(row["window_mean"], 0))],
+            [Span(number(row["data_pct"], 1))],
+            [Span(number(row["slope_pct"], 1))],
+        ]
+        for row in ctx.steady.iter_rows(named=True)
+    ]
+    keys = ("point", "rounds", "verdict", "mean", "data", "slope")
+    header = [
+        fmt.t("site.steady_verdict" if k == "verdict" else f"appendix.steady_{k}") for k in keys
+    ]
+    return TableView("steady", fmt.t("site.steady_caption"), header, rows, words=(2,))
 
 
 def _figures(ctx: ReportContext, fmt: Formatter) -> dict[str, tuple[str, str]]:
@@ -254,17 +333,35 @@ def pages(built: Sequence[Built]) -> dict[str, str]:
     for lang in LANGS:
         profiles = comparison_profiles(built, lang)
         fmt = site_formatter(built, lang)
-        out[f"index{suffix(lang)}.md"] = titled(
-            fmt.t("site.reports"), landing_page(built, fmt, bool(profiles))
+        out[f"index{suffix(lang)}.md"] = page(
+            fmt.t("site.reports"), landing_page(built, fmt, bool(profiles)), fmt
         )
         for b in built:
-            page = report_page(b.ctx, b.ctx.formatter(lang))
-            out[f"{b.rid}{suffix(lang)}.md"] = titled(b.ctx.report.title[lang], page)
+            out |= report_pages(b, lang)
         if profiles:
-            out[f"compare{suffix(lang)}.md"] = titled(
-                fmt.t("site.compare"), compare_page(profiles, fmt)
-            )
+            body = compare_page(profiles, fmt, units_note(built, lang))
+            out[f"compare{suffix(lang)}.md"] = page(fmt.t("site.compare"), body, fmt)
     return out
+
+
+def report_pages(b: Built, lang: str) -> dict[str, str]:
+    """A report's main page and its pages of details in ``lang``."""
+    fmt, title = b.ctx.formatter(lang), b.ctx.report.title[lang]
+    return {
+        f"{b.rid}{suffix(lang)}.md": page(title, report_page(b.ctx, fmt), fmt),
+        f"{b.rid}_environment{suffix(lang)}.md": page(
+            fmt.t("site.environment_title", title=title), environment_page(b.ctx, fmt), fmt
+        ),
+        f"{b.rid}_steady{suffix(lang)}.md": page(
+            fmt.t("site.steady_title", title=title), steady_page(b.ctx, fmt), fmt
+        ),
+    }
+
+
+def page(title: str, body: str, fmt: Formatter) -> str:
+    """A page: its title, the note shown where search cannot work (file://), the body."""
+    note = f'<p class="iop-search-note">{html.escape(fmt.t("site.search_file"))}</p>\n\n'
+    return titled(title, note + body)
 
 
 def titled(title: str, page: str) -> str:
@@ -332,9 +429,24 @@ def compare_stem(key: tuple[str, int, float]) -> str:
     return f"compare_{key[0]}_{block_stem(key[1])}_r{key[2]:g}"
 
 
-def compare_page(profiles: Profiles, fmt: Formatter) -> str:
+def units_note(built: Sequence[Built], lang: str) -> str:
+    """Where the site's reports count parallelism per different units (per server, per
+    VM), a note naming each system's; else nothing."""
+    units = {
+        b.ctx.report.system.name: b.ctx.formatter(lang).t("site.parallelism_unit") for b in built
+    }
+    if len(set(units.values())) < 2:
+        return ""
+    t = built[0].ctx.formatter(lang).t
+    each = "; ".join(t("site.unit_of", unit=u, system=s) for s, u in units.items())
+    return t("site.compare_units", units=each)
+
+
+def compare_page(profiles: Profiles, fmt: Formatter, note: str = "") -> str:
     lang, t = fmt.t.lang, fmt.t
     parts = [f"# {md_text(t('site.compare'))}\n", f"{md_text(t('site.compare_intro'))}\n"]
+    if note:
+        parts.append(f'!!! note ""\n    {md_text(note)}\n')
     for n, (key, points) in enumerate(profiles.items(), start=1):
         caption = compare_caption(key, fmt)
         parts.append(f"## {md_text(caption)}\n")
@@ -414,12 +526,6 @@ def _copy_report(b: Built, docs: Path) -> None:
     downloads.mkdir(parents=True)
     for _, target in late_files(b):
         (docs / target).write_bytes(b"")
-    for stem in b.ctx.chart_stems():
-        for lang in LANGS:
-            # "x-de-spec.json", not "x-de.vl.json": the i18n plugin reads ".vl" as a language
-            shutil.copy(
-                b.work / "charts" / f"{stem}.{lang}.vl.json", charts / f"{stem}-{lang}-spec.json"
-            )
     for placed in {p.file: p for found in b.ctx.pictures.values() for p in found}.values():
         image = docs / placed.file.replace("images/", f"images/{b.rid}/", 1)
         image.parent.mkdir(parents=True, exist_ok=True)
@@ -481,19 +587,38 @@ def install_vega_embed_bundle() -> Path:
     return target
 
 
+def _specs(built: Sequence[Built], docs: Path) -> dict[str, Path]:
+    """Every chart's path in the site -> its Vega-Lite spec file: the reports' from their
+    builds, the comparison's as drawn into ``docs``."""
+    found = {
+        f"charts/{b.rid}/{stem}-{lang}.svg": b.work / "charts" / f"{stem}.{lang}.vl.json"
+        for b in built
+        for stem in b.ctx.chart_stems()
+        for lang in LANGS
+    }
+    for spec in (docs / "charts" / "compare").glob("*-spec.json"):
+        found[f"charts/compare/{spec.name.removesuffix('-spec.json')}.svg"] = spec
+    return found
+
+
 def write_sources(built: Sequence[Built], docs: Path, draw: DrawCompare) -> None:
-    """Pages, charts, downloads and scripts into the mkdocs docs folder."""
+    """Pages (each chart's spec inlined), charts, downloads and scripts into the mkdocs
+    docs folder."""
     docs.mkdir(parents=True)
-    for name, text in pages(built).items():
-        (docs / name).write_text(text, encoding="utf-8")
     for b in built:
         _copy_report(b, docs)
     _write_comparisons(built, docs, draw)
+    specs = _specs(built, docs)
+    for name, text in pages(built).items():
+        (docs / name).write_text(inline_specs(text, specs), encoding="utf-8")
+    for spec in specs.values():
+        if spec.is_relative_to(docs):  # inlined: the site needs no copy
+            spec.unlink()
     (docs / "assets").mkdir()
     bundle = vega_embed_bundle()
     (docs / ASSETS[0]).write_bytes(bundle)
-    (docs / ASSETS[1]).write_text(EMBED_SCRIPT, encoding="utf-8")
-    (docs / STYLESHEET).write_text(CSS, encoding="utf-8")
+    shutil.copy(SITE_ASSETS / "iopress.js", docs / ASSETS[1])
+    shutil.copy(SITE_ASSETS / "iopress.css", docs / STYLESHEET)
 
 
 def _site_name(built: Sequence[Built], lang: str) -> Markup:
