@@ -22,6 +22,7 @@ SAMPLE_SUFFIXES = {
     "fio": (".json", ".txt"),
     "vdbench": (".html",),
     "fio-log": (".log",),
+    "diskspd": (".txt", ".xml"),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 
