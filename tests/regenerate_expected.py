@@ -23,6 +23,7 @@ SAMPLE_SUFFIXES = {
     "vdbench": (".html",),
     "fio-log": (".log",),
     "diskspd": (".txt", ".xml"),
+    "crystaldiskmark": (".txt",),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 

@@ -22,6 +22,8 @@ SAMPLES = {
     "fio-log": DATA / "fio-log" / "win_iops.1.log",
     "diskspd": DATA / "diskspd" / "two_profiles_bom_crlf.txt",
     "diskspd-xml": DATA / "diskspd" / "two_targets.xml",
+    "crystaldiskmark": DATA / "crystaldiskmark" / "cdm6.txt",
+    "crystaldiskmark-8": DATA / "crystaldiskmark" / "cdm8_peak_mix_utf16.txt",
 }
 
 
