@@ -24,6 +24,7 @@ SAMPLE_SUFFIXES = {
     "fio-log": (".log",),
     "diskspd": (".txt", ".xml"),
     "crystaldiskmark": (".txt",),
+    "iometer": (".csv",),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 

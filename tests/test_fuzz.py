@@ -24,6 +24,7 @@ SAMPLES = {
     "diskspd-xml": DATA / "diskspd" / "two_targets.xml",
     "crystaldiskmark": DATA / "crystaldiskmark" / "cdm6.txt",
     "crystaldiskmark-8": DATA / "crystaldiskmark" / "cdm8_peak_mix_utf16.txt",
+    "iometer": DATA / "iometer" / "iometer_11.csv",
 }
 
 
@@ -116,22 +117,26 @@ def test_fio_json_with_values_replaced(changes: list[tuple[list[int], object]]) 
     _read("fio", json.dumps(doc).encode())
 
 
-@pytest.mark.parametrize("sample", ["diskspd"])
+SEPARATORS = {"diskspd": "|", "iometer": ","}  # of the table lines in each sample
+
+
+@pytest.mark.parametrize("sample", sorted(SEPARATORS))
 @settings(max_examples=150, deadline=None)
 @given(
     changes=st.lists(
-        st.tuples(st.integers(0, 10**4), st.integers(0, 12), st.text(max_size=12)),
+        st.tuples(st.integers(0, 10**4), st.integers(0, 100), st.text(max_size=12)),
         min_size=1,
         max_size=6,
     )
 )
 def test_table_cells_replaced(sample: str, changes: list[tuple[int, int, str]]) -> None:
-    """A cell of a table line (``|``-separated) replaced by any text."""
+    """A cell of a table line replaced by any text."""
     lines = SAMPLES[sample].read_text(encoding="utf-8-sig").splitlines()
-    tables = [i for i, line in enumerate(lines) if "|" in line]
+    sep = SEPARATORS[sample]
+    tables = [i for i, line in enumerate(lines) if sep in line]
     for row, cell, text in changes:
         at = tables[row % len(tables)]
-        cells = lines[at].split("|")
+        cells = lines[at].split(sep)
         cells[cell % len(cells)] = text
-        lines[at] = "|".join(cells)
+        lines[at] = sep.join(cells)
     _read(_format(sample), "\n".join(lines).encode())

@@ -27,6 +27,7 @@ PREFIX = {
     "_RowError": "iogen.",
     "_BadRecord": "vdbench.",
     "_BadTest": "crystaldiskmark.",
+    "_BadRow": "iometer.",
 }
 
 
