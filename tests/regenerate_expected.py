@@ -25,6 +25,7 @@ SAMPLE_SUFFIXES = {
     "diskspd": (".txt", ".xml"),
     "crystaldiskmark": (".txt",),
     "iometer": (".csv",),
+    "elbencho": (".csv", ".json"),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 

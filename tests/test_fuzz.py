@@ -25,6 +25,8 @@ SAMPLES = {
     "crystaldiskmark": DATA / "crystaldiskmark" / "cdm6.txt",
     "crystaldiskmark-8": DATA / "crystaldiskmark" / "cdm8_peak_mix_utf16.txt",
     "iometer": DATA / "iometer" / "iometer_11.csv",
+    "elbencho": DATA / "elbencho" / "two_runs.csv",
+    "elbencho-json": DATA / "elbencho" / "seq.json",
 }
 
 
@@ -117,7 +119,7 @@ def test_fio_json_with_values_replaced(changes: list[tuple[list[int], object]]) 
     _read("fio", json.dumps(doc).encode())
 
 
-SEPARATORS = {"diskspd": "|", "iometer": ","}  # of the table lines in each sample
+SEPARATORS = {"diskspd": "|", "iometer": ",", "elbencho": ","}  # of the table lines in each sample
 
 
 @pytest.mark.parametrize("sample", sorted(SEPARATORS))

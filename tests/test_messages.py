@@ -28,6 +28,7 @@ PREFIX = {
     "_BadRecord": "vdbench.",
     "_BadTest": "crystaldiskmark.",
     "_BadRow": "iometer.",
+    "_BadPhase": "elbencho.",
 }
 
 
