@@ -22,6 +22,10 @@ SAMPLE_SUFFIXES = {
     "fio": (".json", ".txt"),
     "vdbench": (".html",),
     "fio-log": (".log",),
+    "diskspd": (".txt", ".xml"),
+    "crystaldiskmark": (".txt",),
+    "iometer": (".csv",),
+    "elbencho": (".csv", ".json"),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 

@@ -1,5 +1,6 @@
 """Every file of shared/corpus is accounted for: ingested, read with a sibling, or refused
-for a stated reason (not block-storage results, or not supported yet)."""
+for a stated reason (not block-storage results, or not supported yet). Every file of
+shared/formats (the other tools' real outputs) ingests, by its folder's format."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pipeline.ingest.base import ReadOptions
 from tests.conftest import SHARED
 
 CORPUS = SHARED / "corpus"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus not present")
+FORMATS = SHARED / "formats"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared/corpus not present")
+needs_formats = pytest.mark.skipif(not FORMATS.is_dir(), reason="shared/formats not present")
 
 # file (relative to corpus/) or folder prefix -> why iopress does not ingest it on its own
 NOT_INGESTED = {
@@ -38,10 +41,10 @@ def _why(relative: str) -> str | None:
     return next((why for key, why in NOT_INGESTED.items() if relative.startswith(key)), None)
 
 
-def _files() -> list[Path]:
+def _files(top: Path = CORPUS) -> list[Path]:
     return sorted(
         p
-        for p in CORPUS.rglob("*")
+        for p in top.rglob("*")
         if p.is_file()
         and p.suffix not in COMPANIONS
         and p.name != "SOURCE.md"
@@ -49,6 +52,7 @@ def _files() -> list[Path]:
     )
 
 
+@needs_corpus
 @pytest.mark.parametrize("path", _files(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_every_corpus_file_is_accounted_for(path: Path) -> None:
     relative = str(path.relative_to(CORPUS))
@@ -61,3 +65,13 @@ def test_every_corpus_file_is_accounted_for(path: Path) -> None:
     assert why is None, f"{relative} is listed as out of scope ({why}) but ingests"
     companion = ("read together with", "empty log", "clone of the job")
     assert result.accepted > 0 or any(n.startswith(companion) for n in result.notes), relative
+
+
+@needs_formats
+@pytest.mark.parametrize("path", _files(FORMATS), ids=lambda p: str(p.relative_to(FORMATS)))
+def test_every_formats_file_ingests_as_its_folders_format(path: Path) -> None:
+    """``formats/<tool>-<origin>/``: sniffed as ``<tool>``, every record accounted for."""
+    result = ingest.read(path, ReadOptions(root=path.parent))
+    assert result.format == path.parent.name.split("-")[0]
+    assert result.accepted > 0
+    assert result.records_read == result.accepted + len(result.rejects)

@@ -20,7 +20,19 @@ SAMPLES = {
     "fio": DATA / "fio" / "randrw_group.json",
     "vdbench": DATA / "vdbench" / "sequential_decimal.html",
     "fio-log": DATA / "fio-log" / "win_iops.1.log",
+    "diskspd": DATA / "diskspd" / "two_profiles_bom_crlf.txt",
+    "diskspd-xml": DATA / "diskspd" / "two_targets.xml",
+    "crystaldiskmark": DATA / "crystaldiskmark" / "cdm6.txt",
+    "crystaldiskmark-8": DATA / "crystaldiskmark" / "cdm8_peak_mix_utf16.txt",
+    "iometer": DATA / "iometer" / "iometer_11.csv",
+    "elbencho": DATA / "elbencho" / "two_runs.csv",
+    "elbencho-json": DATA / "elbencho" / "seq.json",
 }
+
+
+def _format(sample: str) -> str:
+    """The format a sample is read as (a format may have several samples: diskspd-xml)."""
+    return sample if sample in ingest.names() else sample.rsplit("-", 1)[0]
 
 
 def _read(fmt: str, data: bytes) -> None:
@@ -40,8 +52,8 @@ def _read(fmt: str, data: bytes) -> None:
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=400))
 def test_arbitrary_bytes(fmt: str, data: bytes) -> None:
-    assert ingest.get_format(fmt).sniff(data) in (True, False)
-    _read(fmt, data)
+    assert ingest.get_format(_format(fmt)).sniff(data) in (True, False)
+    _read(_format(fmt), data)
 
 
 @pytest.mark.parametrize("fmt", sorted(SAMPLES))
@@ -52,7 +64,7 @@ def test_mutated_real_sample(fmt: str, edits: list[tuple[int, bytes]]) -> None:
     for pos, chunk in edits:
         at = pos % len(data)
         data[at : at + len(chunk)] = chunk
-    _read(fmt, bytes(data))
+    _read(_format(fmt), bytes(data))
 
 
 @pytest.mark.parametrize("fmt", sorted(SAMPLES))
@@ -60,7 +72,7 @@ def test_mutated_real_sample(fmt: str, edits: list[tuple[int, bytes]]) -> None:
 @given(cut=st.integers(0, 10**6))
 def test_truncated_real_sample(fmt: str, cut: int) -> None:
     data = SAMPLES[fmt].read_bytes()
-    _read(fmt, data[: cut % (len(data) + 1)])
+    _read(_format(fmt), data[: cut % (len(data) + 1)])
 
 
 JSON_VALUES = st.recursive(
@@ -105,3 +117,28 @@ def test_fio_json_with_values_replaced(changes: list[tuple[list[int], object]]) 
         else:
             doc = _replace(doc, path[1:], value)
     _read("fio", json.dumps(doc).encode())
+
+
+SEPARATORS = {"diskspd": "|", "iometer": ",", "elbencho": ","}  # of the table lines in each sample
+
+
+@pytest.mark.parametrize("sample", sorted(SEPARATORS))
+@settings(max_examples=150, deadline=None)
+@given(
+    changes=st.lists(
+        st.tuples(st.integers(0, 10**4), st.integers(0, 100), st.text(max_size=12)),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_table_cells_replaced(sample: str, changes: list[tuple[int, int, str]]) -> None:
+    """A cell of a table line replaced by any text."""
+    lines = SAMPLES[sample].read_text(encoding="utf-8-sig").splitlines()
+    sep = SEPARATORS[sample]
+    tables = [i for i, line in enumerate(lines) if sep in line]
+    for row, cell, text in changes:
+        at = tables[row % len(tables)]
+        cells = lines[at].split(sep)
+        cells[cell % len(cells)] = text
+        lines[at] = sep.join(cells)
+    _read(_format(sample), "\n".join(lines).encode())

@@ -32,7 +32,7 @@ def test_detect_names_the_file_when_format_unknown(tmp_path: Path) -> None:
         ingest.read(unknown, ReadOptions())
     assert str(caught.value) == (
         f"{unknown}: line 1: format not recognised\n  hint: pass the format explicitly "
-        "(--format, or format= in report.toml): one of ['fio', 'vdbench', 'iogen', 'fio-log']"
+        f"(--format, or format= in report.toml): one of {ingest.names()}"
     )
 
 

@@ -21,7 +21,15 @@ from tests.regenerate_expected import options_for, samples
 
 PIPELINE = ROOT / "pipeline"
 # the callables that take a reject key, and the locale table each key lives in
-PREFIX = {"Message.of": "", "JobError": "fio.", "_RowError": "iogen.", "_BadRecord": "vdbench."}
+PREFIX = {
+    "Message.of": "",
+    "JobError": "fio.",
+    "_RowError": "iogen.",
+    "_BadRecord": "vdbench.",
+    "_BadTest": "crystaldiskmark.",
+    "_BadRow": "iometer.",
+    "_BadPhase": "elbencho.",
+}
 
 
 def _name(func: ast.expr) -> str:

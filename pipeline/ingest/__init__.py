@@ -17,13 +17,31 @@ from typing import Any
 
 from pipeline import inputs, procs
 from pipeline.errors import InputError, InputErrors
-from pipeline.ingest import fio, fio_log, iogen, vdbench
+from pipeline.ingest import (
+    crystaldiskmark,
+    diskspd,
+    elbencho,
+    fio,
+    fio_log,
+    iogen,
+    iometer,
+    vdbench,
+)
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject, batch
 from pipeline.inputs import DEEP, read_head, utf8_head
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
 # fio_log last: its sniffer only sees rows of numbers.
-FORMATS: tuple[ModuleType, ...] = (fio, vdbench, iogen, fio_log)
+FORMATS: tuple[ModuleType, ...] = (
+    fio,
+    vdbench,
+    diskspd,
+    crystaldiskmark,
+    iometer,
+    elbencho,
+    iogen,
+    fio_log,
+)
 SNIFF_BYTES = 8192
 
 __all__ = ["FORMATS", "ReadOptions", "ReadResult", "Reject", "detect", "get_format", "read"]
