@@ -349,6 +349,8 @@ class DatasheetConfig(Strict):
 
 NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
 Repeats = Literal["refuse", "newest", "mean"]
+Edition = Literal["customer", "audit"]
+EDITIONS: tuple[Edition, ...] = ("customer", "audit")
 # A report's id names its files (<id>.datasheet.de.typ and more): a file name has at most
 # 255 bytes, and ids are short names anyway.
 MAX_ID = 128
@@ -394,6 +396,10 @@ class Report(Strict):
     # the PDF's validation findings: per rule ("summary", for the customer) or each one
     # ("all", for the auditor); validation.csv always holds every finding
     findings: Literal["summary", "all"] = "summary"
+    # which paper: "audit" (default) keeps the whole appendix (interval deviations, every
+    # rule, checksums, versions); "customer" a short data-and-method section instead,
+    # naming where the audit material is (manifest.json, tables/*.csv, rejects.csv)
+    edition: Edition = "audit"
     charts: list[ChartSpec] | None = None
     # how the raw data was made, for the provenance appendix (files, globs or folders):
     # machine descriptions (iopress run, iopress machine) shown as a table, and the method's
