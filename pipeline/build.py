@@ -30,6 +30,7 @@ from pipeline.compute.compare import Settings
 from pipeline.config import (
     LANGS,
     REPORT_FILE,
+    Edition,
     Presentation,
     Repeats,
     Report,
@@ -595,24 +596,25 @@ def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
 
 
 def refuse(ctx: ReportContext, strict: bool, require_steady: bool = False) -> None:
-    """Validation errors always stop the build; with ``strict`` warnings do too, and with
-    ``require_steady`` every point that is not judged steady (SNIA PTS)."""
+    """Validation errors always stop the build; with ``strict`` warnings do too (findings
+    and deprecated placeholder names), and with ``require_steady`` every point that is not
+    judged steady (SNIA PTS)."""
     fatal = [p for p in ctx.problems if p.severity == "error" or strict]
     if require_steady:
         _require_steady(ctx)
-    if fatal:
-        fmt = ctx.formatter("en")  # the report's words (per VM where load came from VMs)
-        raise InputErrors(
-            [
-                InputError(
-                    ctx.folder,
-                    where(p, fmt),
-                    message(p, fmt),
-                    "fix the raw data, or build without --strict to see warnings in the report",
-                )
-                for p in fatal
-            ]
+    fmt = ctx.formatter("en")  # the report's words (per VM where load came from VMs)
+    errors = [
+        InputError(
+            ctx.folder,
+            where(p, fmt),
+            message(p, fmt),
+            "fix the raw data, or build without --strict to see warnings in the report",
         )
+        for p in fatal
+    ]
+    errors += [d.error() for d in ctx.deprecated()] if strict else []
+    if errors:
+        raise InputErrors(errors)
 
 
 def _require_steady(ctx: ReportContext) -> None:
@@ -638,13 +640,17 @@ def build(
     strict: bool = False,
     keep_going: bool = False,
     require_steady: bool = False,
+    edition: Edition | None = None,
 ) -> BuildResult:
     """Build one report into ``out`` (refused unless it is missing, empty or an earlier
-    output); a failure leaves the earlier output as it was."""
+    output); a failure leaves the earlier output as it was. ``edition`` in place of
+    report.toml's (``--edition``)."""
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
     ctx = prepare(folder, keep_going)
+    if edition is not None:
+        ctx.report = ctx.report.model_copy(update={"edition": edition})
     refuse(ctx, strict, require_steady)
     from pipeline.vlrender import renderer
 

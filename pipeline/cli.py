@@ -10,7 +10,7 @@ import sys
 import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from typer._click.core import Context, Parameter  # typer's own click (typer >= 0.2x vendors it)
@@ -118,6 +118,11 @@ class Lang(StrEnum):
     en = "en"
 
 
+class EditionChoice(StrEnum):  # report.toml ``edition``, config.EDITIONS
+    customer = "customer"
+    audit = "audit"
+
+
 class RepeatRule(StrEnum):  # report.toml ``repeats``
     refuse = "refuse"
     newest = "newest"
@@ -152,11 +157,24 @@ def build(
             help="Every point must be in steady state (SNIA PTS over its last 5 rounds)",
         ),
     ] = False,
+    edition: Annotated[
+        EditionChoice | None,
+        typer.Option(
+            "--edition",
+            help="customer: a short data-and-method appendix; audit: the whole appendix "
+            "(default: report.toml's edition, else audit)",
+        ),
+    ] = None,
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
     target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
-    options = f"strict={strict} keep_going={keep_going} require_steady={require_steady}"
+    chosen: Literal["customer", "audit"] | None = (
+        None if edition is None else "customer" if edition is EditionChoice.customer else "audit"
+    )
+    options = (
+        f"strict={strict} keep_going={keep_going} require_steady={require_steady} edition={chosen}"
+    )
     with lock(target):  # from the check to the stamp: one build at a time into target
         print_ = fingerprint(report_dir, options)
         if not force and up_to_date(target, print_):
@@ -169,7 +187,7 @@ def build(
         load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
         from pipeline import commands
 
-        commands.build_report(report_dir, target, strict, keep_going, require_steady)
+        commands.build_report(report_dir, target, strict, keep_going, require_steady, chosen)
         with writing(target):
             stamp(target, print_)
 

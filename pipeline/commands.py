@@ -19,7 +19,7 @@ from pipeline.build import STAGES, build, build_many, combine, prepare, split_ou
 from pipeline.build import write_datasheets as datasheets
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
-from pipeline.config import REPORT_FILE, ColumnMapping, Repeats, read_toml
+from pipeline.config import REPORT_FILE, ColumnMapping, Edition, Repeats, read_toml
 from pipeline.console import err_console, out_console, print_error
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
@@ -67,12 +67,15 @@ def build_report(
     strict: bool,
     keep_going: bool = False,
     require_steady: bool = False,
+    edition: Edition | None = None,
 ) -> None:
     progress, step = _progress(list(STAGES))
     with progress:
-        result = build(report_dir, target, step, strict, keep_going, require_steady)
+        result = build(report_dir, target, step, strict, keep_going, require_steady, edition)
     print_accounting(result.dataset, result.out / "rejects.csv")
     print_notes(cache.NOTES)
+    for old in result.ctx.deprecated():
+        err_console.print(f"{EN('cli.warning')}: {old.error()}", highlight=False, markup=False)
     out_console.print(f"{EN('cli.written')}: {result.out}")
 
 

@@ -383,6 +383,8 @@ class OwnChapter(Strict):
 
 NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
 Repeats = Literal["refuse", "newest", "mean"]
+Edition = Literal["customer", "audit"]
+EDITIONS: tuple[Edition, ...] = ("customer", "audit")
 
 
 class Report(Strict):
@@ -428,6 +430,10 @@ class Report(Strict):
     # the PDF's validation findings: per rule ("summary", for the customer) or each one
     # ("all", for the auditor); validation.csv always holds every finding
     findings: Literal["summary", "all"] = "summary"
+    # which paper: "audit" (default) keeps the whole appendix (interval deviations, every
+    # rule, checksums, versions); "customer" a short data-and-method section instead,
+    # naming where the audit material is (manifest.json, tables/*.csv, rejects.csv)
+    edition: Edition = "audit"
     charts: list[ChartSpec] | None = None
     # how the raw data was made, for the provenance appendix (files, globs or folders):
     # machine descriptions (iopress run, iopress machine) shown as a table, and the method's

@@ -44,7 +44,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         "  hint: add this field to report.toml (see docs/report.md)\n"
         f"{path}: line 7: unknown key 'writer'\n"
         "  hint: known here: author, chapters, charts, classification, contact, cost, cost_note, "
-        "datasheet, date, "
+        "datasheet, date, edition, "
         "findings, footprint, hosts, id, latency_limits, load_generators, machines, method, "
         "number_style, optimum_margin_pp, organisation, rack_units, reconstructed, repeats, "
         "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, title, "

@@ -23,7 +23,6 @@ WRONG = {
     "read share as text": ('{{ maximum("4K", "random", "70").iops }}', "read share '70'"),
     "value of a measurement table": ('{{ value("performance", "x", "iops") }}', "no table"),
     "unknown filter": ('{{ value("cost", "FS 900", "price", yearr=2016) }}', "yearr"),
-    "old attribute name": ('{{ maximum("4K", "random", 100).mb_s }}', ".bytes_per_s"),
     "missing profile": ('{{ maximum("3K", "random", 100).iops }}', "no maximum"),
     "unknown function": ("{{ maximun(1) }}", "maximun"),
     "block size as number": ('{{ maximum(4, "random", 100).iops }}', "block size 4"),

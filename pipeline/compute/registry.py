@@ -137,6 +137,7 @@ PRICE = _new("price", pl.Float64, "currency")
 CURRENCY = _new("currency", pl.String, "")
 CAPACITY = _new("capacity_tb", pl.Float64, "TB")
 LATENCY = _f("lat_mean_us")
+CPU = _f("cpu_pct")  # the load generators' CPU load, where the tool measured it
 # how sure an optimum is: by how much the next step misses the rule, and the interval noise
 SHORTFALL = _new("shortfall_pp", pl.Float64, "pp", nullable=True)
 NOISE = _new("noise_pct", pl.Float64, "%", nullable=True)
@@ -195,7 +196,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, SHORTFALL, NOISE),
+        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
@@ -207,7 +208,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, SHORTFALL, NOISE),
+        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "key_figures",
         "performance",

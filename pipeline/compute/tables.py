@@ -93,6 +93,10 @@ def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
         "iops",
         "bytes_per_s",
         "lat_mean_us",
+        # the load generators' CPU load, where the tool measured it
+        pl.col("cpu_pct")
+        if "cpu_pct" in chosen.columns
+        else pl.lit(None, pl.Float64).alias("cpu_pct"),
     )
 
 
@@ -119,6 +123,42 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     return _order(table, ["_kind"]).drop("_kind")
 
 
+def _narrow(
+    table: pl.DataFrame,
+    access: str,
+    block_size: int,
+    read_pct: float,
+    setup: str | None = None,
+    queue_depth: int | None = None,
+) -> pl.DataFrame:
+    """The rows of one profile, in the setup and queue depth named (an unknown one is
+    ``NotFound``, naming those there are)."""
+    cond = (
+        (pl.col("access") == access)
+        & (pl.col("block_size") == block_size)
+        & (pl.col("read_pct") == read_pct)
+    )
+    for name, wanted in (("setup", setup), ("queue_depth", queue_depth)):
+        if wanted is not None:
+            known = table[name].unique().sort().to_list()
+            if wanted not in known:
+                raise NotFound(f"no {name} {wanted!r}: one of {known}")
+            cond = cond & (pl.col(name) == wanted)
+    return table.filter(cond)
+
+
+def _one_profile(rows: pl.DataFrame, what: str) -> None:
+    """``rows`` hold one profile of one setup and queue depth, else ``NotFound`` naming
+    what tells them apart."""
+    apart = [n for n in ("setup", "queue_depth") if rows[n].n_unique() > 1]
+    if apart:
+        choices = ", ".join(f"{n}=… (one of {sorted(set(rows[n].to_list()))})" for n in apart)
+        raise NotFound(
+            f"{rows.height} values for {what}: "
+            f"name the {' and the '.join(n.replace('_', ' ') for n in apart)}: {choices}"
+        )
+
+
 def cell(
     table: pl.DataFrame,
     access: str,
@@ -130,33 +170,36 @@ def cell(
 ) -> dict[str, object]:
     """One row of a table as a dict; ``NotFound`` when the cell is absent or ambiguous
     (then naming what tells the rows apart: the setup, the queue depth)."""
-    cond = (
-        (pl.col("access") == access)
-        & (pl.col("block_size") == block_size)
-        & (pl.col("read_pct") == read_pct)
-    )
+    rows = _narrow(table, access, block_size, read_pct, setup, queue_depth)
     if kind is not None:
-        cond = cond & (pl.col("kind") == kind)
-    for name, wanted in (("setup", setup), ("queue_depth", queue_depth)):
-        if wanted is not None:
-            known = table[name].unique().sort().to_list()
-            if wanted not in known:
-                raise NotFound(f"no {name} {wanted!r}: one of {known}")
-            cond = cond & (pl.col(name) == wanted)
-    rows = table.filter(cond)
+        rows = rows.filter(pl.col("kind") == kind)
+    what = f"{access} {block_size} B {read_pct:g} % read"
     if rows.is_empty():
         raise NotFound(
-            f"no {kind or 'value'} for {access} {block_size} B {read_pct:g} % read"
-            + (f" in setup {setup!r}" if setup else "")
+            f"no {kind or 'value'} for {what}" + (f" in setup {setup!r}" if setup else "")
         )
     if rows.height > 1:
-        apart = [n for n in ("setup", "queue_depth") if rows[n].n_unique() > 1]
-        choices = ", ".join(f"{n}=… (one of {sorted(set(rows[n].to_list()))})" for n in apart)
-        raise NotFound(
-            f"{rows.height} values for {access} {block_size} B {read_pct:g} % read: "
-            f"name the {' and the '.join(n.replace('_', ' ') for n in apart)}: {choices}"
-        )
+        _one_profile(rows, what)
     return rows.row(0, named=True)
+
+
+def levels(
+    points: pl.DataFrame,
+    access: str,
+    block_size: int,
+    read_pct: float,
+    setup: str | None = None,
+    queue_depth: int | None = None,
+) -> list[dict[str, Any]]:
+    """The measured points of one profile in the order of its curve (parallelism, then
+    target rate), with a latency; ``NotFound`` as ``cell``."""
+    rows = _narrow(_with_latency(points), access, block_size, read_pct, setup, queue_depth)
+    what = f"{access} {block_size} B {read_pct:g} % read"
+    if rows.is_empty():
+        raise NotFound(f"no measured point for {what}" + (f" in setup {setup!r}" if setup else ""))
+    _one_profile(rows, what)
+    ordered = rows.sort(["parallelism", "target_iops"], nulls_last=False)
+    return list(ordered.iter_rows(named=True))
 
 
 RATE = ("iops", "bytes_per_s")
@@ -170,18 +213,22 @@ def _crossings(levels: list[dict[str, Any]], limit: float) -> list[dict[str, Any
         if below["lat_mean_us"] <= limit < after["lat_mean_us"]:
             frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
             rate = {k: below[k] + frac * (after[k] - below[k]) for k in RATE}
-            found.append(rate | {"parallelism": below["parallelism"]})
+            found.append(rate | {"parallelism": below["parallelism"], "measured": False})
     return found
 
 
-def _rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
+def rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
     """The highest I/O rate reached with latency at most ``limit``: the best measured point
     under it, or where the curve crosses it (interpolated) if that is higher; never below
     a measured point under the limit. Empty if every point is above the limit."""
-    under = [{k: r[k] for k in (*RATE, "parallelism")} for r in levels if r["lat_mean_us"] <= limit]
+    under = [
+        {k: r[k] for k in (*RATE, "parallelism")} | {"measured": True}
+        for r in levels
+        if r["lat_mean_us"] <= limit
+    ]
     candidates = under + _crossings(levels, limit)
     if not candidates:
-        return {"iops": None, "bytes_per_s": None, "parallelism": None}
+        return {"iops": None, "bytes_per_s": None, "parallelism": None, "measured": None}
     return max(candidates, key=lambda c: (c["iops"], c["bytes_per_s"]))
 
 
@@ -196,7 +243,7 @@ def iops_at_latency(
         profile = dict(zip(PROFILE, key, strict=True))
         limit = limits[0] if profile["block_size"] <= small_block else limits[1]
         levels = list(group.iter_rows(named=True))
-        rows.append({**profile, "limit_us": limit, **_rate_at_limit(levels, limit)})
+        rows.append({**profile, "limit_us": limit, **rate_at_limit(levels, limit)})
     table = pl.DataFrame(
         rows,
         schema={
@@ -205,6 +252,24 @@ def iops_at_latency(
             "iops": pl.Float64,
             "bytes_per_s": pl.Float64,
             "parallelism": pl.Int64,
+            "measured": pl.Boolean,  # False: interpolated between two measured points
         },
     )
     return _order(table)
+
+
+def latency_at_rate(levels: list[dict[str, Any]], iops: float) -> tuple[float, bool] | None:
+    """The mean latency at ``iops`` on a profile's measured curve, and whether it was
+    measured there: where the curve, followed from its first level, first reaches the
+    rate (a level measured at it, or linear in the rate between two neighbouring levels
+    that enclose it); None outside the measured rates (never extrapolated)."""
+    for before, level in zip([None, *levels], levels, strict=False):
+        if level["iops"] == iops:
+            return float(level["lat_mean_us"]), True
+        if before is not None and min(before["iops"], level["iops"]) < iops < max(
+            before["iops"], level["iops"]
+        ):
+            frac = (iops - before["iops"]) / (level["iops"] - before["iops"])
+            lat = before["lat_mean_us"] + frac * (level["lat_mean_us"] - before["lat_mean_us"])
+            return float(lat), False
+    return None

@@ -171,7 +171,7 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     shown = ctx.problems[:MAX_PROBLEMS]
     rows = [
         [
-            [Span(p.rule)],
+            [Span(rule_name(p.rule, fmt))],
             [Span(fmt.t(f"validation.{p.severity}"))],
             [Span(where(p, fmt))],
             [Span(message(p, fmt))],
@@ -185,6 +185,12 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     return TableView("validation", fmt.t("validation.caption"), header, rows, words=(1, 2, 3))
 
 
+def rule_name(rule: str, fmt: Formatter) -> str:
+    """A validation rule by its name in the language ("Little's law"), never its id
+    (``littles-law``, which validation.csv keeps)."""
+    return fmt.t(f"validation.rule_{rule.replace('-', '_')}")
+
+
 def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     """One row per rule and severity: how many findings, and the first of them (the
     customer paper; every finding is in validation.csv)."""
@@ -193,7 +199,7 @@ def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         groups.setdefault((p.rule, p.severity), []).append(p)
     rows = [
         [
-            [Span(rule)],
+            [Span(rule_name(rule, fmt))],
             [Span(fmt.t(f"validation.{severity}"))],
             [Span(fmt.integer(len(found)))],
             [Span(f"{where(found[0], fmt)}: {message(found[0], fmt)}")],
@@ -221,23 +227,10 @@ def steady_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     return TableView("steady", fmt.t("appendix.steady_caption"), header, rows)
 
 
-def steady_summary(ctx: ReportContext, fmt: Formatter) -> str:
-    """The rule of SNIA PTS steady state and how many points are steady, not steady and
-    not measurable."""
-    verdicts = ctx.steady["verdict"].to_list() if not ctx.steady.is_empty() else []
-    counts = {v: fmt.integer(verdicts.count(v)) for v in ("steady", "not steady", "not measurable")}
-    return fmt.t(
-        "appendix.steady_summary",
-        steady=counts["steady"],
-        unsteady=counts["not steady"],
-        unmeasurable=counts["not measurable"],
-    )
-
-
 def steady(ctx: ReportContext, fmt: Formatter) -> list[str]:
     """SNIA PTS steady state: how many points are steady, the ones that are not, and the
     measurement window of the first of them."""
-    parts = [T.paragraph(steady_summary(ctx, fmt))]
+    parts = [T.paragraph(steady_sentence(ctx, fmt))]
     if ctx.unsteady():
         parts.append(T.table(steady_view(ctx, fmt)))
     for i in range(1, len(ctx.unsteady(MAX_PTS_CHARTS)) + 1):
@@ -248,21 +241,47 @@ def steady(ctx: ReportContext, fmt: Formatter) -> list[str]:
     return parts
 
 
-def validation(ctx: ReportContext, fmt: Formatter) -> list[str]:
+def steady_sentence(ctx: ReportContext, fmt: Formatter) -> str:
+    """How many points are steady; where no point has the rounds to judge, that it was
+    not judged and why ("one interval per point"), not "0 steady, 0 not steady"."""
+    verdicts = ctx.steady["verdict"].to_list() if not ctx.steady.is_empty() else []
+    counts = {v: verdicts.count(v) for v in ("steady", "not steady", "not measurable")}
+    if counts["steady"] + counts["not steady"] == 0:
+        # full rounds, as the verdicts count them (fio's short remainder is none)
+        found = ctx.steady.select(pl.col("rounds").max()) if "rounds" in ctx.steady else None
+        most = int(found.item() or 0) if found is not None else 0
+        rounds = fmt.t.count("appendix.steady_intervals", most, n=fmt.integer(most))
+        return fmt.t("appendix.steady_none", rounds=rounds)
+    return fmt.t(
+        "appendix.steady_summary",
+        steady=fmt.integer(counts["steady"]),
+        unsteady=fmt.integer(counts["not steady"]),
+        unmeasurable=fmt.integer(counts["not measurable"]),
+    )
+
+
+def validation(ctx: ReportContext, fmt: Formatter, brief: bool = False) -> list[str]:
+    """The findings: per rule, or each one (report.toml ``findings``; ``brief``: per rule,
+    the customer edition's)."""
     parts = [T.heading(fmt.t("validation.title"), 2)]
     if not ctx.problems:
         return [*parts, T.paragraph(fmt.t("validation.none"))]
     errors = sum(p.severity == "error" for p in ctx.problems)
-    summary = fmt.t(
-        "validation.summary",
-        errors=fmt.integer(errors),
-        warnings=fmt.integer(len(ctx.problems) - errors),
+    warnings = len(ctx.problems) - errors
+    summary = (
+        fmt.t("validation.summary", errors=fmt.integer(errors), warnings=fmt.integer(warnings))
+        if errors
+        else fmt.t.count("validation.summary_clean", warnings, warnings=fmt.integer(warnings))
     )
-    view = by_rule_view if ctx.report.findings == "summary" else validation_view
+    view = by_rule_view if brief or ctx.report.findings == "summary" else validation_view
     return [*parts, T.paragraph(summary), T.table(view(ctx, fmt))]
 
 
 def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """The audit edition's appendix: everything; the customer edition's: a short data and
+    method section naming where the audit material is (report.toml ``edition``)."""
+    if ctx.report.edition == "customer":
+        return data_and_method(ctx, fmt)
     counts = ctx.dataset.accounting()
     accounting = fmt.t(
         "appendix.accounting",
@@ -273,20 +292,13 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [
         T.heading(fmt.t("appendix.title")),
         T.heading(fmt.t("appendix.definitions"), 2),
-        T.bullets(
-            fmt.t(f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}")
-            for k in DEFINITIONS
-        ),
+        T.bullets(_definitions(fmt, DEFINITIONS)),
         T.heading(fmt.t("appendix.quality"), 2),
         T.paragraph(accounting),
     ]
     deviation = deviation_view(ctx.dataset.points, fmt)
     parts += [T.table(deviation), *([T.paragraph(deviation.note)] if deviation.note else [])]
-    parts += steady(ctx, fmt)
-    if "performance" in ctx.tables:
-        margin = fmt.number(ctx.report.optimum_margin_pp, 1)
-        parts.append(T.paragraph(fmt.t("appendix.optimum_intro", margin=margin)))
-        parts.append(T.table(optimum_view(ctx.tables["performance"], fmt)))
+    parts += steady(ctx, fmt) + _optimum(ctx, fmt)
     parts.append(
         T.table(rejects_view(ctx, fmt))
         if ctx.dataset.rejects
@@ -302,3 +314,53 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
         T.table(versions_view(fmt)),
     ]
     return parts
+
+
+def _definitions(fmt: Formatter, keys: tuple[str, ...]) -> list[str]:
+    return [
+        fmt.t(f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}")
+        for k in keys
+    ]
+
+
+def _optimum(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """How sure each optimum is, with the rule's noise margin where the report has one."""
+    if "performance" not in ctx.tables:
+        return []
+    margin = ctx.report.optimum_margin_pp
+    intro = (
+        fmt.t("appendix.optimum_intro_margin", margin=fmt.number(margin, 1))
+        if margin
+        else fmt.t("appendix.optimum_intro")
+    )
+    return [T.paragraph(intro), T.table(optimum_view(ctx.tables["performance"], fmt))]
+
+
+def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """The customer edition's appendix: the definitions, what the figures rest on (points,
+    intervals, files, records), steady state, the optimum's certainty, the findings by
+    rule, and where the audit material is; no interval matrix, checksums or versions."""
+    points, counts = ctx.dataset.points, ctx.dataset.accounting()
+    files = ctx.dataset.intervals["source"].n_unique()
+    basis = fmt.t(
+        "appendix.data_counts",
+        points=fmt.integer(points.height),
+        intervals=fmt.integer(int(points["intervals"].sum())),
+        files=fmt.t.count("appendix.raw_files", files, n=fmt.integer(files)),
+        read=fmt.integer(counts["records_read"]),
+    )
+    rejected = counts["rejected"]
+    basis += " " + (
+        fmt.t.count("appendix.rejected", rejected, n=fmt.integer(rejected))
+        if rejected
+        else fmt.t("appendix.no_rejects")
+    )
+    parts = [
+        T.heading(fmt.t("appendix.data_title")),
+        T.bullets(_definitions(fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
+        T.paragraph(basis),
+        T.paragraph(steady_sentence(ctx, fmt)),
+        *_optimum(ctx, fmt),
+        *validation(ctx, fmt, brief=True),
+    ]
+    return [*parts, T.paragraph(fmt.t("appendix.audit_material"))]

@@ -38,7 +38,7 @@ from pipeline.errors import InputError
 from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
-from pipeline.render.appendix import machine_view, steady_summary
+from pipeline.render.appendix import machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import numbers
 from pipeline.report import chapters
@@ -216,7 +216,7 @@ def steady_page(ctx: ReportContext, fmt: Formatter) -> str:
     """The SNIA PTS steady-state verdict of every point, and the PDF's summary of them."""
     t = fmt.t
     parts = [f"# {md_text(t('site.steady'))}\n"]
-    parts.append(f"{md_text(steady_summary(ctx, fmt))}\n")
+    parts.append(f"{md_text(steady_sentence(ctx, fmt))}\n")
     if not ctx.steady.is_empty():
         parts.append(md_table(verdicts_view(ctx, fmt), None, fmt))
     return "\n".join(parts)

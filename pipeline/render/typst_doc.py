@@ -91,15 +91,23 @@ def table(view: TableView) -> str:
     return made if _long(view) else f"#block(breakable: false)[\n{made}]\n"
 
 
-WHOLE_LINES = 30  # a table of at most this many lines of rows stays on one page
+WHOLE_LINES = 20  # a table of at most this many lines stays on one page (≈ half of it)
+LINE_CHARS = 95  # characters of the table font in one line of the text width
 
 
 def _long(view: TableView) -> bool:
-    """Does the table need more than a page? A shorter one is kept whole (moved to the
-    next page rather than started with a row or two at a page foot); a longer one
-    breaks between rows, its header repeated."""
-    lines = sum(max((len(cell) for cell in row), default=1) for row in view.rows)
+    """Does the table need more than about half a page? A shorter one is kept whole
+    (moved to the next page rather than started with a row or two at a page foot, which
+    leaves at most that half empty); a longer one breaks between rows, its header
+    repeated. A cell's lines are its spans, each wrapped at its column's share of the
+    line (a setup's long name takes two or three)."""
+    share = LINE_CHARS // max(len(view.header), 1)
+    lines = sum(max((_lines(cell, share) for cell in row), default=1) for row in view.rows)
     return lines > WHOLE_LINES
+
+
+def _lines(cell: Cell, share: int) -> int:
+    return sum(-(-len(span.text) // share) or 1 for span in cell) or 1
 
 
 def figure(

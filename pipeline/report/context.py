@@ -24,7 +24,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
-from pipeline.report.narrative import Filled, Section, Values, fill
+from pipeline.report.narrative import Deprecated, Filled, Section, Values, fill
 from pipeline.report.plan import COST_CHART, ChartRef
 from pipeline.validate import Problem
 
@@ -153,7 +153,8 @@ class ReportContext:
         placeable = {"table": list(self.shown), "chart": self.chart_stems()}
         problems = []
         for lang, sections in self.narrative.items():
-            values = Values(self.tables, self.formatter(lang), placeable, self.report)
+            fmt = self.formatter(lang)
+            values = Values(self.tables, fmt, placeable, self.report, self.dataset.points)
             self.filled[lang] = {}
             for name, section in sections.items():
                 try:
@@ -162,6 +163,13 @@ class ReportContext:
                     problems.append(err)
         if problems:
             raise InputErrors(problems)
+
+    def deprecated(self) -> list[Deprecated]:
+        """Every renamed placeholder name the narrative still uses (a warning each; an
+        error with ``--strict``)."""
+        return [
+            d for sections in self.filled.values() for f in sections.values() for d in f.deprecated
+        ]
 
     def placed(self, lang: str) -> set[str]:
         """Every table and chart a directive of this language's narrative places."""

@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,13 +28,13 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
-from pipeline.compute.tables import cell
+from pipeline.compute.tables import cell, latency_at_rate, levels, rate_at_limit
 from pipeline.config import LANGS, LARGEST, Report
 from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
 from pipeline.report.econ_views import figure
-from pipeline.report.views import bandwidth, latency
+from pipeline.report.views import bandwidth, cpu, latency
 from pipeline.units import parse_block_size
 
 MAX_SECTION_BYTES = 4 * 1024 * 1024
@@ -55,6 +55,7 @@ class Filled:
     path: Path
     text: str
     placed: list[tuple[str, str]]
+    deprecated: list[Deprecated] = field(default_factory=list)  # old names it used
 
 
 def load(folder: Path, names: Sequence[str] = SECTIONS) -> dict[str, dict[str, Section]]:
@@ -110,39 +111,122 @@ def _unpaired(folder: Path, found: dict[str, dict[str, Section]]) -> list[InputE
     return problems
 
 
+@dataclass(frozen=True)
+class Deprecated:
+    """A placeholder name that was renamed, still understood: where, and what to write."""
+
+    path: Path
+    line: int
+    old: str
+    new: str
+
+    def error(self) -> InputError:
+        return InputError(
+            self.path,
+            f"line {self.line}",
+            f"placeholder name {self.old} is deprecated, now {self.new}",
+            f"write {self.new} (see docs/report.md, placeholder names)",
+        )
+
+
+_DEPRECATED: ContextVar[list[tuple[int, str, str]] | None] = ContextVar(
+    "narrative_deprecated", default=None
+)
+
+
+def _deprecated(old: str, new: str) -> None:
+    """Note that the placeholder being filled used the old name ``old`` for ``new``."""
+    found = _DEPRECATED.get()
+    if found is not None:
+        found.append((_stack_line(), old, new))
+
+
+# Names users wrote before they were renamed: the old name keeps working, with a warning
+# that names the new one (``--strict`` fails on it). Attributes of a measured point:
+RENAMED_VALUES: dict[str, str] = {
+    "mb_s": "bytes_per_s",
+    "lat_ms": "lat_mean_ms",
+    "lat_us": "lat_mean_us",
+}
+# Columns that ``value()`` and ``ratio()`` name (the economics tables' earlier names):
+RENAMED_COLUMNS: dict[str, str] = {
+    "lat_ms": "lat_mean_us",
+    "io_share": "io_share_pct",
+    "old_ms": "old_lat_mean_us",
+    "new_ms": "new_lat_mean_us",
+}
+
+
 class PointText:
     """The formatted values of one table row, for placeholders, named as in the dataset:
     ``.iops``, ``.bytes_per_s`` (in the table's bandwidth unit, without it),
-    ``.parallelism``, and the mean latency with its unit: ``.lat_mean`` in the unit the
-    table prints it in (the registry's, as its cells), ``.lat_mean_us`` and ``.lat_mean_ms``
-    in the unit their name says (the author's choice). A value the row does not have (e.g.
-    ``.iops`` of a minimum-latency row) is not there, so naming it fails."""
+    ``.parallelism``, ``.cpu_pct`` (the load generators' CPU load, whole %, without the
+    sign), ``.share_of_maximum`` (the rate in % of the profile's maximum, whole, without
+    the sign), ``.limit`` (a latency limit), and the mean latency with its unit:
+    ``.lat_mean`` in the unit the table prints it in (the registry's, as its cells),
+    ``.lat_mean_us`` and ``.lat_mean_ms`` in the unit their name says (the author's
+    choice). A value the row does not have (e.g. ``.iops`` of a minimum-latency row) is not
+    there, so naming it fails. The names in ``about`` are interpolated between two measured
+    points and print with "≈"."""
 
-    RENAMED: ClassVar[dict[str, str]] = {
-        "mb_s": "bytes_per_s",
-        "lat_ms": "lat_mean_ms",
-        "lat_us": "lat_mean_us",
-    }
-    NAMES = ("iops", "bytes_per_s", "lat_mean", "lat_mean_ms", "lat_mean_us", "parallelism")
+    RENAMED: ClassVar[dict[str, str]] = RENAMED_VALUES
+    NAMES = (
+        "iops",
+        "bytes_per_s",
+        "lat_mean",
+        "lat_mean_ms",
+        "lat_mean_us",
+        "parallelism",
+        "cpu_pct",
+        "share_of_maximum",
+        "limit",
+    )
 
-    def __init__(self, row: dict[str, object], fmt: Formatter, table: str) -> None:
+    def __init__(
+        self,
+        row: dict[str, object],
+        fmt: Formatter,
+        table: str,
+        maximum: float | None = None,
+        about: frozenset[str] = frozenset(),
+    ) -> None:
         num = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
-        shown: dict[str, tuple[str, Callable[[float], str]]] = {
-            "iops": ("iops", fmt.integer),
-            "bytes_per_s": ("bytes_per_s", lambda v: bandwidth(fmt, table, v)),
-            "lat_mean": ("lat_mean_us", lambda v: latency(fmt, table, v)),
-            "lat_mean_ms": ("lat_mean_us", lambda v: fmt.latency(v, "ms")),
-            "lat_mean_us": ("lat_mean_us", lambda v: fmt.latency(v, "µs")),
-            "parallelism": ("parallelism", fmt.integer),
-        }
-        for name, (column, show) in shown.items():
+        if maximum and "iops" in num:
+            num["share_of_maximum"] = num["iops"] / maximum * 100
+        for name, (column, show) in _shown(fmt, table).items():
             if column in num:
-                setattr(self, name, show(num[column]))
+                text = show(num[column])
+                setattr(self, name, fmt.t("table.about", value=text) if name in about else text)
 
     def __getattr__(self, name: str) -> str:
         if name in self.RENAMED:
-            raise ValueError(f".{name} is now .{self.RENAMED[name]} (the dataset's name)")
+            _deprecated(f".{name}", f".{self.RENAMED[name]}")
+            return str(getattr(self, self.RENAMED[name]))
+        if name in self.NAMES:
+            has = [n for n in self.NAMES if n in self.__dict__]
+            raise ValueError(f".{name}: this point has none; it has .{', .'.join(has)}")
         raise AttributeError(name)
+
+
+# what an interpolated point's figures are (printed with "≈"; the rest are given or exact)
+INTERPOLATED_RATE = frozenset(("iops", "bytes_per_s", "share_of_maximum"))
+INTERPOLATED_LATENCY = frozenset(("lat_mean", "lat_mean_ms", "lat_mean_us"))
+
+
+def _shown(fmt: Formatter, table: str) -> dict[str, tuple[str, Callable[[float], str]]]:
+    """Each name of a ``PointText``: the row's column it shows, and how (as ``table``
+    prints that column)."""
+    return {
+        "iops": ("iops", fmt.integer),
+        "bytes_per_s": ("bytes_per_s", lambda v: bandwidth(fmt, table, v)),
+        "lat_mean": ("lat_mean_us", lambda v: latency(fmt, table, v)),
+        "lat_mean_ms": ("lat_mean_us", lambda v: fmt.latency(v, "ms")),
+        "lat_mean_us": ("lat_mean_us", lambda v: fmt.latency(v, "µs")),
+        "parallelism": ("parallelism", fmt.integer),
+        "cpu_pct": ("cpu_pct", lambda v: cpu(fmt, v)),
+        "share_of_maximum": ("share_of_maximum", fmt.integer),
+        "limit": ("limit_us", lambda v: latency(fmt, table, v, "limit_us")),
+    }
 
 
 def _arguments(block: object, access: object, read_pct: object) -> tuple[int, str, float]:
@@ -174,11 +258,13 @@ class Values:
         fmt: Formatter,
         placeable: dict[str, list[str]],
         report: Report,
+        points: pl.DataFrame | None = None,
     ) -> None:
         self.tables = tables
         self.fmt = fmt
         self.placeable = placeable
         self.report = report
+        self.points = points
         self.placed: list[tuple[str, str]] = []
 
     def place(self, kind: str, name: str) -> Markup:
@@ -202,7 +288,80 @@ class Values:
     ) -> PointText:
         size, access_, pct = _arguments(block, access, read_pct)
         row = cell(self.tables[table], access_, size, pct, kind, setup, queue_depth)
-        return PointText(row, self.fmt, table)
+        share = self._maximum(size, access_, pct, setup, queue_depth) if kind else None
+        return PointText(row, self.fmt, table, share)
+
+    def _maximum(
+        self, size: int, access: str, pct: float, setup: str | None, queue_depth: int | None
+    ) -> float:
+        """The profile's maximum I/O rate (the performance table's), for shares of it."""
+        found = cell(self.tables["performance"], access, size, pct, "maximum", setup, queue_depth)
+        return float(found["iops"])  # type: ignore[arg-type]
+
+    def _points(self) -> pl.DataFrame:
+        if self.points is None:
+            raise ValueError("no measured points to read a curve from")
+        return self.points
+
+    def iops_at_latency(
+        self,
+        block: object,
+        access: object,
+        read_pct: object,
+        limit_ms: float | None = None,
+        limit_us: float | None = None,
+        setup: str | None = None,
+        queue_depth: int | None = None,
+    ) -> PointText:
+        """The highest I/O rate with a mean latency at most the limit (the report's
+        ``[latency_limits]``, or ``limit_ms``/``limit_us``), as the iops_at_latency table
+        computes it: a measured point, or interpolated where the curve crosses the limit."""
+        size, access_, pct = _arguments(block, access, read_pct)
+        curve = levels(self._points(), access_, size, pct, setup, queue_depth)
+        limit = _limit(limit_ms, limit_us) or self._report_limit(size)
+        row: dict[str, object] = {**rate_at_limit(curve, limit), "limit_us": limit}
+        if row["iops"] is None:
+            said = latency(self.fmt, "iops_at_latency", limit, "limit_us")
+            fastest = latency(self.fmt, "performance", min(r["lat_mean_us"] for r in curve))
+            raise ValueError(f"no I/O rate at {said}: every measured point is slower ({fastest})")
+        about = frozenset() if row["measured"] else INTERPOLATED_RATE
+        share = self._maximum(size, access_, pct, setup, queue_depth)
+        return PointText(row, self.fmt, "iops_at_latency", share, about)
+
+    def _report_limit(self, size: int) -> float:
+        """The report's ``[latency_limits]`` for a block size (as its table's)."""
+        limits = self.report.latency_limits
+        return limits.small_us if size <= limits.small_block else limits.large_us
+
+    def latency_at_iops(
+        self,
+        block: object,
+        access: object,
+        read_pct: object,
+        iops: object,
+        setup: str | None = None,
+        queue_depth: int | None = None,
+    ) -> PointText:
+        """The mean latency at ``iops`` on the profile's measured curve, interpolated
+        between the two measured points around it (printed with "≈"), never beyond the
+        rates measured."""
+        size, access_, pct = _arguments(block, access, read_pct)
+        if isinstance(iops, bool) or not isinstance(iops, int | float) or iops <= 0:
+            raise ValueError(f"I/O rate {iops!r} must be a positive number such as 350000")
+        curve = levels(self._points(), access_, size, pct, setup, queue_depth)
+        found = latency_at_rate(curve, float(iops))
+        if found is None:
+            rates = [r["iops"] for r in curve]
+            raise ValueError(
+                f"{self.fmt.integer(float(iops))} IOPS lies outside the measured curve "
+                f"({self.fmt.integer(min(rates))} to {self.fmt.integer(max(rates))} IOPS); "
+                "iopress does not extrapolate"
+            )
+        lat, measured = found
+        about = frozenset() if measured else INTERPOLATED_LATENCY
+        share = self._maximum(size, access_, pct, setup, queue_depth)
+        row: dict[str, object] = {"iops": float(iops), "lat_mean_us": lat}
+        return PointText(row, self.fmt, "performance", share, about)
 
     def _econ_row(self, table: str, key: str, filters: dict[str, object]) -> dict[str, Any]:
         """One row of an economics table by its system (or case) and optional filters."""
@@ -238,6 +397,7 @@ class Values:
     ) -> str:
         """A figure as its table prints it (a latency in its column's unit, with the unit;
         other figures without), or rounded to ``places`` when the author asks."""
+        column = _column(column)
         number = self._number(table, key, column, filters)
         if places is not None:
             return self.fmt.number(number, places)
@@ -247,6 +407,7 @@ class Values:
         self, table: str, column: str, a: str, b: str, places: int = 0, **filters: object
     ) -> str:
         """How many times ``a``'s value is ``b``'s, rounded to ``places``."""
+        column = _column(column)
         x = self._number(table, a, column, filters)
         y = self._number(table, b, column, filters)
         return self.fmt.number(x / y, places)
@@ -264,6 +425,8 @@ class Values:
             "optimum": kind("optimum"),
             "speed": kind("speed"),
             "min_latency": kind(None, "min_latency"),
+            "iops_at_latency": self.iops_at_latency,
+            "latency_at_iops": self.latency_at_iops,
             "table": lambda name: self.place("table", name),
             "chart": lambda name: self.place("chart", name),
             "value": self.value,
@@ -271,6 +434,27 @@ class Values:
             "system": report.system.name,
             "vendor": report.system.vendor,
         }
+
+
+def _column(name: str) -> str:
+    """A column's name; an earlier one is understood, with a deprecation warning."""
+    if name in RENAMED_COLUMNS:
+        _deprecated(f'"{name}"', f'"{RENAMED_COLUMNS[name]}"')
+        return RENAMED_COLUMNS[name]
+    return name
+
+
+def _limit(limit_ms: object, limit_us: object) -> float | None:
+    """A latency limit in µs from ``limit_ms`` or ``limit_us`` (one of them, positive)."""
+    given = [(v, f) for v, f in ((limit_ms, 1000.0), (limit_us, 1.0)) if v is not None]
+    if len(given) > 1:
+        raise ValueError("name the limit once: limit_ms=0.2 or limit_us=200")
+    if not given:
+        return None
+    value, factor = given[0]
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ValueError(f"limit {value!r} must be a positive number such as limit_ms=0.2")
+    return float(value) * factor
 
 
 def marker(index: int) -> str:
@@ -362,7 +546,7 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     every call is counted against the section's time budget."""
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        return isinstance(obj, PointText) and attr in PointText.NAMES
+        return isinstance(obj, PointText) and (attr in PointText.NAMES or attr in RENAMED_VALUES)
 
     def call(
         __self,
@@ -492,8 +676,12 @@ def fill(section: Section, values: Values) -> Filled:
     template = compile_section(section)
     values.placed = []
     budget = _BUDGET.set(_Budget(time.monotonic() + RENDER_SECONDS))
+    old: list[tuple[int, str, str]] = []
+    noted = _DEPRECATED.set(old)
     try:
-        return Filled(section.path, template.render(values.context()), values.placed)
+        text = template.render(values.context())
+        found = [Deprecated(section.path, *o) for o in dict.fromkeys(old)]
+        return Filled(section.path, text, values.placed, found)
     except jinja2.TemplateSyntaxError as exc:
         raise _syntax(section, exc) from None
     except PlaceholderLimit as exc:
@@ -512,6 +700,19 @@ def fill(section: Section, values: Values) -> Filled:
         ) from None
     finally:
         _BUDGET.reset(budget)
+        _DEPRECATED.reset(noted)
+
+
+def _stack_line() -> int:
+    """The line of the placeholder being filled: its frame in the compiled template, mapped
+    back to the section's line as jinja maps a traceback's (``jinja2.debug``)."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None:
+            return int(template.get_corresponding_lineno(frame.f_lineno))
+        frame = frame.f_back
+    return 1
 
 
 def _template_line(exc: BaseException) -> int:

@@ -129,14 +129,26 @@ def _vendor_spans(
     return spans
 
 
+def cpu(fmt: Formatter, pct: float) -> str:
+    """The load generators' CPU load as the tables print it: whole percent, no sign."""
+    return fmt.integer(pct)
+
+
 def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
+    """ "rate @ latency (P n)", and the CPU load where the tool measured it."""
     rate = "bytes_per_s" if access == "sequential" else "iops"
+    load = row.get("cpu_pct")
     return fmt.t(
-        "table.point",
+        "table.point" if load is None else "table.point_cpu",
         rate=figure(fmt, "performance", rate, float(row[rate])),
         latency=latency(fmt, "performance", float(row["lat_mean_us"])),
         parallelism=fmt.integer(row["parallelism"]),
+        **({} if load is None else {"cpu": cpu(fmt, load)}),
     )
+
+
+def _has_cpu(frame: pl.DataFrame) -> bool:
+    return "cpu_pct" in frame.columns and frame["cpu_pct"].null_count() < frame.height
 
 
 def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
@@ -234,7 +246,9 @@ def performance_view(
     vendor figure in bold."""
     view = PERFORMANCE.view(perf, figures, fmt, vendor)
     styles = {span.style for row in view.rows for cell in row for span in cell}
-    note = [fmt.t("method.optimum"), fmt.t("table.point_note")]
+    # the key figures' note (the optimum, the CPU) begins this one: said once beside it
+    note = [fmt.t("method.optimum"), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
+    note.append(fmt.t("table.point_note"))
     note += [
         fmt.t(f"method.{k}") for s, k in (("optimum", "italic"), ("vendor", "bold")) if s in styles
     ]
@@ -285,7 +299,9 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
         if access == "sequential"
         else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     )
-    return [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
+    cell = [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
+    load = row.get("cpu_pct")
+    return cell if load is None else [*cell, Span(fmt.t("table.cpu", cpu=cpu(fmt, load)))]
 
 
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
@@ -305,6 +321,5 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             ]
             rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
-    return TableView(
-        "key_figures", fmt.t("table.key_figures"), header, rows, fmt.t("method.optimum")
-    )
+    note = fmt.t("method.optimum") + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
+    return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
