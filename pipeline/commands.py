@@ -226,7 +226,7 @@ def views(path: Path, lang: str) -> list[TableView]:
     points = read_points(path)
     shown = read_presentation(path)
     made = measured(points, Settings.read(read_figures(path)))
-    fmt = report_formatter(shown, lang, small_latencies(table_latencies(made)))
+    fmt = report_formatter(shown, lang, small_latencies(table_latencies(made)), points)
     return measured_views(made, shown_of(points, shown.tables, made), fmt)
 
 

@@ -11,6 +11,7 @@ from pipeline.language import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.sanitize import to_typst
+from pipeline.report.attributes import data_sentences
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
 from pipeline.report.plan import COST_CHART, axis_symbol, figures
@@ -85,7 +86,8 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
     units = fmt.t(f"method.units_{fmt.units}")
-    return [profiles, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
+    data = data_sentences(points, fmt)
+    return [profiles, *data, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
 
 
 def _repeats_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
