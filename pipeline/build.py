@@ -47,7 +47,7 @@ from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.language.strings import Strings
 from pipeline.machine import load_machine
-from pipeline.normalise import to_points
+from pipeline.normalise import check_attributes, to_points
 from pipeline.output import MARK, check_target, lock, scratch, staging, writing
 from pipeline.paths import TEMPLATES
 from pipeline.report import chapters, narrative
@@ -167,6 +167,7 @@ def combine(
     if mapping:
         intervals = intervals.with_columns(pl.col("host").replace(mapping))
     intervals, schema_rejects = _schema_rejects(intervals)
+    check_attributes(intervals)  # before runs of one point are looked for: 1:1 and 2:1
     run_of = repeats.runs(results)
     intervals, twice, again = _read_twice(intervals, run_of)
     found = _repeated(intervals, results, run_of, rule)

@@ -96,10 +96,10 @@ def site(report_dirs: list[Path], out: Path) -> None:
 
 def verify(report_dir: Path, published: Path, tolerance: float) -> bool:
     """Print the differences; True when there are none."""
-    checked, found = verify_figures(prepare(report_dir), published, tolerance / 100)
+    cells, figures, found = verify_figures(prepare(report_dir), published, tolerance / 100)
     for item in found:
         out_console.print(str(item), highlight=False, markup=False, soft_wrap=True)
-    out_console.print(f"{checked} figures checked, {len(found)} differ")
+    out_console.print(EN("cli.verified", cells=cells, figures=figures, differ=len(found)))
     return not found
 
 
@@ -229,7 +229,7 @@ def views(path: Path, lang: str) -> list[TableView]:
     points = read_points(path)
     shown = read_presentation(path)
     made = measured(points, Settings.read(read_figures(path)))
-    fmt = report_formatter(shown, lang, small_latencies(table_latencies(made)))
+    fmt = report_formatter(shown, lang, small_latencies(table_latencies(made)), points)
     return measured_views(made, shown_of(points, shown.tables, made), fmt)
 
 

@@ -13,7 +13,14 @@ from pipeline.config import Presentation
 from pipeline.errors import InputError
 from pipeline.ingest.base import Reject
 from pipeline.repeats import Repeat
-from pipeline.schema import INTERVAL_FIELDS, METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION, conform
+from pipeline.schema import (
+    INTERVAL_FIELDS,
+    METADATA_KEY,
+    POINT_FIELDS,
+    READABLE_VERSIONS,
+    SCHEMA_VERSION,
+    conform,
+)
 
 
 @dataclass
@@ -134,7 +141,7 @@ def read_points(path: Path) -> pl.DataFrame:
             "give a dataset written by 'iopress ingest' or 'iopress build'",
         ) from None
     version = meta.get(METADATA_KEY)
-    if version != str(SCHEMA_VERSION):
+    if version not in READABLE_VERSIONS:
         raise InputError(
             path,
             "metadata",

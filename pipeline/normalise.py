@@ -9,9 +9,19 @@ I/Os over all time), latency weighted by I/Os — the same averages vdbench prin
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
-from pipeline.schema import INTERVAL_FIELDS, PERCENTILES, POINT_FIELDS, POINT_KEY, conform
+from pipeline.errors import InputError
+from pipeline.schema import (
+    ATTRIBUTES,
+    INTERVAL_FIELDS,
+    PERCENTILES,
+    POINT_FIELDS,
+    POINT_KEY,
+    conform,
+)
 
 
 def _weighted(value: str, weight: pl.Expr) -> pl.Expr:
@@ -51,12 +61,75 @@ def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("cpu_pct").mean(),
         *_upper_bounds(),
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
+        *_attributes(),
         pl.col("interval_s").max(),
         ios.sum().alias("ios"),
         reads.sum().alias("reads"),
         writes.sum().alias("writes"),
         pl.col("host").n_unique().alias("hosts"),
         pl.col("source").unique().sort().str.join(", ").alias("source"),
+    )
+
+
+def _attributes() -> list[pl.Expr]:
+    """A point's block-size split and compressibility: one value (``check_attributes``)."""
+    return [pl.col(a).drop_nulls().first() for a in ATTRIBUTES]
+
+
+def check_attributes(intervals: pl.DataFrame) -> None:
+    """One point, one kind of data: records of a point that differ in their block-size
+    split or compressibility (fio runs of 1:1 and 2:1 data under one setup) would be
+    averaged into one point; an input error names the point and its files."""
+    if intervals.is_empty():
+        return
+    _check_split_sizes(intervals)
+    mixed = (
+        conform(intervals, INTERVAL_FIELDS)
+        .group_by(list(POINT_KEY))
+        .agg(
+            *(pl.col(a).cast(pl.String).unique().sort(nulls_last=True) for a in ATTRIBUTES),
+            pl.col("source").unique().sort(),
+        )
+        .filter(pl.any_horizontal(pl.col(a).list.len() > 1 for a in ATTRIBUTES))
+    )
+    if not mixed.is_empty():
+        raise _mixed(mixed.row(0, named=True))
+
+
+def _check_split_sizes(intervals: pl.DataFrame) -> None:
+    """A split is known by its mean size in the tables (``block_size``): two profiles of
+    one mean size, a split and a fixed size or two splits, would be one row."""
+    if "block_split" not in intervals.columns:
+        return
+    shared = (
+        intervals.group_by("block_size")
+        .agg(pl.col("block_split").unique().sort(nulls_last=True), pl.col("source").unique())
+        .filter(pl.col("block_split").list.len() > 1)
+    )
+    if shared.is_empty():
+        return
+    row = shared.row(0, named=True)
+    names = " and ".join("a fixed size" if n is None else repr(n) for n in row["block_split"])
+    raise InputError(
+        ", ".join(sorted(row["source"])),
+        f"block size {row['block_size']} B",
+        f"{names} have one block size (a split's is its mean): the tables would make them one",
+        "change a split's shares (bssplit) so that its mean block size differs",
+    )
+
+
+def _mixed(row: dict[str, Any]) -> InputError:
+    point = ", ".join(f"{k}={row[k]}" for k in POINT_KEY if row[k] is not None)
+    what = "; ".join(
+        f"{a}: {' and '.join('none' if v is None else str(v) for v in row[a])}"
+        for a in ATTRIBUTES
+        if len(row[a]) > 1
+    )
+    return InputError(
+        ", ".join(row["source"]),
+        point,
+        f"the records of one point differ in {what}",
+        "give each kind of data its own setup (report.toml [[sources]] setup = ...)",
     )
 
 
@@ -121,6 +194,7 @@ def _points(intervals: pl.DataFrame) -> pl.DataFrame:
         pl.col("cpu_pct").mean(),
         *_upper_bounds(),
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
+        *_attributes(),
         pl.col("hosts").max(),
         pl.len().alias("intervals"),
         full.min().alias("iops_min"),

@@ -9,6 +9,9 @@ Schema history (bump SCHEMA_VERSION and note the change here):
   2 — 2026-11-21: queue_depth and the nullable target_iops (a requested rate, e.g.
       vdbench iorate=, fio rate_iops=) join the point key; nullable tool_version,
       per-direction read/write IOPS and bytes/s, lat_max_us and latency percentiles.
+  3 — 2026-11-25: nullable attributes of a point, not of its key: block_split (fio
+      bssplit, "4K/8K/64K 50/30/20"; block_size is then the split's mean), compress_pct
+      and dedupe_pct (fio buffer_compress_percentage, dedupe_percentage).
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import polars as pl
 from pipeline.inputs import CONTROL
 from pipeline.units import Access
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# the versions a dataset may have to be read: 2 lacks the nullable attributes of 3 (empty)
+READABLE_VERSIONS = ("2", "3")
 METADATA_KEY = "iopress.schema_version"
 
 Check = Callable[[pl.Expr], pl.Expr]
@@ -71,6 +76,15 @@ _KEY = [
     Field("target_iops", pl.Float64, "IOPS", "field.target_iops", _positive, True),
 ]
 
+# what a point's data was, besides its key: one value per point (normalise checks), empty
+# where the tool does not say
+_ATTRIBUTES = [
+    Field("block_split", pl.String, "", "field.block_split", _plain, True),
+    Field("compress_pct", pl.Float64, "%", "field.compress_pct", _percent, True),
+    Field("dedupe_pct", pl.Float64, "%", "field.dedupe_pct", _percent, True),
+]
+ATTRIBUTES: tuple[str, ...] = tuple(f.name for f in _ATTRIBUTES)
+
 _MEASURES = [
     Field("iops", pl.Float64, "IOPS", "field.iops", _non_negative),
     Field("bytes_per_s", pl.Float64, "B/s", "field.bytes_per_s", _non_negative),
@@ -101,6 +115,7 @@ PERCENTILES: dict[str, float] = {
 
 INTERVAL_FIELDS: tuple[Field, ...] = (
     *_KEY,
+    *_ATTRIBUTES,
     Field("host", pl.String, "", "field.host", _plain),
     Field("interval", pl.Int64, "", "field.interval", _positive),
     Field("interval_s", pl.Float64, "s", "field.interval_s", _positive),
@@ -112,6 +127,7 @@ INTERVAL_FIELDS: tuple[Field, ...] = (
 
 POINT_FIELDS: tuple[Field, ...] = (
     *_KEY,
+    *_ATTRIBUTES,
     Field("hosts", pl.Int64, "", "field.hosts", _positive),
     *_MEASURES,
     Field("intervals", pl.Int64, "", "field.intervals", _positive),

@@ -81,6 +81,13 @@ def block_label(size: int) -> str:
     return f"{size}B"
 
 
+def split_label(shares: list[tuple[int, float]]) -> str:
+    """A block-size split by its sizes and their shares of the I/Os in percent:
+    [(4096, 50), (8192, 30), (65536, 20)] -> '4K/8K/64K 50/30/20' (fio bssplit)."""
+    sizes = "/".join(block_label(size) for size, _ in shares)
+    return f"{sizes} {'/'.join(f'{pct:g}' for _, pct in shares)}"
+
+
 def block_stem(size: int) -> str:
     """Bytes -> the block size in a file name: 4096 -> '4k', 1536 -> '1536b' (every size its
     own name: chart files of 1 KiB and 1536 B blocks never share one)."""

@@ -49,4 +49,4 @@ def test_one_declaration_adds_a_table_everywhere(
     published.write_text(
         f"table,row,column,printed\nmax_latency,random 4K 100,lat,{printed}\n", encoding="utf-8"
     )
-    assert verify(result.ctx, published) == (1, [])
+    assert verify(result.ctx, published) == (1, 1, [])

@@ -1,4 +1,5 @@
-"""iopress verify: the seed-000 transcription gives exactly the real discrepancies."""
+"""iopress verify: the seed-000 transcription gives exactly the real discrepancies, the
+seed-004 one (a800) none; every printed form of a cell is read."""
 
 from __future__ import annotations
 
@@ -6,34 +7,36 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.build import prepare
 from pipeline.errors import InputError
 from pipeline.report.context import ReportContext
-from pipeline.verify import Expected, agrees, candidates, parse, verify
+from pipeline.verify import Expected, Reading, agrees, candidates, parse, verify
 from tests.cli import iopress
-from tests.conftest import FS840
+from tests.conftest import A800, FS840
 
 PUBLISHED = FS840 / "published" / "seed000.csv"
+SEED004 = A800 / "published" / "seed004.csv"
 
 REAL = [
     'line 53: cost / FS 900 2016 / price_per_tb_effective: printed "1\'000 CHF*", '
-    "exact 1'023.39 CHF",
+    'exact "1\'023 CHF*"',
     'line 59: cost / Tiered Midrange 2016 / price_per_kiops: printed "1\'150 CHF", '
-    "exact 1'166.67 CHF",
+    'exact "1\'167 CHF"',
     "line 83: spc1 / OS 18'800 V3 / 50: printed \"1'505.068 @ 0.55 ms\", exact "
-    "1'505'068 IOPS @ 0.550 ms",
-    "line 105: spc1_sizing / OS 18'800 V3 400000 / lat_mean_us: printed '0.45 ms', exact 0.403 ms",
-    "line 109: spc1_sizing / OS 18'800 V3 800000 / lat_mean_us: printed '0.50 ms', exact 0.456 ms",
+    "\"1'505'068.000 @ 0.55 ms\"",
+    "line 105: spc1_sizing / OS 18'800 V3 400000 / lat_mean_us: printed '0.45 ms', exact '0.40 ms'",
+    "line 109: spc1_sizing / OS 18'800 V3 800000 / lat_mean_us: printed '0.50 ms', exact '0.46 ms'",
 ]
 
 
 def test_seed_000_gives_exactly_the_real_discrepancies(fs840_context: ReportContext) -> None:
-    checked, found = verify(fs840_context, PUBLISHED)
-    assert checked == 134
+    cells, figures, found = verify(fs840_context, PUBLISHED)
+    assert (cells, figures) == (110, 134)
     assert [str(d) for d in found] == REAL
 
 
 def test_a_larger_tolerance_accepts_the_rounded_cost(fs840_context: ReportContext) -> None:
-    _, found = verify(fs840_context, PUBLISHED, tolerance=0.025)
+    found = verify(fs840_context, PUBLISHED, tolerance=0.025).found
     assert "price_per_tb_effective" not in " ".join(str(d) for d in found)
 
 
@@ -44,8 +47,27 @@ def test_printed_in_either_language(text: str) -> None:
 
 
 def test_ambiguous_point_reads_both_ways() -> None:
-    assert candidates("12.984") == [(12.984, 0.0005), (12984.0, 0.5)]
-    assert candidates("1'505.068") == [(1505.068, 0.0005)]
+    assert candidates("12.984") == [Reading(12.984, 3), Reading(12984.0, 0, ".", ".")]
+    assert candidates("1'505.068") == [Reading(1505.068, 3, "'")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1.008.045,5", 1_008_045.5),  # de-DE: the last mark is the decimal one
+        ("1’008’045.5", 1_008_045.5),  # de-CH
+        ("1,008,045.5", 1_008_045.5),  # en
+        ("0,55", 0.55),
+        ("1234.5", 1234.5),  # no thousands reading: 1234 is no group of three
+    ],
+)
+def test_every_number_style_reads_one_way(text: str, value: float) -> None:
+    assert [r.value for r in candidates(text)] == [value]
+
+
+@pytest.mark.parametrize("text", ["1'2345", "1.2.3,4,5", "0.984.000", "1,2.3"])
+def test_a_number_no_style_prints_is_refused(text: str) -> None:
+    assert candidates(text) == []
 
 
 def test_precision_and_tolerance() -> None:
@@ -69,13 +91,13 @@ def test_unknown_figure_names_the_line(tmp_path: Path, fs840_context: ReportCont
 def test_cli_exit_status(tmp_path: Path) -> None:
     run = iopress("verify", FS840, "--published", PUBLISHED)
     assert run.returncode == 1
-    assert run.stdout.splitlines()[-1] == "134 figures checked, 5 differ"
+    assert run.stdout.splitlines()[-1] == "110 cells (134 figures) checked, 5 differ"
     good = tmp_path / "good.csv"
     good.write_text(
         "table,row,column,printed\nmin_latency,random 4K 100,lat,230 µs\n", encoding="utf-8"
     )
     ok = iopress("verify", FS840, "--published", good)
-    assert ok.returncode == 0 and ok.stdout == "1 figures checked, 0 differ\n"
+    assert ok.returncode == 0 and ok.stdout == "1 cells (1 figures) checked, 0 differ\n"
 
 
 def test_a_row_that_names_two_rows_is_an_error_not_the_first(
@@ -93,4 +115,91 @@ def test_a_row_that_names_two_rows_is_an_error_not_the_first(
     year.write_text(
         "table,row,column,printed\ncost,Tiered Midrange 2016,price_per_tb,875 CHF\n", "utf-8"
     )
-    assert verify(fs840_context, year)[0] == 1
+    assert verify(fs840_context, year).figures == 1
+
+
+@pytest.fixture(scope="module")
+def a800_context() -> ReportContext:
+    return prepare(A800)
+
+
+def test_seed_004_tabelle_2_gives_no_difference(a800_context: ReportContext) -> None:
+    """Issue 40: the 12 cells of Tabelle 2 ("128 Prozesse, 648'293 IOPS, 590 µs") were all
+    reported, the parallelism read as the rate and the exact value in an internal form."""
+    assert verify(a800_context, SEED004) == (12, 36, [])
+
+
+def test_seed_004_with_one_digit_changed(tmp_path: Path, a800_context: ReportContext) -> None:
+    text = SEED004.read_text(encoding="utf-8")
+    for old, new in [
+        ("128 Prozesse, 648'293", "129 Prozesse, 648'293"),  # a parallelism: exactly
+        ("9'963 IOPS", "9'663 IOPS"),
+        ("11.0 GB/s", "11.9 GB/s"),
+    ]:
+        changed = tmp_path / "changed.csv"
+        changed.write_text(text.replace(old, new, 1), encoding="utf-8")
+        (found,) = verify(a800_context, changed).found
+        assert new in found.printed and old in found.exact, found
+
+
+def test_cli_verifies_the_a800_transcription() -> None:
+    run = iopress("verify", A800, "--published", SEED004)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout == "12 cells (36 figures) checked, 0 differ\n"
+
+
+OPTIMUM = "key_figures,random 8K 100 setup=48vcpu,optimum"
+
+
+@pytest.mark.parametrize(
+    ("printed", "exact"),
+    [
+        ("128 processes, 648,293 IOPS, 590 µs", ""),
+        ("128 workers @ 648.293 IOPS @ 0.59 ms", ""),
+        ("P 128\n648’293 IOPS\n590 µs", ""),
+        ("648'293 IOPS, 590 µs", ""),  # the parallelism left out
+        ("648'293, 590", ""),  # in the units of the table
+        ("1 Prozess, 648'293 IOPS, 590 µs", "128 Prozesse, 648'293 IOPS, 590 µs"),
+        ("128 processes, 648,293 IOPS, 0.69 ms", "128 processes, 648,293 IOPS, 0.59 ms"),
+        ("128 Prozesse, 0.65 Mio. IOPS, 590 µs", ""),
+        ("128 Prozesse, 0.66 Mio. IOPS, 590 µs", "128 Prozesse, 0.65 Mio. IOPS, 590 µs"),
+    ],
+)
+def test_every_printed_form_of_a_key_figure(
+    printed: str, exact: str, tmp_path: Path, a800_context: ReportContext
+) -> None:
+    path = tmp_path / "p.csv"
+    quoted = printed.replace('"', '""')
+    path.write_text(f'table,row,column,printed\n{OPTIMUM},"{quoted}"\n', encoding="utf-8")
+    assert [d.exact for d in verify(a800_context, path).found] == ([exact] if exact else [])
+
+
+def test_a_cell_over_several_lines_keeps_the_line_numbers(
+    tmp_path: Path, a800_context: ReportContext
+) -> None:
+    """A cell copied from a PDF spans lines; the line named is the one it starts on."""
+    path = tmp_path / "p.csv"
+    path.write_text(
+        f'table,row,column,printed\n{OPTIMUM},"128 Prozesse\n648\'293 IOPS\n590 µs"\n'
+        f"{OPTIMUM},129 Prozesse\n",
+        encoding="utf-8",
+    )
+    assert [d.line for d in verify(a800_context, path).found] == [5]
+
+
+def test_a_cell_of_other_figures_names_them(tmp_path: Path, a800_context: ReportContext) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text(f"table,row,column,printed\n{OPTIMUM},648'293\n", encoding="utf-8")
+    (found,) = verify(a800_context, path).found
+    # the cell prints the VMs' CPU load too (seed 002's MPIO case): "CPU 58 %"
+    assert found.exact == "128 processes, 648,293 IOPS, 590 µs, CPU\u00a058\u00a0%"
+    assert found.note == "the cell holds 4 figures, 1 printed"
+
+
+def test_a_number_no_style_prints_names_its_line(
+    tmp_path: Path, a800_context: ReportContext
+) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text(f"table,row,column,printed\n{OPTIMUM},1'28 Prozesse\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 2: .*\"1'28\" is no number as printed"):
+        verify(a800_context, path)

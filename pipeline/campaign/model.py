@@ -102,6 +102,13 @@ class Intervals(Strict):
     warm_up: int = Field(default=0, ge=0, le=86400)  # seconds before the first interval
 
 
+class Data(Strict):
+    """What the writes carry (fio's buffer options), e.g. seed 001's 2:1 beside 1:1."""
+
+    compress_pct: float = Field(ge=0, le=100)  # fio buffer_compress_percentage: 50 is 2:1
+    dedupe_pct: float = Field(default=0, ge=0, le=100)  # fio dedupe_percentage
+
+
 class Target(Strict):
     path: str = Field(min_length=1)
     size: str | None = None  # needed for a file that does not exist yet (e.g. "4G")
@@ -154,6 +161,7 @@ class Campaign(Strict):
     # a rate sweep: the target IOPS of all hosts together, each a point per level
     rate_iops: list[Annotated[int, Field(le=MAX_RATE)]] = Field(default_factory=list)
     precondition: bool = False  # SNIA: write the whole target twice before the points
+    data: Data | None = None  # None: fio's own buffers
 
     @field_validator("levels", "queue_depth", "rate_iops")
     @classmethod

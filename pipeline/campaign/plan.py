@@ -86,6 +86,16 @@ def _rw(point: Point) -> list[str]:
     return [f"rw={mixed}", f"rwmixread={point.read_pct:g}"]
 
 
+def _data(campaign: Campaign) -> list[str]:
+    """``[data]``: compressible buffers, filled anew for every write (refill_buffers) so
+    that each carries the ratio asked for; the report reads both options back."""
+    data = campaign.data
+    if data is None:
+        return []
+    lines = [f"buffer_compress_percentage={data.compress_pct:g}", "refill_buffers=1"]
+    return lines + ([f"dedupe_percentage={data.dedupe_pct:g}"] if data.dedupe_pct else [])
+
+
 def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
     """The fio job of one point: every host runs it with ``level`` workers."""
     iv = campaign.intervals
@@ -105,6 +115,7 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
         f"bs={parse_block_size(point.block)}",
         *_rw(point),
     ]
+    lines += _data(campaign)
     if point.rate_iops:
         per_worker = max(1, round(point.rate_iops / (point.level * len(campaign.hosts))))
         lines.append(f"rate_iops={per_worker}")

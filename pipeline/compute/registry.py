@@ -66,11 +66,14 @@ class Cells:
     ``select``: the column whose value the transcription's column may name ("maximum" is
     a kind, "100" a load); otherwise the column names a column of the table.
     ``printed``: the columns of the figures one printed cell holds, given the row and that
-    column (each printed in the unit the table declares for it: ``Table.unit``)."""
+    column (each printed in the unit the table declares for it: ``Table.unit``).
+    ``optional``: those of them a transcription may leave out (the seeds print no
+    parallelism in Tabelle 3, the view prints it as "(P 128)")."""
 
     row: tuple[str, ...]
     select: str | None
     printed: PrintedFn
+    optional: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -148,16 +151,38 @@ def _rate(row: Mapping[str, Any]) -> str:
     return "bytes_per_s" if row["access"] == "sequential" else "iops"
 
 
+def _cpu(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """The load generators' CPU, where the data has it (printed last: "CPU 94 %")."""
+    return ("cpu_pct",) if row.get("cpu_pct") is not None else ()
+
+
 def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
-    return (_rate(row), "lat_mean_us")
+    # "1'008'045 @ 0.5 ms (P 128, CPU 94 %)"
+    return (_rate(row), "lat_mean_us", "parallelism", *_cpu(row))
 
 
 def _key_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
-    return ("parallelism", _rate(row), "lat_mean_us")
+    return ("parallelism", _rate(row), "lat_mean_us", *_cpu(row))
 
 
 def _column(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
     return (column,)
+
+
+def _cost_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    """The price per TB prints with the effective one beside it: "3'070 CHF / 1'000 CHF*"."""
+    effective = "price_per_tb_effective"
+    if column == "price_per_tb" and row.get(effective) is not None:
+        return (column, effective)
+    return (column,)
+
+
+def _sizing_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
+    """Column ``cell``: the whole cell, "1 × FS 900, 708'702 USD, 200'000 IOPS @ 0.29 ms"."""
+    return ("units", "price", "load_iops", "lat_mean_us") if column == "cell" else (column,)
+
+
+PARALLELISM = frozenset({"parallelism", "cpu_pct"})  # a transcription may leave out
 
 
 def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
@@ -201,7 +226,7 @@ TABLES: tuple[Table, ...] = (
         "rate_grid",
         "performance",
         "points",
-        Cells(PROFILE_ROW, "kind", _perf_cells),
+        Cells(PROFILE_ROW, "kind", _perf_cells, PARALLELISM),
         measure=lambda points, settings: performance(points, settings.margin_pp),
         units=PERFORMANCE_UNITS,
     ),
@@ -213,7 +238,7 @@ TABLES: tuple[Table, ...] = (
         "key_figures",
         "performance",
         "points",
-        Cells(PROFILE_ROW, "kind", _key_cells),
+        Cells(PROFILE_ROW, "kind", _key_cells, PARALLELISM),
         shown=lambda points: points["setup"].n_unique() > 1,
         frame="performance",
         units=KEY_FIGURE_UNITS,
@@ -265,7 +290,7 @@ TABLES: tuple[Table, ...] = (
         "cost",
         "cost",
         "report",
-        Cells(("system", "year"), None, _column),
+        Cells(("system", "year"), None, _cost_cells, frozenset({"price_per_tb_effective"})),
     ),
     Table(
         "footprint",  # seed 000 Tabelle 6
@@ -329,7 +354,7 @@ TABLES: tuple[Table, ...] = (
         "sizing",
         "sizing",
         "spc1",
-        Cells(("system", "target_iops"), None, _column),
+        Cells(("system", "target_iops"), None, _sizing_cells),
         units=MS,
     ),
     Table(

@@ -12,7 +12,7 @@ from typing import Any
 from pipeline.errors import InputError
 from pipeline.inputs import is_inside, read_text
 from pipeline.language.message import Message
-from pipeline.units import MAX_BLOCK, MAX_COUNT, MAX_RATE, parse_block_size
+from pipeline.units import MAX_BLOCK, MAX_COUNT, MAX_RATE, parse_block_size, split_label
 
 # fio's documented defaults (fio(1)): bs=4k, iodepth=1, numjobs=1, rwmixread=50, rw=read
 DEFAULTS: dict[str, str] = {"bs": "4k", "iodepth": "1", "numjobs": "1", "rw": "read"}
@@ -131,37 +131,91 @@ class Resolver:
     def _profile(self, record: dict[str, Any]) -> dict[str, Any]:
         opts = self.options(record)
         access, read_pct = _access(opts)
-        block = self._block_size(opts, read_pct, str(record.get("jobname", "")))
+        job = str(record.get("jobname", ""))
+        block, split = (
+            self._split(opts, read_pct, job)
+            if opts.get("bssplit")
+            else (self._block_size(opts, read_pct, job), None)
+        )
         workers = _whole(opts, "numjobs")
         per_worker = _rate(opts, block)
         return {
             "access": access,
             "read_pct": read_pct,
             "block_size": block,
+            "block_split": split,
             "parallelism": workers,
             "queue_depth": _whole(opts, "iodepth"),
             "target_iops": per_worker * workers if per_worker else None,
+            "compress_pct": _percent(opts, "buffer_compress_percentage"),
+            "dedupe_pct": _percent(opts, "dedupe_percentage"),
         }
+
+    def _chosen(self, name: str, text: str, read_pct: float, job: str) -> str:
+        """Of ``name=read,write`` the part the point's size comes from: the read one
+        unless the job only writes (noted where a mixed job has two)."""
+        parts = [p.strip() for p in text.split(",")]
+        read_text, write_text = parts[0], (parts + parts)[1] or parts[0]
+        if len(parts) > 1 and 0 < read_pct < 100 and read_text and read_text != write_text:
+            self._note(
+                f"job {job!r}: {name}={text} gives reads and writes different sizes; "
+                f"the read size {read_text} is used for the point"
+            )
+        return (read_text if read_pct > 0 else write_text) or read_text
 
     def _block_size(self, opts: dict[str, str], read_pct: float, job: str) -> int:
         text = opts.get("bs") or DEFAULTS["bs"]
-        if "bssplit" in opts or "-" in text or ":" in text:
+        if "-" in text or ":" in text:
             raise JobError("bs_range", value=repr(text))
-        parts = [p.strip() for p in text.split(",")]
-        read_text, write_text = parts[0] or DEFAULTS["bs"], (parts + parts)[1] or parts[0]
-        chosen = read_text if read_pct > 0 else write_text
-        if len(parts) > 1 and 0 < read_pct < 100 and read_text != write_text:
-            self._note(
-                f"job {job!r}: bs={text} gives reads and writes different sizes; "
-                f"the read size {read_text} is used for the point"
-            )
-        try:
-            size = parse_block_size(chosen)
-        except ValueError as exc:
-            raise JobError("bs_bad", value=text) from exc
-        if size > MAX_BLOCK:
-            raise JobError("bs_large", value=text)
-        return size
+        return _size(self._chosen("bs", text, read_pct, job) or DEFAULTS["bs"], text)
+
+    def _split(self, opts: dict[str, str], read_pct: float, job: str) -> tuple[int, str]:
+        """fio ``bssplit=4k/50:8k/30:64k/20``: one profile named by its split ("4K/8K/64K
+        50/30/20"), its size the mean of the sizes weighted by their share of the I/Os."""
+        text = opts["bssplit"]
+        shares = split_shares(self._chosen("bssplit", text, read_pct, job), text)
+        mean = round(sum(size * pct for size, pct in shares) / 100)
+        return mean, split_label(shares)
+
+
+def split_shares(chosen: str, text: str) -> list[tuple[int, float]]:
+    """``4k/50:8k/:64k/`` -> [(4096, 50), (8192, 25), (65536, 25)]: a share left out is
+    an equal part of the rest (as fio fills it); the shares must add up to 100."""
+    entries = [e.strip().partition("/") for e in chosen.split(":") if e.strip()]
+    try:
+        given = [float(pct) if pct.strip() else None for _, _, pct in entries]
+    except ValueError:
+        raise JobError("bssplit_bad", value=repr(text)) from None
+    rest = 100 - sum(p for p in given if p is not None)
+    blanks = given.count(None)
+    pcts = [p if p is not None else rest / blanks for p in given]
+    if not entries or any(p < 0 for p in pcts) or abs(sum(pcts) - 100) > 1e-6:
+        raise JobError("bssplit_sum", value=repr(text), total=f"{sum(pcts):g}")
+    return [(_size(size, text), pct) for (size, _, _), pct in zip(entries, pcts, strict=True)]
+
+
+def _size(chosen: str, text: str) -> int:
+    try:
+        size = parse_block_size(chosen.strip())
+    except ValueError as exc:
+        raise JobError("bs_bad", value=text) from exc
+    if size > MAX_BLOCK:
+        raise JobError("bs_large", value=text)
+    return size
+
+
+def _percent(opts: dict[str, str], key: str) -> float | None:
+    """``buffer_compress_percentage``, ``dedupe_percentage``: None where not set."""
+    text = opts.get(key)
+    if text is None or not text.strip():
+        return None
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise JobError("percent_bad", name=key, value=repr(text)) from None
+    if not 0 <= value <= 100:
+        raise JobError("percent_bad", name=key, value=repr(text))
+    return value
 
 
 def _options_key(record: dict[str, Any]) -> object:

@@ -77,6 +77,7 @@ class Formatter:
         units: Convention = "binary",
         locale: str | None = None,
         small: bool = False,
+        blocks: dict[int, str] | None = None,
     ) -> None:
         self.t = strings
         self.locale = locale or strings("format.locale")  # a babel locale, e.g. de_DE
@@ -85,6 +86,8 @@ class Formatter:
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
         self.small = small  # the document's fastest latency is below 100 µs
+        # mean block size -> the block-size split it stands for ("4K/8K/64K 50/30/20")
+        self.blocks = blocks or {}
 
     @property
     def region(self) -> str | None:
@@ -158,7 +161,8 @@ class Formatter:
         return self.number(value, significant_places(abs(value))) if small else self.integer(value)
 
     def block(self, size: int) -> str:
-        return block_label(size)
+        """A profile's block size, or the split a mean size stands for (fio bssplit)."""
+        return self.blocks.get(size) or block_label(size)
 
     def date(self, value: dt.date) -> str:
         return str(format_date(value, format=self.t("format.date"), locale=self.locale))

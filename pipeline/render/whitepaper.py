@@ -17,6 +17,7 @@ from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.sanitize import image_marker, markers, to_typst
 from pipeline.report import chapters
+from pipeline.report.attributes import data_sentences
 from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
@@ -121,6 +122,7 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     hosts = _hosts_sentences(points, fmt)
     units = fmt.t(f"method.units_{fmt.units}")
     said = [*_setup_sentences(ctx, fmt), profiles, *_depth_sentences(points, fmt)]
+    said += data_sentences(points, fmt)
     return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
 
 

@@ -24,6 +24,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
+from pipeline.report.attributes import block_names, setup_names
 from pipeline.report.narrative import Deprecated, Filled, Section, Values, fill
 from pipeline.report.plan import COST_CHART, ChartRef
 from pipeline.validate import Problem
@@ -54,12 +55,21 @@ MEASURED: dict[ViewKind, Callable[[pl.DataFrame, Formatter], V.TableView]] = {
 }
 
 
-def report_formatter(shown: Presentation, lang: str, small: bool = False) -> Formatter:
+def report_formatter(
+    shown: Presentation, lang: str, small: bool = False, points: pl.DataFrame | None = None
+) -> Formatter:
     """The formatter of a report (or of the report that wrote a dataset) in ``lang``;
-    ``small``: its fastest latency is below 100 µs (``fmt.small_latencies``)."""
+    ``small``: its fastest latency is below 100 µs (``fmt.small_latencies``); ``points``:
+    its data, whose block-size splits name their profiles and whose compressibility
+    names the setups where it differs between them (``report.attributes``)."""
     style = shown.number_style.replace("-", "_") if lang == "de" else None
     strings = Strings(lang, shown.load_generators)
-    return Formatter(strings, shown.setups.get(lang, {}), shown.units, style, small)
+    setups = shown.setups.get(lang, {})
+    if points is None:
+        return Formatter(strings, setups, shown.units, style, small)
+    fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
+    fmt.setups = setup_names(points, fmt)
+    return fmt
 
 
 def table_latencies(tables: dict[str, pl.DataFrame]) -> Iterator[float | None]:
@@ -118,7 +128,8 @@ class ReportContext:
         return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
-        return report_formatter(Presentation.of(self.report), lang, self.small_latencies())
+        shown = Presentation.of(self.report)
+        return report_formatter(shown, lang, self.small_latencies(), self.dataset.points)
 
     def small_latencies(self) -> bool:
         """The document's fastest latency is below 100 µs: its ms columns print in µs."""
