@@ -12,28 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 from pipeline.compute import registry
 from pipeline.compute.registry import Section
 from pipeline.config import REPORT_FILE, ChapterKey, Report
 from pipeline.errors import InputError
 
-STANDARD: tuple[ChapterKey, ...] = (
-    "preliminary",
-    "introduction",
-    "summary",
-    "setup",
-    "method",
-    "results",
-    "performance",
-    "latency",
-    "cost",
-    "footprint",
-    "spc1",
-    "speedup",
-    "conclusion",
-    "author",
-)
+STANDARD: tuple[ChapterKey, ...] = get_args(ChapterKey)  # in their standard order
 # the text file (stem) of each standard chapter that has one
 TEXT_OF: dict[str, str] = {
     "introduction": "introduction",
