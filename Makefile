@@ -51,8 +51,10 @@ $(STAMP): requirements.lock pyproject.toml
 demo: $(STAMP)
 	$(BIN)/iopress build data/examples/fs840 -o build/fs840
 	$(BIN)/iopress build data/examples/a800 -o build/a800
+	$(BIN)/iopress build data/examples/fs820 -o build/fs820
 	@echo "Built: build/fs840/fs840.{de,en}.pdf, build/fs840/site/index.html"
 	@echo "       build/a800/a800.{de,en}.pdf, build/a800/site/index.html"
+	@echo "       build/fs820/fs820.{de,en}.pdf, build/fs820/site/index.html"
 
 # mypy (one core, ≈ 8 s from a cold cache) runs beside the tests: it takes the core that
 # the campaign and browser tests leave idle while fio and chromium run. Either failing

@@ -87,3 +87,16 @@ def test_a_hundred_times_the_workers_reads_in_time(tmp_path: Path) -> None:
     result = _read(big)
     assert result.accepted == 5000 and time.perf_counter() - began < 20
     assert result.intervals["parallelism"][0] == 5000
+
+
+def test_each_record_carries_its_managers_cpu_load(tmp_path: Path) -> None:
+    """Iometer writes the CPU load on the MANAGER (the host) and ALL rows only: seed 002's
+    finding (5-7 % without MPIO, almost 100 % with it) is that column."""
+    rows = _read(NEW).intervals.rows(named=True)
+    assert [r["cpu_pct"] for r in rows] == [41.25, 41.25]  # LAB-W1's, on both DISK rows
+    assert to_points(_read(NEW).intervals).row(0, named=True)["cpu_pct"] == 41.25
+    text = NEW.read_text(encoding="utf-8").replace(",16,41.25,", ",16,abc,", 2)
+    broken = tmp_path / "cpu.csv"
+    broken.write_text(text, encoding="utf-8")
+    reasons = {str(r.reason) for r in _read(broken).rejects}
+    assert any("% CPU Utilization" in reason and "'abc'" in reason for reason in reasons)

@@ -27,6 +27,7 @@ BANDWIDTH = (("MiBps (Binary)", 1024.0**2), ("MBps (Binary)", 1024.0**2), ("MBps
 DECIMAL = ("MBps (Decimal)", 1e6)
 AGREE_PCT = 0.1
 LEVELS = ("DISK", "WORKER", "MANAGER", "ALL")  # the finest recorded is read
+CPU = "% CPU Utilization"  # a MANAGER's (its host's) and the ALL row's; empty below them
 MAX_COUNT = 1_000_000
 
 
@@ -154,23 +155,22 @@ Record = tuple[int, dict[str, str], str]
 
 
 def _records(table: Table) -> list[Record]:
-    """The finest level recorded, each with its manager (the host) and, for a DISK row, its
-    worker's access specification and name."""
+    """The finest level recorded, each with its manager (the host, and the host's CPU load)
+    and, for a DISK row, its worker's access specification and name."""
     kinds = {cells.get("Target Type", "").upper() for _, cells in table}
     level = next((k for k in LEVELS if k in kinds), "")
     found: list[Record] = []
-    host, worker = "", {}
+    host, cpu, worker = "", "", {}
     for n, cells in table:
         kind = cells.get("Target Type", "").upper()
         if kind == "MANAGER":
-            host = cells.get("Target Name", "")
+            host, cpu = cells.get("Target Name", ""), cells.get(CPU, "")
         elif kind == "WORKER":
             worker = cells
         if kind == level:
             inherited = {k: v for k, v in worker.items() if v and not cells.get(k)}
-            found.append(
-                (n, {**cells, **inherited, "_worker": worker.get("Target Name", "")}, host)
-            )
+            own = {"_worker": worker.get("Target Name", ""), "_cpu": cells.get(CPU) or cpu}
+            found.append((n, {**cells, **inherited, **own}, host))
     return found
 
 
@@ -209,6 +209,7 @@ def _row(
         "parallelism": _parallelism(cells, host, workers),
         "queue_depth": _queue_depth(cells),
         "interval_s": _seconds(cells, iops),
+        "cpu_pct": _number({CPU: cells["_cpu"]}, CPU, True),
         **_figures(cells, iops),
     }
 
@@ -300,7 +301,6 @@ def _common(
         "tool": NAME,
         "tool_version": parsed.version,
         "interval": test.number,
-        "cpu_pct": None,
         "source": label,
         "line": line,
     }
