@@ -103,7 +103,13 @@ def block_size_chart(
         axis=alt.Axis(labelAngle=0),
     )
     colour = mix_colour(points, fmt, colours(ref))
-    left = _line(data, x, "mb_s", fmt.t("chart.mb_s"), 0).encode(color=colour)
-    right = _line(data, x, "iops", fmt.t("chart.iops"), 0).encode(color=colour)
+    # one panel above the other, each the page's width: a dozen sizes (512B … 1024K)
+    # side by side in a half-width panel would run into each other
+    top = _line(data, x, "mb_s", fmt.t("chart.mb_s"), 0).encode(color=colour)
+    below = _line(data, x, "iops", fmt.t("chart.iops"), 0).encode(color=colour)
+    both = alt.vconcat(top.properties(width=WIDE), below.properties(width=WIDE))
     title = fmt.t("chart.block_size_title", access=fmt.t.access(str(points["access"][0]), True))
-    return finish(alt.hconcat(left, right), title, fmt)
+    return finish(both, title, fmt)
+
+
+WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)
