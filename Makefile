@@ -104,6 +104,7 @@ fio-fixtures: $(STAMP)
 	tests/data/fio-sweep/generate.sh
 	tests/data/fio-repeats/generate.sh
 	tests/data/fio-data/generate.sh
+	tests/data/fio-levels/generate.sh
 	$(BIN)/python -m tests.regenerate_expected
 
 # Performance figures (docs/performance.md); installs fio-plot in its own venv for the

@@ -308,15 +308,14 @@ class LatencyLimits(Strict):
         return parse_block_size(str(v))
 
 
-ChartKind = Literal[
-    "standard", "dual_axis", "setups", "response", "stability", "percentiles", "histogram"
-]
+# a chart kind: a name of report/chart_registry.py, checked by report/plan.chart_plan
+ChartKind = str
 
 
 class ChartSpec(Strict):
     """One chart kind a report shows; ``profiles`` narrows it (e.g. ["8K random 100"])."""
 
-    kind: ChartKind
+    kind: ChartKind = Field(pattern=r"^[a-z_]+$")
     profiles: list[str] = []
     source: str | None = None  # histogram: the fio json+ file
     job: int = 0  # histogram: the job record in that file
@@ -342,6 +341,26 @@ def _is_number(text: str) -> bool:
         return 0 <= float(text) <= 100
     except ValueError:
         return False
+
+
+Colour = Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")]
+
+
+class ThemeConfig(Strict):
+    """The report's own colours (``[theme]``): per setup (seed 004: 4 vCPUs yellow) and per
+    read share ("100", "70", "0"); the house colours of figures/theme.toml otherwise."""
+
+    setups: dict[str, Colour] = {}
+    mixes: dict[str, Colour] = {}
+
+
+class FrontendBackend(Strict):
+    """Two setups measured alike, one on a small cache-resident target (frontend) and one
+    on a large target (backend), compared on one chart (seed 003)."""
+
+    frontend: str
+    backend: str
+    label: Text | None = None  # the pair in the legend; default: the frontend's description
 
 
 class DatasheetConfig(Strict):
@@ -435,6 +454,8 @@ class Report(Strict):
     # naming where the audit material is (manifest.json, tables/*.csv, rejects.csv)
     edition: Edition = "audit"
     charts: list[ChartSpec] | None = None
+    theme: ThemeConfig = ThemeConfig()
+    frontend_backend: list[FrontendBackend] = []
     # how the raw data was made, for the provenance appendix (files, globs or folders):
     # machine descriptions (iopress run, iopress machine) shown as a table, and the method's
     # files (campaign.toml, fio job files) listed with their SHA-256

@@ -94,6 +94,20 @@ def columns(ctx: ReportContext) -> dict[str, list[dict[str, str]]]:
     return described | {name: _described(BY_NAME[name].columns) for name in ctx.tables}
 
 
+def charts(ctx: ReportContext) -> list[dict[str, Any]]:
+    """Every chart of the report: its kind (report/chart_registry), files and the points
+    it draws (the columns that select them), and those left out with their reason."""
+    drawn = [
+        {"stem": r.stem, "kind": r.kind, "x": r.chart.x, "points": r.key(), "drawn": True}
+        for r in ctx.charts
+    ]
+    flat = [
+        {"stem": r.stem, "kind": r.kind, "x": r.chart.x, "points": r.key(), "drawn": False}
+        for r in ctx.left_out()
+    ]
+    return drawn + flat
+
+
 def manifest(ctx: ReportContext) -> dict[str, Any]:
     return {
         "report": {
@@ -107,6 +121,7 @@ def manifest(ctx: ReportContext) -> dict[str, Any]:
         "versions": versions(),
         "columns": columns(ctx),
         "figures": figures(ctx),
+        "charts": charts(ctx),
     }
 
 

@@ -13,7 +13,7 @@ from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.ingest.fio import latency_bins
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import ChartRef, chart_plan, default_specs
+from pipeline.report.plan import ChartRef, chart_plan, default_specs, left_out
 from tests.conftest import DATA, ROOT
 
 A800 = ROOT / "data" / "examples" / "a800"
@@ -51,7 +51,10 @@ def test_dual_axis(a800: ReportContext, lang: str, title: str, lat: str) -> None
     assert latency["encoding"]["y"]["title"] == lat
     assert rate["encoding"]["x"]["scale"]["type"] == "log"
     colour = rate["encoding"]["color"]["scale"]
-    assert colour["range"] == ["#1f5fbf", "#d62728"]  # seed 003/004: blue, then red
+    assert colour["range"] == ["#1f5fbf", "#e0a800"]  # seed 004: 48 vCPUs blue, 4 yellow
+    dash = rate["encoding"]["strokeDash"]  # a legend entry for each line style
+    assert dash == latency["encoding"]["strokeDash"]
+    assert dash["scale"] == {"domain": ["IOPS", lat], "range": [[1, 0], [6, 4]]}
     assert colour["domain"][0] in ("48 vCPUs pro VM", "48 vCPUs per VM")
 
 
@@ -101,6 +104,13 @@ def test_percentiles_from_fio() -> None:
     assert spec["encoding"]["y"]["scale"]["type"] == "log"
     assert spec["encoding"]["color"]["scale"]["domain"] == ["p50", "p90", "p99", "p99.9", "p99.99"]
     assert [s.kind for s in default_specs(points)] == ["standard", "percentiles"]
+    # one point: no chart of a single dot, both left out and named in the text
+    report = prepare(DATA / "fio-data").report.model_copy(update={"charts": None})
+    assert chart_plan(report, points, Path("report.toml")) == []
+    assert [r.kind for r in left_out(report, points, Path("report.toml"))] == [
+        "standard",
+        "percentiles",
+    ]
 
 
 def test_histogram_from_jsonplus_bins(a800: ReportContext) -> None:

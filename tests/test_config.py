@@ -45,9 +45,10 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         f"{path}: line 7: unknown key 'writer'\n"
         "  hint: known here: author, chapters, charts, classification, contact, cost, cost_note, "
         "datasheet, date, edition, "
-        "findings, footprint, hosts, id, latency_limits, load_generators, machines, method, "
+        "findings, footprint, frontend_backend, hosts, id, latency_limits, load_generators, "
+        "machines, method, "
         "number_style, optimum_margin_pp, organisation, rack_units, reconstructed, repeats, "
-        "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, title, "
+        "setups, sizing, sources, spc1, speedup, sponsor, subtitle, system, tables, theme, title, "
         "units, vendor_figures, version; remove or rename this field (see docs/report.md for "
         "the known fields)"
     )

@@ -9,6 +9,7 @@ import polars as pl
 
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
+from pipeline.report.plan import ChartRef
 
 
 def _bars(
@@ -31,7 +32,9 @@ def _bars(
     return chart
 
 
-def cost_chart(table: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
+def cost_chart(
+    table: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.HConcatChart:
     """``table``: the cost table with a ``label`` column in the report's language."""
     labels = table["label"].to_list()
     systems = table["system"].unique(maintain_order=True).to_list()

@@ -13,6 +13,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.standard import (
+    colours,
     latency_places,
     log_scale,
     mix_colour,
@@ -23,14 +24,15 @@ from pipeline.charts.standard import (
 )
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
-from pipeline.report.plan import axis_unit
+from pipeline.report.palette import Palette
+from pipeline.report.plan import ChartRef, axis_unit
 from pipeline.report.views import latency
 from pipeline.schema import PERCENTILES
 
 DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
 
 
-def _finish(chart: Any, title: str, fmt: Formatter) -> alt.TopLevelMixin:
+def finish(chart: Any, title: str, fmt: Formatter) -> alt.TopLevelMixin:
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
     done: alt.TopLevelMixin = chart.properties(title=title).configure(**config)
     return done
@@ -44,21 +46,25 @@ def _sequential(points: pl.DataFrame) -> bool:
     return bool(points["access"][0] == "sequential")
 
 
-def _throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
+def throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
     """IOPS, or MB/s for sequential access: what the seeds plot on the left axis."""
     if _sequential(points):
         return pl.col("bytes_per_s") / fmt.mega, fmt.t("chart.mb_s")
     return pl.col("iops"), fmt.t("chart.iops")
 
 
-def _setup_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
-    setups = points["setup"].unique(maintain_order=True).to_list()
+def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Color:
+    """One colour per setup, the document's (each setup the same on every chart), in the
+    report's order of setups."""
+    found = points["setup"].unique(maintain_order=True).to_list()
+    order = [name for name, _ in look.setups]
+    setups = sorted(found, key=lambda s: order.index(s) if s in order else len(order))
     labels = [fmt.setup(s) for s in setups]
     return alt.Color(
         "setup_label:N",
         title=None,
         sort=labels,
-        scale=alt.Scale(domain=labels, range=theme().setup_palette(len(labels))),
+        scale=alt.Scale(domain=labels, range=[look.setup(s, i) for i, s in enumerate(setups)]),
     )
 
 
@@ -69,11 +75,13 @@ def _with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     )
 
 
-def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+def dual_axis_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """Seed 004: IOPS solid on the left axis, latency dashed on the right, colour per setup.
     ``points``: one access, block size and mix, every setup."""
     unit = axis_unit("dual_axis", fmt)
-    value, value_title = _throughput(points, fmt)
+    value, value_title = throughput(points, fmt)
     data = (
         _with_setup_label(points, fmt)
         .sort("setup", "parallelism")
@@ -84,25 +92,48 @@ def dual_axis_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
             (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         )
     )
-    base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=_setup_colour(points, fmt))
+    lat_title = fmt.axis_title(unit)
+    dash = styles([value_title, lat_title], ["solid", "dashed"])
+    colour = setup_colour(points, fmt, colours(ref))
+    x = _parallelism_x(points, fmt)
     rate_axis = alt.Axis(format=value_format(data["throughput"].to_list(), 0))
-    rate = base.mark_line(point=True, strokeWidth=theme().line_width).encode(
-        y=alt.Y("throughput:Q", title=value_title, axis=rate_axis)
+    rate = (
+        alt.Chart(data.with_columns(measure=pl.lit(value_title)))
+        .mark_line(point=True, strokeWidth=theme().line_width)
+        .encode(
+            x=x,
+            y=alt.Y("throughput:Q", title=value_title, axis=rate_axis),
+            color=colour,
+            strokeDash=dash,
+        )
     )
     hollow = alt.OverlayMarkDef(filled=False, size=theme().point_size)  # one point: still seen
-    lat = base.mark_line(
-        strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow
-    ).encode(
-        y=alt.Y(
-            "latency:Q",
-            title=fmt.axis_title(unit),
-            axis=alt.Axis(
-                format=value_format(data["latency"].to_list(), latency_places(unit)), orient="right"
-            ),
+    lat_axis = alt.Axis(
+        format=value_format(data["latency"].to_list(), latency_places(unit)), orient="right"
+    )
+    lat = (
+        alt.Chart(data.with_columns(measure=pl.lit(lat_title)))
+        .mark_line(strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow)
+        .encode(
+            x=x,
+            y=alt.Y("latency:Q", title=lat_title, axis=lat_axis),
+            color=colour,
+            strokeDash=dash,
         )
     )
     layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
-    return _finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
+    return finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
+
+
+def styles(labels: list[str], dashes: list[str]) -> alt.StrokeDash:
+    """The line style of each of ``labels`` (solid, dashed, dotted), one legend entry each:
+    a chart with two line styles says what each means."""
+    return alt.StrokeDash(
+        "measure:N",
+        title=None,
+        sort=labels,
+        scale=alt.Scale(domain=labels, range=[DASHES[d] for d in dashes]),
+    )
 
 
 def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
@@ -112,7 +143,7 @@ def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
         mix=mix,
-        metric=_throughput(points, fmt)[1],
+        metric=throughput(points, fmt)[1],
     )
 
 
@@ -120,11 +151,13 @@ def _direction(read_pct: float) -> str:
     return {100.0: "solid", 0.0: "dashed"}.get(read_pct, "dotted")
 
 
-def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+def setups_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """Seed 003: setups compared, colour per setup, reads solid and writes dashed.
     ``points``: one access and block size, every setup and mix."""
     unit = axis_unit("setups", fmt)
-    value, value_title = _throughput(points, fmt)
+    value, value_title = throughput(points, fmt)
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     mix_labels = [fmt.t.mix(m, short=True) for m in mixes]
     data = (
@@ -146,7 +179,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         sort=mix_labels,
         scale=alt.Scale(domain=mix_labels, range=[DASHES[_direction(m)] for m in mixes]),
     )
-    colour = _setup_colour(points, fmt)
+    colour = setup_colour(points, fmt, colours(ref))
 
     def panel(field: str, title: str, places: int) -> alt.Chart:
         number = value_format(data[field].to_list(), places)
@@ -171,7 +204,7 @@ def setups_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         panel("throughput", value_title, 0),
         panel("latency", fmt.axis_title(unit), latency_places(unit)),
     )
-    return _finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
+    return finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
 
 
 def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
@@ -182,11 +215,14 @@ def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
     )
 
 
-def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt.TopLevelMixin:
+def response_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """Seed 001: latency against I/O rate per mix, the zone under the latency limit shaded.
-    ``points``: one setup, access and block size."""
+    ``points``: one setup, access and block size; the limit is the plan's (1 ms without)."""
+    limit_us = ref.limit_us if ref is not None and ref.limit_us is not None else 1000.0
     unit = axis_unit("response", fmt)
-    value, value_title = _throughput(points, fmt)
+    value, value_title = throughput(points, fmt)
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         value.alias("throughput"),
         (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
@@ -217,7 +253,7 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
                 title=fmt.axis_title(unit),
                 axis=alt.Axis(format=value_format(data["latency"].to_list(), latency_places(unit))),
             ),
-            color=mix_colour(points, fmt),
+            color=mix_colour(points, fmt, colours(ref)),
             order=alt.Order("parallelism:Q"),
         )
     )
@@ -228,16 +264,20 @@ def response_chart(points: pl.DataFrame, fmt: Formatter, limit_us: float) -> alt
         access=fmt.t.access(str(points["access"][0]), True),
         limit=latency(fmt, "iops_at_latency", limit_us, "limit_us"),
     )
-    return _finish(layered, title, fmt)
+    return finish(layered, title, fmt)
 
 
-def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+def stability_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """How stable each point was: mean IOPS with the band from the slowest to the fastest
     interval. ``points``: one setup, access and block size."""
     data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
         "parallelism", "iops", "iops_min", "iops_max", mix_label(points, fmt)
     )
-    base = alt.Chart(data).encode(x=_parallelism_x(points, fmt), color=mix_colour(points, fmt))
+    base = alt.Chart(data).encode(
+        x=_parallelism_x(points, fmt), color=mix_colour(points, fmt, colours(ref))
+    )
     band = base.mark_area(opacity=0.25).encode(
         y=alt.Y("iops_min:Q", title=fmt.t("chart.iops"), axis=alt.Axis(format=",d")),
         y2=alt.Y2("iops_max:Q"),
@@ -248,10 +288,12 @@ def stability_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
     )
     mean = base.mark_line(point=True, strokeWidth=theme().line_width).encode(y=alt.Y("iops:Q"))
     layered = alt.layer(band, ranges, mean).properties(width=520, height=260)
-    return _finish(layered, _block_title(points, fmt, "chart.stability_title"), fmt)
+    return finish(layered, _block_title(points, fmt, "chart.stability_title"), fmt)
 
 
-def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+def percentiles_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """Latency percentiles p50…p99.99 against parallelism. ``points``: one profile."""
     unit = axis_unit("percentiles", fmt)
     names = [f"lat_{p}_us" for p in PERCENTILES]
@@ -287,10 +329,12 @@ def percentiles_chart(points: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin
         )
         .properties(width=520, height=260)
     )
-    return _finish(chart, _profile_title(points, fmt, "chart.percentiles_title"), fmt)
+    return finish(chart, _profile_title(points, fmt, "chart.percentiles_title"), fmt)
 
 
-def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
+def histogram_chart(
+    bins: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
     """fio json+ latency histogram: ``bins`` has ``lat_us`` (bin value) and ``count``."""
     unit = axis_unit("histogram", fmt)
     bins = bins.with_columns(latency=pl.col("lat_us") / fmt.divisor(unit))
@@ -308,14 +352,14 @@ def histogram_chart(bins: pl.DataFrame, fmt: Formatter) -> alt.TopLevelMixin:
         )
         .properties(width=520, height=220)
     )
-    return _finish(chart, fmt.t("chart.histogram_title"), fmt)
+    return finish(chart, fmt.t("chart.histogram_title"), fmt)
 
 
 def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLevelMixin:
     """The same profile across systems: colour per system (``label``), throughput and
     service time against parallelism."""
     unit = axis_unit("compare", fmt)
-    value, value_title = _throughput(points, fmt)
+    value, value_title = throughput(points, fmt)
     labels = points["label"].unique(maintain_order=True).to_list()
     colour = alt.Color(
         "label:N",
@@ -348,4 +392,4 @@ def compare_chart(points: pl.DataFrame, fmt: Formatter, title: str) -> alt.TopLe
         panel("throughput", value_title, 0),
         panel("latency", fmt.axis_title(unit), latency_places(unit)),
     )
-    return _finish(both, title, fmt)
+    return finish(both, title, fmt)

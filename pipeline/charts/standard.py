@@ -11,7 +11,8 @@ import polars as pl
 
 from pipeline.charts.theme import log_axis, parallelism_axis, standard_definition, theme
 from pipeline.language.fmt import Formatter
-from pipeline.report.plan import axis_unit
+from pipeline.report.palette import HOUSE, Palette
+from pipeline.report.plan import ChartRef, axis_unit
 
 
 def chart_data(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
@@ -33,11 +34,16 @@ def mix_label(points: pl.DataFrame, fmt: Formatter) -> pl.Expr:
     return pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix")
 
 
-def mix_colour(points: pl.DataFrame, fmt: Formatter) -> alt.Color:
-    """The house colour of every mix, legend in descending read share."""
+def colours(ref: ChartRef | None) -> Palette:
+    """The document's colours (the house colours for a chart drawn outside a report)."""
+    return ref.palette if ref is not None else HOUSE
+
+
+def mix_colour(points: pl.DataFrame, fmt: Formatter, look: Palette = HOUSE) -> alt.Color:
+    """The document's colour of every mix, legend in descending read share."""
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     labels = [fmt.t.mix(m, short=True) for m in mixes]
-    colours = [theme().mix_colour(m, i) for i, m in enumerate(mixes)]
+    colours = [look.mix(m, i) for i, m in enumerate(mixes)]
     return alt.Color(
         "mix:N", title=None, sort=labels, scale=alt.Scale(domain=labels, range=colours)
     )
@@ -136,12 +142,14 @@ def _panel(
     return chart
 
 
-def standard_chart(points: pl.DataFrame, fmt: Formatter) -> alt.HConcatChart:
+def standard_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.HConcatChart:
     """Points of one setup, access and block size (all mixes) -> the two-panel chart."""
     unit = axis_unit("standard", fmt)
     sequential = points["access"][0] == "sequential"
     data = chart_data(points, fmt)
-    colour = mix_colour(points, fmt)
+    colour = mix_colour(points, fmt, colours(ref))
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
     left = _panel(data, "throughput", left_title, 0, colour, fmt)
     right = _panel(data, "latency", fmt.axis_title(unit), latency_places(unit), colour, fmt)

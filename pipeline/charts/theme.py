@@ -6,58 +6,13 @@ import math
 import tomllib
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.paths import FIGURES
+from pipeline.report.palette import Theme, theme
 
-
-class Theme(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    font: str
-    font_size: int
-    title_size: int
-    line_width: float
-    point_size: float
-    background: str
-    grid_colour: str
-    vendor_colour: str
-    baseline_colour: str
-    limit_colour: str
-    setup_colours: list[str]
-    mix_colours: dict[str, str]
-    fallback_colours: list[str]
-
-    def setup_palette(self, count: int) -> list[str]:
-        """Colours of ``count`` setups (or systems) in order, the list repeated as needed."""
-        return [self.setup_colours[i % len(self.setup_colours)] for i in range(count)]
-
-    def mix_colour(self, read_pct: float, index: int) -> str:
-        colour = self.mix_colours.get(f"{read_pct:g}")
-        return colour or self.fallback_colours[index % len(self.fallback_colours)]
-
-    def vega_config(self) -> dict[str, Any]:
-        return {
-            "font": self.font,
-            "background": self.background,
-            "axis": {
-                "labelFontSize": self.font_size,
-                "titleFontSize": self.font_size,
-                "gridColor": self.grid_colour,
-            },
-            # one entry under the other, never cut: labels cannot run into each other
-            # whatever font a viewer substitutes (the SVG names Liberation Sans)
-            "legend": {
-                "labelFontSize": self.font_size,
-                "orient": "bottom",
-                "direction": "vertical",
-                "labelLimit": 0,
-            },
-            "title": {"fontSize": self.title_size},
-            "view": {"stroke": None},
-        }
+__all__ = ["StandardChart", "Theme", "log_axis", "parallelism_axis", "standard_definition", "theme"]
 
 
 class StandardChart(BaseModel):
@@ -113,11 +68,6 @@ def log_axis(values: Sequence[float | None], most: int) -> tuple[list[float], li
 def _load(name: str) -> dict[str, object]:
     with (FIGURES / name).open("rb") as fh:
         return tomllib.load(fh)
-
-
-@cache
-def theme() -> Theme:
-    return Theme.model_validate(_load("theme.toml"))
 
 
 @cache

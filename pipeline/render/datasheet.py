@@ -14,6 +14,7 @@ from pipeline.config import LANGS, REPORT_FILE
 from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
+from pipeline.report import chart_registry
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import ChartRef, figures
 from pipeline.report.views import bandwidth, latency
@@ -263,25 +264,28 @@ def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:
     return rows
 
 
-CHART_KINDS = ("standard", "dual_axis", "response")  # the datasheet's chart, best first
+def _rank(kind: str) -> int | None:
+    """The datasheet's preference for a chart of ``kind`` (registry ``datasheet``)."""
+    return chart_registry.BY_NAME[kind].datasheet
 
 
 def chart(ctx: ReportContext) -> ChartRef | None:
     """The datasheet's chart, one the whitepaper draws too: of its first random profile
-    (reads where the chart is per mix), for its setup; a standard chart where there is one."""
+    (reads where the chart is per mix), for its setup; of the kind the registry ranks
+    first (the standard chart where there is one)."""
     perf = _of_setup(ctx, "performance")
     blocks = [block for block, _ in _shown_profiles(perf)]
     found = [
         r
         for r in ctx.charts
-        if r.kind in CHART_KINDS
+        if _rank(r.kind) is not None
         and r.access == "random"
         and r.setup in (None, _setup(ctx))
         and r.queue_depth in (None, _depth(ctx))
         and r.read_pct in (None, 100.0)
         and r.block_size in blocks
     ]
-    found.sort(key=lambda r: (blocks.index(r.block_size), CHART_KINDS.index(r.kind)))
+    found.sort(key=lambda r: (blocks.index(r.block_size or 0), _rank(r.kind) or 0))
     return found[0] if found else None
 
 

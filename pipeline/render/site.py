@@ -41,10 +41,10 @@ from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
 from pipeline.render.appendix import machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import numbers
-from pipeline.report import chapters
+from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, marker, md_text
-from pipeline.report.plan import figures
+from pipeline.report.plan import COST_CHART, figures, left_out_note
 from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
 from pipeline.validate import point_name
@@ -173,6 +173,8 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
         parts.append(
             chart_md(f"charts/{r.id}/{stem}-{lang}.svg", alt, f"{t('doc.figure')} {n} – {caption}")
         )
+    if note := left_out_note(ctx.left_out(), fmt):
+        parts.append(f"{md_text(note)}\n")
     parts.append(f"## {md_text(t('site.tables'))}\n")
     views = sorted(ctx.views(fmt).items(), key=lambda kv: number[("table", kv[0])])
     parts += [md_table(v, number[("table", name)], fmt) for name, v in views]
@@ -248,8 +250,11 @@ def verdicts_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 
 
 def _figures(ctx: ReportContext, fmt: Formatter) -> dict[str, tuple[str, str]]:
-    """Chart stem -> (caption, alt text) of every chart, in the order of the report."""
-    return figures(ctx.charts, "cost" in ctx.tables, fmt)
+    """Chart stem -> (caption, alt text) of every chart the site shows (registry
+    ``site``), in the order of the report."""
+    shown = [r for r in ctx.charts if r.chart.site]
+    cost = "cost" in ctx.tables and chart_registry.BY_NAME[COST_CHART].site
+    return figures(shown, cost, fmt)
 
 
 def _chapters(ctx: ReportContext, fmt: Formatter, number: dict[tuple[str, str], int]) -> list[str]:

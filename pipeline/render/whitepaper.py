@@ -16,12 +16,13 @@ from pipeline.render import pictures
 from pipeline.render import typst_doc as T
 from pipeline.render.appendix import appendix
 from pipeline.render.sanitize import image_marker, markers, to_typst
-from pipeline.report import chapters
+from pipeline.report import chapters, chart_registry
 from pipeline.report.attributes import data_sentences
 from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import marker
-from pipeline.report.plan import COST_CHART, axis_symbol, figures
+from pipeline.report.palette import theme
+from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note
 from pipeline.schema import POINT_KEY
 
 
@@ -217,16 +218,16 @@ def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
 
 
-BY_MIX = ("standard", "response", "stability", "percentiles")  # chart kinds coloured by mix
-
-
 def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> list[str]:
     """How to read the charts this report shows (and only those), and their colours."""
     kinds = list(dict.fromkeys(ref.kind for ref in ctx.charts))
-    found = [fmt.t(f"method.chart_{kind}", unit=axis_symbol(kind, fmt)) for kind in kinds]
-    if any(kind in BY_MIX for kind in kinds):
-        named = [fmt.t(f"method.colour_{m:g}") for m in mixes if m in (100, 70, 0)]
-        rest = any(m not in (100, 70, 0) for m in mixes)
+    keys = {k: chart_registry.BY_NAME[k].method or f"method.chart_{k}" for k in kinds}
+    found = [fmt.t(keys[kind], unit=axis_symbol(kind, fmt)) for kind in kinds]
+    if any(chart_registry.BY_NAME[kind].colours == "mix" for kind in kinds):
+        look = ctx.charts[0].palette
+        house = [m for m in mixes if m in (100, 70, 0) and look.mix(m) == theme().mix_colour(m, 0)]
+        named = [fmt.t(f"method.colour_{m:g}") for m in house]
+        rest = any(m not in house for m in mixes)
         other = [fmt.t("method.colour_other" if named else "method.colour_legend")] if rest else []
         found.append(fmt.t("method.colours", list=", ".join(named + other)))
     spread = ctx.dataset.points.filter(pl.col("lat_p99_us").is_not_null())["hosts"].max()
@@ -250,18 +251,25 @@ def _results(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     skip = ctx.placed(fmt.t.lang)
     text = _narrative(ctx, fmt, chapter.text)
     charts = [r for r in ctx.charts if r.stem not in skip]
-    if not (charts or text.strip()):
+    note = left_out_note(ctx.left_out(), fmt)
+    if not (charts or text.strip() or note):
         return []
     parts = [T.heading(fmt.t("section.results")), text]
-    current: tuple[str, int] | None = None
+    current: tuple[str, int | None] | None = None
     for ref in charts:
-        if ref.kind != "histogram" and (ref.access, ref.block_size) != current:
+        if ref.access and (ref.access, ref.block_size) != current:
             current = (ref.access, ref.block_size)
-            parts.append(
-                T.heading(f"{fmt.block(ref.block_size)} {fmt.t.access(ref.access, True)}", 2)
-            )
+            parts.append(T.heading(_profile_heading(ref.access, ref.block_size, fmt), 2))
         parts.append(_figure(ctx, fmt, ref.stem))
-    return parts
+    return parts + ([T.paragraph(note)] if note else [])
+
+
+def _profile_heading(access: str, block_size: int | None, fmt: Formatter) -> str:
+    """ "8K random"; the access alone for charts over every block size."""
+    words = fmt.t.access(access, True)
+    return (
+        words[:1].upper() + words[1:] if block_size is None else f"{fmt.block(block_size)} {words}"
+    )
 
 
 # Section of the registry -> (heading key, heading level, narrative section before the tables)

@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
-from pipeline.config import Presentation, Report
+from pipeline.config import REPORT_FILE, Presentation, Report
 from pipeline.dataset import Dataset
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Placed
@@ -26,7 +26,7 @@ from pipeline.report import econ_views as E
 from pipeline.report import views as V
 from pipeline.report.attributes import block_names, setup_names
 from pipeline.report.narrative import Deprecated, Filled, Section, Values, fill
-from pipeline.report.plan import COST_CHART, ChartRef
+from pipeline.report.plan import COST_CHART, ChartRef, left_out
 from pipeline.validate import Problem
 
 ViewFn = Callable[[pl.DataFrame, Report, list[Spc1Record], Formatter], V.TableView]
@@ -149,6 +149,10 @@ class ReportContext:
     def _view(self, name: str, fmt: Formatter) -> V.TableView:
         made = VIEWS[BY_NAME[name].view](self.frame(name), self.report, self.spc1, fmt)
         return replace(made, name=name)  # its label in the documents is the table's
+
+    def left_out(self) -> list[ChartRef]:
+        """The charts asked for but not drawn (one value on their axis): named in the text."""
+        return left_out(self.report, self.dataset.points, self.folder / REPORT_FILE)
 
     def chart_stems(self) -> list[str]:
         return [r.stem for r in self.charts] + ([COST_CHART] if "cost" in self.tables else [])

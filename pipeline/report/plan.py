@@ -1,9 +1,11 @@
 """Which charts a report shows: declared in report.toml ``[[charts]]``, or by default from
-the data (the standard chart; with several setups also seed 004's dual-axis chart and
-seed 003's setup comparison; latency percentiles where the tool reported them)."""
+the data (each kind of ``report/chart_registry`` whose ``default`` rule holds). A chart
+whose x axis would hold one value is never drawn: the kind whose axis varies stands in
+its place, or the documents say it was left out (``left_out``)."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,9 +13,11 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.config import ChartKind, ChartSpec, Report
+from pipeline.config import ChartSpec, Report
 from pipeline.errors import InputError
 from pipeline.language import Formatter
+from pipeline.report import chart_registry as kinds
+from pipeline.report.palette import HOUSE, Palette, palette
 from pipeline.report.views import latency
 from pipeline.units import block_stem, parse_block_size
 
@@ -21,128 +25,237 @@ COST_CHART = "cost"  # the stem of the cost chart (drawn from the cost table)
 PTS_CHART = "pts"  # pts-1 …: the measurement window of points that are not steady
 MAX_PTS_CHARTS = 4  # in the appendix; the table lists every such point
 
-# kind -> the columns one chart of that kind is drawn for
-GRAIN: dict[ChartKind, tuple[str, ...]] = {
-    "standard": ("setup", "access", "block_size"),
-    "dual_axis": ("access", "block_size", "read_pct"),
-    "setups": ("access", "block_size"),
-    "response": ("setup", "access", "block_size"),
-    "stability": ("setup", "access", "block_size"),
-    "percentiles": ("setup", "access", "block_size", "read_pct"),
-}
+
+@dataclass(frozen=True)
+class Pair:
+    """A frontend/backend pair of setups and its legend label by language."""
+
+    frontend: str
+    backend: str
+    label: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class ChartRef:
     """One chart of the report: its kind, the points it shows and its file stem."""
 
-    kind: ChartKind
+    kind: str
     stem: str
     access: str
-    block_size: int
+    block_size: int | None
     setup: str | None = None
     read_pct: float | None = None
     source: str | None = None  # histogram: fio json+ file in the report folder
     job: int = 0
     limit_us: float | None = None  # response: the latency limit drawn
     queue_depth: int | None = None  # where the report's points have several
+    parallelism: int | None = None  # where a chart is drawn per parallelism level
+    palette: Palette = HOUSE  # the document's colours
+    pairs: tuple[Pair, ...] = ()  # frontend_backend: the declared pairs
+
+    @property
+    def chart(self) -> kinds.Chart:
+        return kinds.BY_NAME[self.kind]
+
+    def key(self) -> dict[str, Any]:
+        """The columns that select this chart's points, and their values."""
+        found: dict[str, Any] = {"access": self.access, "block_size": self.block_size}
+        found |= {"setup": self.setup, "read_pct": self.read_pct}
+        found |= {"queue_depth": self.queue_depth, "parallelism": self.parallelism}
+        return {k: v for k, v in found.items() if v is not None}
 
 
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
-def default_specs(points: pl.DataFrame) -> list[ChartSpec]:
-    # a rate sweep (several target rates at one parallelism) is read as latency over the
-    # I/O rate reached; against parallelism its rates would stand in one vertical line
-    level = ["setup", "queue_depth", "access", "block_size", "read_pct", "parallelism"]
-    rates = points.group_by(level).agg(pl.col("target_iops").n_unique().alias("n"))
-    swept = bool(rates.height) and int(rates["n"].max()) > 1  # type: ignore[arg-type]
-    kinds = ["response" if swept else "standard"]
-    if points["setup"].n_unique() > 1:
-        kinds += ["dual_axis", "setups"]
-    if points["lat_p99_us"].drop_nulls().len() > 0:
-        kinds.append("percentiles")
-    return [ChartSpec.model_validate({"kind": k}) for k in kinds]
+def default_specs(points: pl.DataFrame, report: Report | None = None) -> list[ChartSpec]:
+    """Every kind whose default rule holds for the points, in the registry's order; the
+    frontend/backend comparison where report.toml declares pairs."""
+    chosen = [c.name for c in kinds.CHARTS if c.default is not None and c.default(points)]
+    if not any(kinds.BY_NAME[c].colours == "mix" for c in chosen):
+        chosen.insert(0, "standard")  # nothing swept: asked for, left out with a note
+    if report is not None and report.frontend_backend:
+        chosen.append("frontend_backend")
+    return [ChartSpec.model_validate({"kind": k}) for k in chosen]
 
 
 def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
     """``profiles`` entries read "8K random" or "8K random 100"; the read share counts
-    only for kinds drawn per mix (a standard chart shows every mix of its block size)."""
+    only for kinds drawn per mix (a standard chart shows every mix of its block size), the
+    block size only for kinds drawn per block size."""
     if not spec.profiles:
         return True
     for profile in spec.profiles:
         words = profile.split()
-        wanted = {"block_size": parse_block_size(words[0]), "access": words[1]}
-        if len(words) > 2 and "read_pct" in key:
+        wanted: dict[str, Any] = {"block_size": parse_block_size(words[0]), "access": words[1]}
+        if len(words) > 2:
             wanted["read_pct"] = float(words[2])
-        if all(key.get(k) == v for k, v in wanted.items()):
+        if all(key.get(k) == v for k, v in wanted.items() if k in key):
             return True
     return False
 
 
-def _keys(points: pl.DataFrame, kind: ChartKind, depths: bool) -> Iterator[dict[str, Any]]:
-    """One key per chart of ``kind``; per queue depth too where ``depths`` (an iodepth
-    sweep: its points would share the parallelism axis and be joined as one line)."""
-    grain = [*GRAIN[kind], *(["queue_depth"] if depths else [])]
-    data = points if kind != "percentiles" else points.filter(pl.col("lat_p99_us").is_not_null())
-    order = [c for c in ("setup", "access", "block_size", "queue_depth") if c in grain]
-    keys = (
-        data.select(grain)
-        .unique()
-        .sort(
-            order + (["read_pct"] if "read_pct" in grain else []),
-            descending=[False] * len(order) + ([True] if "read_pct" in grain else []),
-        )
-    )
+def grain(chart: kinds.Chart, points: pl.DataFrame) -> list[str]:
+    """What one chart of ``chart`` is drawn per: its columns, and its levels where a setup
+    was measured at several (an iodepth sweep: per queue depth)."""
+    extra = [c for c in chart.levels if kinds.varies(points, c, ("setup",))]
+    return [*chart.per, *extra]
+
+
+def _keys(points: pl.DataFrame, chart: kinds.Chart) -> Iterator[dict[str, Any]]:
+    """One key per chart of ``chart``."""
+    columns = grain(chart, points)
+    data = points.filter(pl.col(chart.needs).is_not_null()) if chart.needs else points
+    order = [c for c in (*kinds.PROFILE, *kinds.LEVELS) if c in columns]
+    keys = data.select(columns).unique().sort(order, descending=[c == "read_pct" for c in order])
     yield from keys.iter_rows(named=True)
 
 
-def _ref(kind: ChartKind, key: dict[str, Any], several_setups: bool, report: Report) -> ChartRef:
+def _stem(chart: kinds.Chart, key: dict[str, Any], several_setups: bool) -> str:
     setup = key.get("setup")
     parts = [
-        kind,
+        chart.name,
         _slug(str(setup)) if setup is not None and several_setups else "",
         str(key["access"]),
-        block_stem(int(key["block_size"])),
+        block_stem(int(key["block_size"])) if "block_size" in key else "",
         f"r{float(key['read_pct']):g}" if "read_pct" in key else "",
         f"qd{int(key['queue_depth'])}" if "queue_depth" in key else "",
+        f"p{int(key['parallelism'])}" if "parallelism" in key else "",
     ]
-    limits = report.latency_limits
-    small = int(key["block_size"]) <= limits.small_block
-    limit = (limits.small_us if small else limits.large_us) if kind == "response" else None
+    return "_".join(p for p in parts if p)
+
+
+def _ref(chart: kinds.Chart, key: dict[str, Any], report: Report, look: Palette) -> ChartRef:
+    several = len({s.name for s in report.setups}) > 1
+    limit = None
+    if chart.name == "response":
+        limits = report.latency_limits
+        small = int(key["block_size"]) <= limits.small_block
+        limit = limits.small_us if small else limits.large_us
+    setup = key.get("setup")
     return ChartRef(
-        kind,
-        "_".join(p for p in parts if p),
+        chart.name,
+        _stem(chart, key, several),
         str(key["access"]),
-        int(key["block_size"]),
+        int(key["block_size"]) if "block_size" in key else None,
         str(setup) if setup is not None else None,
         float(key["read_pct"]) if "read_pct" in key else None,
         limit_us=limit,
         queue_depth=int(key["queue_depth"]) if "queue_depth" in key else None,
+        parallelism=int(key["parallelism"]) if "parallelism" in key else None,
+        palette=look,
+        pairs=_pairs(report) if chart.name == "frontend_backend" else (),
     )
+
+
+def _pairs(report: Report) -> tuple[Pair, ...]:
+    return tuple(
+        Pair(p.frontend, p.backend, tuple(sorted((p.label or {}).items())))
+        for p in report.frontend_backend
+    )
+
+
+def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
+    """The points chart ``ref`` shows (a frontend/backend chart: its pairs' setups)."""
+    found = points
+    for column, value in ref.key().items():
+        found = found.filter(pl.col(column) == value)
+    if ref.pairs:
+        names = [n for p in ref.pairs for n in (p.frontend, p.backend)]
+        found = found.filter(pl.col("setup").is_in(names))
+    return found
+
+
+def flat(ref: ChartRef, points: pl.DataFrame) -> bool:
+    """The chart's x axis would hold a single value: a column of dots, not a chart."""
+    x = ref.chart.x
+    return x is not None and points_for(points, ref)[x].n_unique() < 2
+
+
+def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+    """Every chart the report asks for (declared or by default), flat ones included."""
+    look = palette(report, points, where)
+    _check_pairs(report, points, where)
+    specs = report.charts if report.charts is not None else default_specs(points, report)
+    refs = []
+    for index, spec in enumerate(specs):
+        chart = _kind(spec, where, f"charts[{index}]")
+        if chart.takes == "bins":
+            refs.append(_histogram(spec, look))
+            continue
+        keys = list(_keys(points, chart))
+        refs += [_ref(chart, key, report, look) for key in keys if _matches(spec, key)]
+        _all_match(spec, keys, where, f"charts[{index}]")
+    return list(dict.fromkeys(refs))
 
 
 def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
     """Every chart of the report in order: grouped by access and block size as the seeds do.
-    A declared profile that matches no measured point is an error naming it in ``where``."""
-    several = points["setup"].n_unique() > 1
-    # per queue depth where a setup was measured at several (an iodepth sweep); setups at
-    # one queue depth each are compared on one chart as before
-    per_setup = points.group_by("setup").agg(pl.col("queue_depth").n_unique().alias("n"))
-    depths = bool(per_setup.height) and int(per_setup["n"].max()) > 1  # type: ignore[arg-type]
-    specs = report.charts if report.charts is not None else default_specs(points)
-    refs = []
-    for index, spec in enumerate(specs):
-        if spec.kind == "histogram":
-            refs.append(_histogram(spec))
-            continue
-        keys = list(_keys(points, spec.kind, depths))
-        refs += [_ref(spec.kind, key, several, report) for key in keys if _matches(spec, key)]
-        _all_match(spec, keys, where, f"charts[{index}]")
+    A declared profile that matches no measured point is an error naming it in ``where``;
+    a chart whose x axis holds one value gives way to the kind whose axis varies."""
+    planned = _planned(report, points, where)
+    refs = [r for r in planned if not flat(r, points)]
+    drawn = {r.kind for r in refs}
+    for ref in planned:
+        instead = ref.chart.instead
+        if flat(ref, points) and instead and instead not in drawn:
+            refs += [r for r in _instead(ref, report, points, where) if not flat(r, points)]
+    refs = list(dict.fromkeys(refs))
     _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+def _instead(ref: ChartRef, report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+    """The charts of the kind that stands in for the flat ``ref``, of its profile."""
+    chart = kinds.BY_NAME[ref.chart.instead or ""]
+    key = {k: v for k, v in ref.key().items() if k in grain(chart, points)}
+    return [
+        _ref(chart, k, report, ref.palette)
+        for k in _keys(points, chart)
+        if all(k.get(c) == v for c, v in key.items())
+    ]
+
+
+def left_out(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+    """The charts asked for but not drawn (one value on their x axis), where no chart of
+    the kind that stands in for them is drawn either: the documents name them."""
+    drawn = {r.kind for r in chart_plan(report, points, where)}
+    return [
+        r
+        for r in _planned(report, points, where)
+        if flat(r, points) and r.chart.instead not in drawn
+    ]
+
+
+def _kind(spec: ChartSpec, where: Path, place: str) -> kinds.Chart:
+    chart = kinds.BY_NAME.get(spec.kind)
+    if chart is None or chart.takes == "cost":
+        names = [c.name for c in kinds.CHARTS if c.takes != "cost"]
+        near = difflib.get_close_matches(spec.kind, names, n=1)
+        raise InputError(
+            where,
+            f"{place}.kind",
+            f"{spec.kind!r} is no chart kind"
+            + (" a report declares (the cost chart follows the cost table)" if chart else ""),
+            (f"did you mean {near[0]!r}? " if near else "") + "kinds: " + ", ".join(names),
+        )
+    return chart
+
+
+def _check_pairs(report: Report, points: pl.DataFrame, where: Path) -> None:
+    measured = set(points["setup"].unique().to_list())
+    for index, pair in enumerate(report.frontend_backend):
+        for side in ("frontend", "backend"):
+            name = getattr(pair, side)
+            if name not in measured:
+                raise InputError(
+                    where,
+                    f"frontend_backend[{index}].{side}",
+                    f"setup {name!r} has no measured point",
+                    "name setups of [[sources]]: " + ", ".join(sorted(measured)),
+                )
 
 
 def _distinct_stems(refs: list[ChartRef], where: Path) -> None:
@@ -162,9 +275,9 @@ def _distinct_stems(refs: list[ChartRef], where: Path) -> None:
             )
 
 
-def _histogram(spec: ChartSpec) -> ChartRef:
+def _histogram(spec: ChartSpec, look: Palette) -> ChartRef:
     stem = f"histogram_{_slug(spec.source or '')}_{spec.job}"
-    return ChartRef("histogram", stem, "", 0, source=spec.source, job=spec.job)
+    return ChartRef("histogram", stem, "", None, source=spec.source, job=spec.job, palette=look)
 
 
 def _all_match(spec: ChartSpec, keys: list[dict[str, Any]], where: Path, place: str) -> None:
@@ -179,86 +292,87 @@ def _all_match(spec: ChartSpec, keys: list[dict[str, Any]], where: Path, place: 
             )
 
 
-# The unit of each chart's latency axis, declared once (its title, caption, alt text and
-# the method's sentence name it); a ms axis is drawn in µs where the document's fastest
-# latency is below 100 µs, as the tables' ms columns. Seed 000's standard chart: "Service-
-# zeit in ms"; seed 004's dual-axis chart: "in Microsekunden µs"; fio's percentiles and
-# histogram bins in µs; the comparison charts as the standard chart.
-LATENCY_AXES: dict[str, str] = {
-    "standard": "ms",
-    "setups": "ms",
-    "response": "ms",
-    "compare": "ms",
-    "dual_axis": "µs",
-    "percentiles": "µs",
-    "histogram": "µs",
-}
+# The unit of each chart's latency axis is declared with its kind (``Chart.latency``;
+# its title, caption, alt text and the method's sentence name it); a ms axis is drawn in
+# µs where the document's fastest latency is below 100 µs, as the tables' ms columns. The
+# site's comparison chart (not a kind of a report) draws as the standard chart.
+OTHER_AXES = {"compare": "ms"}
+
+
+def _latency_unit(kind: str) -> str | None:
+    chart = kinds.BY_NAME.get(kind)
+    return chart.latency if chart is not None else OTHER_AXES.get(kind)
 
 
 def axis_unit(kind: str, fmt: Formatter) -> str:
     """The unit chart ``kind`` draws its latencies in, in this document."""
-    return fmt.unit(LATENCY_AXES[kind])
+    return fmt.unit(_latency_unit(kind) or "µs")
 
 
 def axis_symbol(kind: str, fmt: Formatter) -> str:
     """The symbol of that unit; empty for a chart without latencies (stability)."""
-    return fmt.symbol(axis_unit(kind, fmt)) if kind in LATENCY_AXES else ""
+    return fmt.symbol(axis_unit(kind, fmt)) if _latency_unit(kind) else ""
 
 
-TITLE_KEYS: dict[ChartKind, str] = {
-    "dual_axis": "dual",
-    "setups": "setups",
-    "response": "response",
-    "stability": "stability",
-    "percentiles": "percentiles",
-    "histogram": "histogram",
-}
+def metric(access: str, fmt: Formatter) -> str:
+    return fmt.t("chart.mb_s" if access == "sequential" else "chart.iops")
 
 
-def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
-    """The caption of a chart: the same words as its title, plus the setup where several."""
-    if ref.kind == "histogram":
-        return fmt.t("chart.histogram_title")
-    words = {
-        "block": fmt.block(ref.block_size),
-        "access": fmt.t.access(ref.access, True),
-        "metric": fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops"),
-    }
+def _words(ref: ChartRef, fmt: Formatter) -> dict[str, str]:
+    """Every word a caption or alt text of ``ref`` may name."""
+    words = {"unit": axis_symbol(ref.kind, fmt), "n": fmt.integer(1000)}
+    if ref.access:
+        words |= {"access": fmt.t.access(ref.access, True), "metric": metric(ref.access, fmt)}
+    if ref.block_size is not None:
+        words["block"] = fmt.block(ref.block_size)
     if ref.read_pct is not None:
         words["mix"] = fmt.t.mix(ref.read_pct, short=True)
     if ref.limit_us is not None:
         words["limit"] = latency(fmt, "iops_at_latency", ref.limit_us, "limit_us")
-    key = "chart.caption" if ref.kind == "standard" else f"chart.{TITLE_KEYS[ref.kind]}_title"
-    caption = fmt.t(key, **words)
+    return words
+
+
+def _levels(text: str, ref: ChartRef, fmt: Formatter) -> str:
+    """``text`` with the queue depth and parallelism it is drawn at, where per each."""
     if ref.queue_depth is not None:
-        caption = fmt.t("chart.at_depth", caption=caption, qd=fmt.integer(ref.queue_depth))
+        text = fmt.t("chart.at_depth", caption=text, qd=fmt.integer(ref.queue_depth))
+    if ref.parallelism is not None:
+        text = fmt.t("chart.at_parallelism", caption=text, p=fmt.integer(ref.parallelism))
+    return text
+
+
+def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
+    """The caption of a chart: the same words as its title, plus the setup where several."""
+    caption = _levels(fmt.t(ref.chart.title, **_words(ref, fmt)), ref, fmt)
     several = len(fmt.setups) > 1
     return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
 
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
-    if ref.kind != "standard":
-        alt = fmt.t(f"chart.alt_{TITLE_KEYS[ref.kind]}", unit=axis_symbol(ref.kind, fmt))
-        return f"{chart_caption(ref, fmt)}. {alt}"
-    metric = fmt.t("chart.mb_s" if ref.access == "sequential" else "chart.iops")
-    alt = fmt.t(
-        "chart.alt",
-        block=fmt.block(ref.block_size),
-        access=fmt.t.access(ref.access, True),
-        metric=metric,
-        unit=axis_symbol(ref.kind, fmt),
-    )
-    if ref.queue_depth is None:
-        return alt
-    return fmt.t("chart.at_depth", caption=alt.rstrip("."), qd=fmt.integer(ref.queue_depth))
+    alt = fmt.t(ref.chart.alt, **_words(ref, fmt))
+    if ref.kind == "standard":
+        return alt if ref.queue_depth is None else _levels(alt.rstrip("."), ref, fmt)
+    return f"{chart_caption(ref, fmt)}. {alt}"
 
 
 def figures(charts: list[ChartRef], with_cost: bool, fmt: Formatter) -> dict[str, tuple[str, str]]:
     """Chart stem -> (caption, alt text) of every chart of the report, in its order."""
     found = {ref.stem: (chart_caption(ref, fmt), chart_alt(ref, fmt)) for ref in charts}
     if with_cost:
-        found[COST_CHART] = (
-            fmt.t("chart.cost_title"),
-            fmt.t("chart.cost_alt", n=fmt.integer(1000)),
-        )
+        cost = ChartRef(COST_CHART, COST_CHART, "", None)
+        found[COST_CHART] = (fmt.t(cost.chart.title), fmt.t(cost.chart.alt, **_words(cost, fmt)))
     return found
+
+
+def left_out_note(refs: list[ChartRef], fmt: Formatter) -> str:
+    """The sentence naming the charts not drawn; empty where none."""
+    if not refs:
+        return ""
+    named = list(dict.fromkeys(chart_caption(r, fmt) for r in refs))
+    shown = "; ".join(named[:NAMED])
+    if len(named) > NAMED:
+        shown = fmt.t("chart.left_out_more", charts=shown, n=fmt.integer(len(named) - NAMED))
+    return fmt.t("chart.left_out", charts=shown)
+
+
+NAMED = 3  # charts a note names; the others it counts

@@ -1,0 +1,293 @@
+"""The chart registry: every kind declared once and read everywhere; the kinds over queue
+depth, block size and frontend/backend; no chart with a single x value; a colour means
+one thing in a document."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from pipeline.build import prepare
+from pipeline.charts.draw import draw, spec
+from pipeline.errors import InputError
+from pipeline.report import chart_registry as kinds
+from pipeline.report.context import ReportContext
+from pipeline.report.plan import chart_plan
+from tests.conftest import DATA, ROOT, SHARED
+
+LEVELS = DATA / "fio-levels"
+CORPUS = SHARED / "corpus" / "fio-3.33-null-generated"
+EXAMPLES = ROOT / "data" / "examples"
+
+
+def test_every_kind_has_a_spec_function_and_locale_keys() -> None:
+    from pipeline.language import Strings
+
+    en = Strings("en")
+    for chart in kinds.CHARTS:
+        assert callable(spec(chart.name)), chart.name
+        assert en(chart.title) and en(chart.alt)  # the keys exist
+
+
+def test_docs_list_every_kind() -> None:
+    text = (ROOT / "docs" / "charts.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.M)
+    assert listed == [c.name for c in kinds.CHARTS]
+
+
+def _specs(ctx: ReportContext, lang: str = "en") -> dict[str, dict[str, Any]]:
+    fmt = ctx.formatter(lang)
+    return {
+        r.stem: draw(r, ctx.dataset.points, ctx.histograms.get(r.stem), fmt).to_dict()
+        for r in ctx.charts
+    }
+
+
+def _views(node: Any, data: Any = None) -> list[dict[str, Any]]:
+    """Every unit view (a mark and its encoding) of a spec, with the data it draws (its
+    own or the nearest enclosing view's)."""
+    found = []
+    if isinstance(node, dict):
+        data = node.get("data", data)
+        if "mark" in node and "encoding" in node:
+            found.append({**node, "data": data})
+        for value in node.values():
+            found += _views(value, data)
+    elif isinstance(node, list):
+        for value in node:
+            found += _views(value, data)
+    return found
+
+
+def lines_with_one_x(chart: dict[str, Any]) -> list[str]:
+    """Each line of a line chart (its colour and dash) whose x axis holds a single value."""
+    found = []
+    for view in _views(chart):
+        mark = view["mark"]["type"] if isinstance(view["mark"], dict) else view["mark"]
+        x = view["encoding"].get("x", {}).get("field")
+        if mark != "line" or x is None:
+            continue
+        rows = chart["datasets"][view["data"]["name"]]
+        groups: dict[tuple[Any, ...], set[Any]] = defaultdict(set)
+        series = [view["encoding"].get(c, {}).get("field") for c in ("color", "strokeDash")]
+        for row in rows:
+            groups[tuple(row.get(f) for f in series if f)].add(row[x])
+        found += [f"{x} {key}" for key, xs in groups.items() if len(xs) < 2]
+    return found
+
+
+def _null_sweep(tmp_path: Path) -> Path:
+    folder = tmp_path / "null"
+    (folder / "raw").mkdir(parents=True)
+    shutil.copy(CORPUS / "sweep.jsonplus.json", folder / "raw")
+    shutil.copy(LEVELS / "qd" / "report.toml", folder)
+    return folder
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="the shared corpus is absent")
+def test_an_iodepth_sweep_is_drawn_over_queue_depth(tmp_path: Path) -> None:
+    """fio's null-engine sweep: iodepth 1 and 8 at numjobs 2. Against parallelism each
+    chart was a column of dots; now one queue-depth chart, the rest named in the text."""
+    ctx = prepare(_null_sweep(tmp_path))
+    assert [r.stem for r in ctx.charts] == ["queue_depth_random_4k"]
+    specs = _specs(ctx)
+    assert all(lines_with_one_x(s) == [] for s in specs.values())
+    chart = specs["queue_depth_random_4k"]
+    assert chart["title"] == "4K random: IOPS and service time against queue depth"
+    assert {r.kind for r in ctx.left_out()} == {"percentiles"}  # over parallelism only
+
+
+def test_a_qd_by_threads_grid_gives_small_multiples() -> None:
+    ctx = prepare(LEVELS / "qd")
+    stems = [r.stem for r in ctx.charts]
+    assert "queue_depth_random_4k" in stems
+    assert {"standard_random_4k_qd1", "standard_random_4k_qd4", "standard_random_4k_qd16"} <= set(
+        stems
+    )
+    specs = _specs(ctx)
+    assert {s: lines_with_one_x(c) for s, c in specs.items() if lines_with_one_x(c)} == {}
+    rows = specs["queue_depth_random_4k"]["vconcat"]
+    assert [r["title"] for r in rows] == ["Parallelism 1", "Parallelism 2", "Parallelism 4"]
+    x = rows[0]["hconcat"][0]["encoding"]["x"]
+    assert x["field"] == "queue_depth" and x["axis"]["values"] == [1, 4, 16]
+
+
+def test_the_check_sees_a_column_of_dots() -> None:
+    dots = {
+        "datasets": {"d": [{"p": 2, "mix": "read"}, {"p": 2, "mix": "write"}]},
+        "data": {"name": "d"},
+        "mark": "line",
+        "encoding": {"x": {"field": "p"}, "color": {"field": "mix"}},
+    }
+    assert lines_with_one_x(dots) == ["p ('read',)", "p ('write',)"]
+
+
+def test_a_block_size_series_gives_the_block_size_chart() -> None:
+    ctx = prepare(LEVELS / "bs")
+    assert [r.stem for r in ctx.charts] == ["block_size_random"]
+    chart = _specs(ctx)["block_size_random"]
+    left, right = chart["vconcat"]
+    assert left["encoding"]["x"]["sort"] == [
+        "512B", "1K", "2K", "4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1024K"
+    ]  # fmt: skip
+    assert left["encoding"]["y"]["title"] == "MB/s" and right["encoding"]["y"]["title"] == "IOPS"
+    colour = left["encoding"]["color"]["scale"]
+    assert colour["domain"] == ["100% read", "50% read", "100% write"]
+    assert lines_with_one_x(chart) == []
+
+
+def test_a_frontend_backend_pair_gives_its_comparison() -> None:
+    ctx = prepare(LEVELS / "fb")
+    refs = [r for r in ctx.charts if r.kind == "frontend_backend"]
+    assert [r.stem for r in refs] == [
+        "frontend_backend_random_8k_r100",
+        "frontend_backend_random_8k_r0",
+    ]
+    chart = _specs(ctx)[refs[0].stem]
+    left = chart["hconcat"][0]["encoding"]
+    assert left["color"]["scale"]["domain"] == ["null engine"]
+    assert left["strokeDash"]["scale"] == {  # a legend entry for each line style
+        "domain": ["frontend (cache)", "backend"],
+        "range": [[1, 0], [6, 4]],
+    }
+
+
+def test_a_pair_naming_no_measured_setup_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "fb"
+    shutil.copytree(LEVELS / "fb", folder)
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text().replace('backend = "backend"', 'backend = "back"'))
+    with pytest.raises(InputError, match=r"frontend_backend\[0\]\.backend: setup 'back'"):
+        prepare(folder)
+
+
+def test_an_unknown_kind_is_refused_with_the_nearest(tmp_path: Path) -> None:
+    folder = tmp_path / "bs"
+    shutil.copytree(LEVELS / "bs", folder)
+    with (folder / "report.toml").open("a") as fh:
+        fh.write('\n[[charts]]\nkind = "blocksize"\n')
+    with pytest.raises(InputError, match=r"charts\[0\]\.kind: 'blocksize' is no chart kind"):
+        prepare(folder)
+
+
+def test_1k_and_1536_bytes_give_two_charts() -> None:
+    ctx = prepare(LEVELS / "qd")
+    points = ctx.dataset.points.filter(pl.col("queue_depth") == 1)
+    both = pl.concat([points, points.with_columns(block_size=pl.lit(1536, pl.Int64))])
+    both = pl.concat([both.with_columns(block_size=pl.lit(1024, pl.Int64)), both]).filter(
+        pl.col("block_size") != 4096
+    )
+    stems = [r.stem for r in chart_plan(ctx.report, both, Path("report.toml"))]
+    assert "standard_random_1k" in stems and "standard_random_1536b" in stems
+
+
+def test_a800_draws_4_vcpus_yellow() -> None:
+    ctx = prepare(EXAMPLES / "a800")
+    chart = _specs(ctx, "de")["dual_axis_random_8k_r100"]
+    colour = chart["layer"][0]["encoding"]["color"]["scale"]
+    assert dict(zip(colour["domain"], colour["range"], strict=True)) == {
+        "48 vCPUs pro VM": "#1f5fbf",
+        "4 vCPUs pro VM": "#e0a800",
+    }
+
+
+def test_a_setup_colour_taken_by_a_mix_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "a800"
+    shutil.copytree(EXAMPLES / "a800", folder)
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text().replace('"4vcpu" = "#e0a800"', '"4vcpu" = "#D62728"'))
+    with pytest.raises(InputError, match=r"theme\.setups\.4vcpu: #D62728 is already the colour"):
+        prepare(folder)
+
+
+def meanings(chart: dict[str, Any]) -> dict[str, set[str]]:
+    """colour -> what it stands for in one chart: the legend entries of its colour scales,
+    and a mark's own colour (the latency limit's band)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for view in _views(chart):
+        scale = view["encoding"].get("color", {}).get("scale", {})
+        for label, colour in zip(scale.get("domain", []), scale.get("range", []), strict=False):
+            found[colour.lower()].add(label)
+        mark = view["mark"]
+        if isinstance(mark, dict) and "color" in mark:
+            found[mark["color"].lower()].add("a mark's own colour")
+    return found
+
+
+DOCUMENTS = [EXAMPLES / "a800", EXAMPLES / "fs840", LEVELS / "qd", LEVELS / "bs", LEVELS / "fb"]
+
+
+@pytest.mark.parametrize("folder", DOCUMENTS, ids=lambda p: p.name)
+def test_a_colour_means_one_thing_in_a_document(folder: Path) -> None:
+    ctx = prepare(folder)
+    found: dict[str, set[str]] = defaultdict(set)
+    for chart in _specs(ctx).values():
+        for colour, labels in meanings(chart).items():
+            found[colour] |= labels
+    twice = {c: sorted(labels) for c, labels in found.items() if len(labels) > 1}
+    assert twice == {}
+
+
+def test_one_declaration_adds_a_kind_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind no report had: the stability chart over queue depth, by default where the
+    queue depth varies. Plan, drawing, whitepaper, site and manifest follow."""
+    from pipeline.build import build
+
+    new = replace(
+        kinds.BY_NAME["stability"],
+        name="depth_stability",
+        x="queue_depth",
+        levels=(),
+        default=lambda points: True,
+        spec="pipeline.charts.levels:queue_depth_chart",
+        datasheet=None,
+        method="method.chart_stability",
+    )
+    monkeypatch.setattr(kinds, "CHARTS", (*kinds.CHARTS, new))
+    monkeypatch.setitem(kinds.BY_NAME, "depth_stability", new)
+    result = build(LEVELS / "qd", tmp_path / "out")
+    stem = "depth_stability_random_4k"
+    assert stem in [r.stem for r in result.ctx.charts]
+    assert (result.out / "charts" / f"{stem}.en.svg").is_file()
+    assert f"<fig-{stem}>" in (result.out / "fio-qd.en.typ").read_text(encoding="utf-8")
+    page = (result.out / "site" / "fio-qd.html").read_text(encoding="utf-8")
+    assert f"charts/fio-qd/{stem}-en.svg" in page
+    assert f'"kind": "{new.name}"' in (result.out / "manifest.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["bs", "fb", "qd"])
+def test_the_new_kinds_lay_out(name: str, tmp_path: Path) -> None:
+    """The PDFs pass the layout check; no two labels of a chart's SVG overlap."""
+    from pipeline.build import build
+    from tests import layout
+    from tests.svgtext import overlapping
+
+    out = build(LEVELS / name, tmp_path / "out").out
+    if layout.PDFTOTEXT is not None:  # no overprint, margin run-on or stranded heading
+        # (pages left half empty by a run of tall result figures: not yet, see the report)
+        found = [f for f in layout.check_output(out) if "empty at its foot" not in f]
+        assert found == []
+    assert [f for svg in sorted((out / "charts").glob("*.svg")) for f in overlapping(svg)] == []
+
+
+def test_the_label_check_sees_labels_run_into_each_other(tmp_path: Path) -> None:
+    from tests.svgtext import overlapping
+
+    svg = tmp_path / "c.svg"
+    svg.write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg"><g transform="translate(10,10)">'
+        '<text transform="translate(0,20)" font-size="11px">70% read / 30% write</text>'
+        '<text transform="translate(60,22)" font-size="11px">100% write</text></g></svg>',
+        encoding="utf-8",
+    )
+    assert overlapping(svg) == ["c.svg: '70% read / 30% write' over '100% write'"]
