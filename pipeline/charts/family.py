@@ -325,9 +325,12 @@ def percentiles_chart(
                 title=None,
                 sort=order,
                 scale=alt.Scale(domain=order, scheme="viridis"),
+                # beside the panel: five short labels under it made the chart a third
+                # taller, and two no longer fitted on a page
+                legend=alt.Legend(orient="right"),
             ),
         )
-        .properties(width=520, height=260)
+        .properties(width=460, height=260)
     )
     return finish(chart, _profile_title(points, fmt, "chart.percentiles_title"), fmt)
 
