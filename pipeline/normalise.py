@@ -191,7 +191,9 @@ def _points(intervals: pl.DataFrame) -> pl.DataFrame:
         _weighted("lat_mean_us", pl.col("ios")).alias("lat_mean_us"),
         _weighted("read_lat_mean_us", pl.col("reads")).alias("read_lat_mean_us"),
         _weighted("write_lat_mean_us", pl.col("writes")).alias("write_lat_mean_us"),
-        pl.col("cpu_pct").mean(),
+        # by time, like the rates: fio's few-ms remainder after its last snapshot weighs
+        # as little as it lasted
+        _weighted("cpu_pct", seconds).alias("cpu_pct"),
         *_upper_bounds(),
         pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
         *_attributes(),

@@ -57,12 +57,20 @@ def _direction(cur: Any, prev: Any) -> dict[str, Any]:
     }
 
 
+CPU = ("usr_cpu", "sys_cpu")  # % of the job's runtime so far: subtracted as CPU time
+
+
 def _delta(cur: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any]:
     before = prev or {}
     record = {k: v for k, v in cur.items() if k not in DIRECTIONS}
     record["job_runtime"] = _number(cur, "job_runtime") - _number(before, "job_runtime")
     for name in DIRECTIONS:
         record[name] = _direction(cur.get(name), before.get(name))
+    for name in CPU:
+        if isinstance(cur.get(name), int | float) and record["job_runtime"] > 0:
+            used = _number(cur, name) * _number(cur, "job_runtime")
+            used -= _number(before, name) * _number(before, "job_runtime")
+            record[name] = max(0.0, used / record["job_runtime"])
     return record
 
 
