@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.build import BuildResult
@@ -121,3 +122,21 @@ def test_comparison_notes_parallelism_counted_per_different_units(
     note = "per server for IBM FlashSystem 840; per VM for NetApp AFF A800"
     assert note in site.pages(built)["compare.md"].replace("\\", "")
     assert site.units_note([built[0], built[0]], "en") == ""
+
+
+def test_two_reports_of_one_system_stay_two_series(
+    fs840_context: ReportContext, tmp_path: Path
+) -> None:
+    """The same drive measured in two machines: two reports with one system name. Their
+    points were one series (a curve through both reports' levels) and the comparison
+    table took one's rate beside the other's latency; each now names its report."""
+    from dataclasses import replace
+
+    other = replace(fs840_context, report=fs840_context.report.model_copy(update={"id": "b"}))
+    built = [site.Built(fs840_context, tmp_path), site.Built(other, tmp_path)]
+    profiles = site.comparison_profiles(built, "en")
+    assert profiles
+    for points in profiles.values():
+        by_label = points.group_by("label").agg(pl.col("report").unique())
+        assert all(len(reports) == 1 for reports in by_label["report"].to_list())
+        assert by_label.height == 2

@@ -422,12 +422,24 @@ def comparison_profiles(built: Sequence[Built], lang: str) -> Profiles:
     setup of each system."""
     if len(built) < 2:
         return {}
-    allp = pl.concat([_system_points(b, lang) for b in built], how="diagonal_relaxed")
+    allp = _apart(pl.concat([_system_points(b, lang) for b in built], how="diagonal_relaxed"))
     found = {}
     for key, group in allp.group_by(list(PROFILE), maintain_order=True):
         if group["report"].n_unique() > 1:
             found[(str(key[0]), int(key[1]), float(key[2]))] = group
     return dict(sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1], -kv[0][2])))
+
+
+def _apart(points: pl.DataFrame) -> pl.DataFrame:
+    """A label that two reports share (two reports of one system: the same drive in two
+    machines) names its report too: else their points were one series, a curve through
+    both reports' levels, and the table mixed one's rate with the other's latency."""
+    shared = points.group_by("label").agg(pl.col("report").n_unique().alias("n"))
+    shared = shared.filter(pl.col("n") > 1)["label"]
+    named = pl.concat_str([pl.col("label"), pl.lit(" ("), pl.col("report"), pl.lit(")")])
+    return points.with_columns(
+        pl.when(pl.col("label").is_in(shared.implode())).then(named).otherwise("label")
+    )
 
 
 def compare_stem(key: tuple[str, int, float]) -> str:
