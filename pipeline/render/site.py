@@ -434,8 +434,8 @@ def _apart(points: pl.DataFrame) -> pl.DataFrame:
     """A label that two reports share (two reports of one system: the same drive in two
     machines) names its report too: else their points were one series, a curve through
     both reports' levels, and the table mixed one's rate with the other's latency."""
-    shared = points.group_by("label").agg(pl.col("report").n_unique().alias("n"))
-    shared = shared.filter(pl.col("n") > 1)["label"]
+    counted = points.group_by("label").agg(pl.col("report").n_unique().alias("n"))
+    shared = counted.filter(pl.col("n") > 1)["label"]
     named = pl.concat_str([pl.col("label"), pl.lit(" ("), pl.col("report"), pl.lit(")")])
     return points.with_columns(
         pl.when(pl.col("label").is_in(shared.implode())).then(named).otherwise("label")
