@@ -502,3 +502,23 @@ def test_a_table_in_the_narrative_builds(tmp_path: Path) -> None:
     out = build(report, tmp_path / "out").out
     assert "load" in pdf_text(out / "mixed.en.pdf")
     assert "<td>load</td>" in (out / "site" / "mixed.html").read_text(encoding="utf-8")
+
+
+def test_the_method_names_the_range_of_interval_lengths(fs840_context: object) -> None:
+    """Points measured for different times (DiskSpd runs of 10 s and 900 s) were said to be
+    measured in intervals of the median length; the method names the range, and says
+    nothing of fio's remainder snapshot where no fio data is."""
+    import polars as pl
+
+    from pipeline.render.whitepaper import _intervals_sentence
+    from pipeline.report.context import ReportContext
+
+    ctx: ReportContext = fs840_context  # type: ignore[assignment]
+    fmt = ctx.formatter("en")
+    intervals = ctx.dataset.intervals
+    assert _intervals_sentence(intervals, fmt).startswith(
+        "Each point was measured in 3 intervals of 20 s"
+    )
+    longer = pl.when(pl.col("block_size") == 4096).then(900.0).otherwise(pl.col("interval_s"))
+    said = _intervals_sentence(intervals.with_columns(longer.alias("interval_s")), fmt)
+    assert "3 intervals of 20–900 s" in said and "fio" not in said

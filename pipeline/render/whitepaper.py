@@ -145,19 +145,31 @@ def _intervals_sentence(intervals: pl.DataFrame, fmt: Formatter) -> str:
     of the spread (normalise.full_round), an interval shorter than half of its point's
     median is fio's remainder after its last status snapshot: named, not counted. The
     length is the point's measured time over its full intervals (fio's first snapshot
-    comes a little early: 0.88 s + 0.12 s remainder are one interval of 1 s)."""
-    rounds = intervals.group_by([*POINT_KEY, "interval"]).agg(pl.col("interval_s").max())
+    comes a little early: 0.88 s + 0.12 s remainder are one interval of 1 s); where the
+    points' lengths differ (DiskSpd runs of 10 s and 900 s), their range."""
+    key = [*POINT_KEY, "interval"]
+    rounds = intervals.group_by(key).agg(pl.col("interval_s").max())  # "tool" in the key
     rounds = rounds.with_columns(full_round(list(POINT_KEY)).alias("full"))
     per_point = rounds.group_by(POINT_KEY).agg(
         pl.col("full").sum().alias("n"), pl.col("interval_s").sum().alias("seconds")
     )
     per_point = per_point.filter(pl.col("n") > 0)
     n = int(per_point.select(pl.col("n").max()).item() or 0)
-    each = per_point.select((pl.col("seconds") / pl.col("n")).median()).item()
-    length = round(float(each or 0.0), 1)
-    seconds = fmt.integer(length) if length.is_integer() else fmt.number(length, 1)
+    each = (per_point["seconds"] / per_point["n"]).to_list() or [0.0]
+    seconds = _seconds(min(each), max(each), fmt)
     said = fmt.t.count("method.intervals", n, n=fmt.integer(n), seconds=seconds)
-    return said + (" " + fmt.t("method.remainder") if not rounds["full"].all() else "")
+    tails = rounds.filter(~pl.col("full") & (pl.col("tool") == "fio"))
+    return said + (" " + fmt.t("method.remainder") if tails.height else "")
+
+
+def _seconds(low: float, high: float, fmt: Formatter) -> str:
+    """A length of intervals, or the range of them where points differ by more than 10 %."""
+
+    def shown(value: float) -> str:
+        length = round(value, 1)
+        return fmt.integer(length) if length.is_integer() else fmt.number(length, 1)
+
+    return shown(high) if high <= low * 1.1 else f"{shown(low)}–{shown(high)}"
 
 
 def _depth_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
