@@ -522,3 +522,19 @@ def test_the_method_names_the_range_of_interval_lengths(fs840_context: object) -
     longer = pl.when(pl.col("block_size") == 4096).then(900.0).otherwise(pl.col("interval_s"))
     said = _intervals_sentence(intervals.with_columns(longer.alias("interval_s")), fmt)
     assert "3 intervals of 20–900 s" in said and "fio" not in said
+
+
+def test_the_method_names_the_target_rates_of_a_rate_limited_run(fs840_context: object) -> None:
+    """A rate-limited campaign (rate_iops) reached its cap and the report said nothing of
+    it: 'reached at most 1,999 IOPS' read as what the system can do."""
+    import polars as pl
+
+    from pipeline.render.whitepaper import _rate_sentences
+    from pipeline.report.context import ReportContext
+
+    ctx: ReportContext = fs840_context  # type: ignore[assignment]
+    points = ctx.dataset.points
+    assert _rate_sentences(points, ctx.formatter("en")) == []
+    capped = points.with_columns(pl.lit(2000.0).alias("target_iops"))
+    (said,) = _rate_sentences(capped, ctx.formatter("de"))
+    assert "2’000 IOPS begrenzt" in said

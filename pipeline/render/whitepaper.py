@@ -123,7 +123,7 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     hosts = _hosts_sentences(points, fmt)
     units = fmt.t(f"method.units_{fmt.units}")
     said = [*_setup_sentences(ctx, fmt), profiles, *_depth_sentences(points, fmt)]
-    said += data_sentences(points, fmt)
+    said += data_sentences(points, fmt) + _rate_sentences(points, fmt)
     return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
 
 
@@ -160,6 +160,16 @@ def _intervals_sentence(intervals: pl.DataFrame, fmt: Formatter) -> str:
     said = fmt.t.count("method.intervals", n, n=fmt.integer(n), seconds=seconds)
     tails = rounds.filter(~pl.col("full") & (pl.col("tool") == "fio"))
     return said + (" " + fmt.t("method.remainder") if tails.height else "")
+
+
+def _rate_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
+    """The target rates a rate-limited run was held to (fio ``rate_iops``, vdbench
+    ``iorate``): a capped point reaches its cap, not what the system can do."""
+    rates = points["target_iops"].drop_nulls().unique().sort().to_list()
+    if not rates:
+        return []
+    listed = ", ".join(fmt.integer(r) for r in rates)
+    return [fmt.t.count("method.rates", len(rates), rates=listed)]
 
 
 def _seconds(low: float, high: float, fmt: Formatter) -> str:
