@@ -78,3 +78,22 @@ def test_per_direction_split_by_observed_read_share() -> None:
     row = result.intervals.row(0, named=True)  # interval 2 of rd1: rate 46, read% 80.4348
     assert row["read_iops"] == pytest.approx(46 * 0.804348)
     assert row["read_iops"] + row["write_iops"] == pytest.approx(row["iops"])
+
+
+def test_each_run_has_the_cpu_load_of_its_own_avg_line() -> None:
+    """vdbench measures CPU per run: its avg_ line holds the run's, and the interval rows
+    carry the run before's (n/a in the first). The rate sweep's maximum (rd3) printed
+    rd2's 1.35 % where vdbench's own average says 0.92 %, and rd1 had none."""
+    path = DATA / "vdbench" / "vdbconvert_flatfile.html"
+    header: list[str] = []
+    averages = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = line.split()
+        if cells[:1] == ["tod"]:
+            header = [c.lower() for c in cells]
+        elif header and len(cells) == len(header) and cells[2].startswith("avg_"):
+            row = dict(zip(header, cells, strict=True))
+            averages[float(row["reqrate"])] = float(row["cpu_used"])
+    points = combine([ingest.read(path, ReadOptions(root=path.parent))]).points
+    found = dict(zip(points["target_iops"].to_list(), points["cpu_pct"].to_list(), strict=True))
+    assert found == pytest.approx(averages) and len(found) == 3

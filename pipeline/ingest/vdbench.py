@@ -194,7 +194,6 @@ def _record(row: dict[str, str], mib: float, length: float) -> dict[str, Any]:
         "read_lat_mean_us": _scaled(_num(row, "read_resp", True)),
         "write_lat_mean_us": _scaled(_num(row, "write_resp", True)),
         "lat_max_us": _scaled(_num(row, "resp_max", True)),
-        "cpu_pct": _num(row, "cpu_used", True),
         "tool_version": row.get("version") if row.get("version", "n/a") != "n/a" else None,
     }
 
@@ -270,6 +269,9 @@ def _read_run(
 ) -> tuple[list[dict[str, Any]], list[Reject]]:
     length = _interval_length(run)
     first, last = (run.avg[0], run.avg[1]) if run.avg else (1, 10**9)
+    # vdbench measures CPU per run: its avg_ line holds the run's; the interval rows carry
+    # the run before's (n/a in the first run), so they are not the interval's load
+    cpu = _maybe(run.avg[2], "cpu_used") if run.avg else None
     rows, rejects = [], []
     for n, row in run.rows:
         where = Message.of("where.vdbench", line=n, run=name, interval=row["interval"])
@@ -277,7 +279,7 @@ def _read_run(
             interval = _interval(row["interval"])
             if not first <= interval <= last:
                 raise _BadRecord("warm_up", first=first, last=last)
-            rec = _record(row, mib, length)
+            rec = _record(row, mib, length) | {"cpu_pct": cpu}
         except _BadRecord as err:
             rejects.append(Reject(label, where, err.reason))
             continue
