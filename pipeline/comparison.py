@@ -50,7 +50,7 @@ class Side:
 
 
 def _from_report(path: Path) -> Side:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     ctx = prepare(path)
     r, limits = ctx.report, ctx.report.latency_limits

@@ -8,10 +8,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.ingest.fio import latency_bins
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import ChartRef, chart_plan, default_specs
 from tests.conftest import DATA, ROOT
@@ -90,7 +90,7 @@ def test_stability_band(a800: ReportContext) -> None:
 
 def test_percentiles_from_fio() -> None:
     from pipeline import ingest
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
     from pipeline.ingest.base import ReadOptions
     from pipeline.language.fmt import Formatter
     from pipeline.language.strings import Strings

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.ingest.base import ReadOptions
 from tests.conftest import DATA
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from pipeline.build import BuildResult, prepare, write_datasheets
+from pipeline.build import BuildResult
+from pipeline.prepare import prepare
+from pipeline.publish import write_datasheets
 from pipeline.render import datasheet
 from tests.conftest import FS840, ROOT, pdf_text
 

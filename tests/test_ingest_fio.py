@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions

@@ -150,7 +150,7 @@ def _report(tmp_path: Path, sources: str, extra: str = "", top: str = "") -> Pat
 
 
 def test_two_servers_on_one_address_under_their_report_names(tmp_path: Path) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     folder = _report(
         tmp_path,
@@ -167,7 +167,7 @@ def test_two_servers_on_one_address_under_their_report_names(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(("units", "mega"), [("binary", 1024**2), ("decimal", 1e6)])
 def test_vendor_figure_round_trip_is_exact(tmp_path: Path, units: str, mega: float) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     figure = (
         '[[vendor_figures]]\naccess = "sequential"\nblock_size = "64K"\nread_pct = 100\n'

@@ -7,6 +7,7 @@ function or under ``TYPE_CHECKING``.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("language", "config", "machine"),
     ("ingest",),
-    ("dataset", "normalise", "provenance", "validate", "fingerprint", "repeats"),
+    ("dataset", "normalise", "provenance", "validate", "fingerprint"),
     ("compute",),
     ("report",),
     ("charts", "render"),
     ("manifest", "verify"),
-    ("build", "campaign", "comparison"),
+    ("build", "prepare", "publish", "campaign", "comparison"),
     ("commands", "cli"),
 )
 
@@ -87,6 +88,38 @@ def test_imports_point_down(path: Path) -> None:
 def test_every_module_has_a_layer() -> None:
     for path in MODULES:
         layer_of(module_name(path))
+
+
+READERS_OPEN_TO = (("ingest",), LAYERS[3])  # the readers, and the dataset layer above them
+
+
+def reads_a_reader(target: str) -> bool:
+    """A reader module or the readers' registry (``ingest.base``'s record types are not)."""
+    return target.startswith("pipeline.ingest") and target != "pipeline.ingest.base"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_dataset_layer_reads(path: Path) -> None:
+    """Above ingest, only the dataset layer imports a reader: everything else gets what
+    was read from it (``pipeline.dataset``)."""
+    head = module_name(path).removeprefix("pipeline.").split(".")[0]
+    if any(head in names for names in READERS_OPEN_TO):
+        return
+    found = [f"line {line}: {t}" for line, t in imported(path) if reads_a_reader(t)]
+    assert not found, f"{path.name} imports a reader: {found}"
+
+
+# the benchmarks run code of their own in a fresh interpreter: its imports are text
+READER_TEXT = re.compile(
+    r"pipeline\.ingest\.(?!base\b)\w+|from pipeline import ingest|pipeline\.build import"
+    r" (?:combine|split_outcomes)"
+)
+
+
+def test_the_benchmarks_read_through_the_dataset_layer() -> None:
+    for path in sorted((PACKAGE.parent / "benchmarks").rglob("*.py")):
+        found = READER_TEXT.findall(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.name}: {found}"
 
 
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:

@@ -490,8 +490,8 @@ VDBENCH_TOTALS = """<pre>
 
 
 def test_vdbench_totals_outside_the_folder_is_not_read(tmp_path: Path) -> None:
-    from pipeline.build import prepare
     from pipeline.errors import InputError, InputErrors
+    from pipeline.prepare import prepare
 
     report = copy_report(tmp_path, MIXED)
     (tmp_path / "totals.html").write_text(VDBENCH_TOTALS, encoding="utf-8")
@@ -526,7 +526,8 @@ def test_workbook_cells_are_text_never_formulas_or_links(tmp_path: Path) -> None
     """A name from the report that looks like a formula or an address stays text in the
     XLSX workbook: a vendor's =HYPERLINK(...) must not become live in an auditor's
     spreadsheet."""
-    from pipeline.build import prepare, write_workbook
+    from pipeline.prepare import prepare
+    from pipeline.render.workbook import write as write_workbook
 
     report = copy_report(tmp_path)  # a cost row names its system: a text cell
     payload = '=HYPERLINK("http://evil.example/","see")'
@@ -541,7 +542,7 @@ def test_workbook_cells_are_text_never_formulas_or_links(tmp_path: Path) -> None
 
 def test_files_read_beside_raw_files_are_listed_as_inputs(tmp_path: Path) -> None:
     from pipeline import manifest
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     report = fio_log_report(tmp_path)
     shutil.copy(FIO_LOG / "win.json", report / "raw" / "win.json")
@@ -998,8 +999,8 @@ def _fuzz_report(base: Path, folder: Path, title: str, system: str, setup: str, 
 def test_fuzzed_labels_and_narrative_give_a_document_or_an_input_error(
     fuzz_base: Path, title: str, system: str, setup: str, text: str
 ) -> None:
-    from pipeline.build import prepare
     from pipeline.errors import InputError, InputErrors
+    from pipeline.prepare import prepare
     from pipeline.render import site, whitepaper
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,10 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.compute.registry import BY_NAME, TABLES
 from pipeline.compute.tables import KINDS
 from pipeline.config import Presentation
+from pipeline.prepare import prepare
 from pipeline.report.context import VIEWS, ReportContext, report_formatter
 from pipeline.report.views import Cell, TableView
 from pipeline.units import block_label

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.config import CostRecord, FootprintRecord, SpeedupCase
-from pipeline.ingest.spc1 import Spc1Record
+from pipeline.dataset import Spc1Record
 
 
 def cost(records: Sequence[CostRecord]) -> pl.DataFrame:

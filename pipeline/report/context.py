@@ -13,10 +13,9 @@ import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
 from pipeline.config import Presentation, Report
-from pipeline.dataset import Dataset
+from pipeline.dataset import Dataset, Spc1Record
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Placed
-from pipeline.ingest.spc1 import Spc1Record
 from pipeline.inputs import Seen
 from pipeline.language import Formatter, Strings
 from pipeline.language.fmt import small_latencies

@@ -13,7 +13,7 @@ import polars as pl
 
 from pipeline.compute.registry import unit
 from pipeline.config import Report
-from pipeline.ingest.spc1 import Spc1Record
+from pipeline.dataset import Spc1Record
 from pipeline.language.fmt import LATENCY_UNITS, Formatter
 from pipeline.report.views import Cell, Span, TableView, latency
 
