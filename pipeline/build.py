@@ -252,9 +252,7 @@ def build(
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
-    ctx = prepare(folder, keep_going)
-    if edition is not None:
-        ctx.report = ctx.report.model_copy(update={"edition": edition})
+    ctx = prepare(folder, keep_going, edition)
     refuse(ctx, strict, require_steady)
     from pipeline.vlrender import renderer
 

@@ -122,6 +122,38 @@ def test_the_benchmarks_read_through_the_dataset_layer() -> None:
         assert not found, f"{path.name}: {found}"
 
 
+# what opens an input file; only report.read (and the text reader it calls) and prepare
+READS = {
+    *(f"pipeline.inputs.{n}" for n in ("read_bytes", "read_text", "read_head", "stream")),
+    *(f"pipeline.inputs.{n}" for n in ("digest", "ledger")),
+    *(f"pipeline.config.{n}" for n in ("load_report", "read_toml", "provenance_files")),
+    "pipeline.machine.load_machine",
+    "pipeline.images.read",
+    "pipeline.dataset.sources",
+    "pipeline.report.read",
+}
+WORKING = ("compute", "report", "charts", "render")  # work from what was read
+READERS_OF_A_REPORT = ("report/read.py", "report/narrative.py")
+
+
+def opens_an_input(path: Path) -> list[str]:
+    found = [f"line {n}: {t}" for n, t in imported(path) if any(t.startswith(r) for r in READS)]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and ast.unparse(node) == "images.read":
+            found.append(f"line {node.lineno}: images.read")
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_compute_and_render_open_no_input(path: Path) -> None:
+    """Every input of a report is read by ``report.read`` (the texts' images by
+    ``prepare``): compute, report, charts and render work from what it read."""
+    name = str(path.relative_to(PACKAGE))
+    if not name.startswith(WORKING) or name in READERS_OF_A_REPORT:
+        return
+    assert not opens_an_input(path), f"{name} reads an input: {opens_an_input(path)}"
+
+
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     source = tmp_path / "probe.py"
     source.write_text("def f():\n    from pipeline.build import build\n", encoding="utf-8")
