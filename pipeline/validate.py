@@ -15,6 +15,7 @@ from pipeline.dataset import Dataset
 from pipeline.language.fmt import Formatter
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
+from pipeline.units import TIME_UNITS_US
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -76,7 +77,7 @@ def littles_law(data: Dataset, report: Report) -> list[Problem]:
     """Closed loop: outstanding I/Os = hosts × parallelism × queue depth ≈ IOPS × latency.
     Not for rate-limited runs (a requested rate opens the loop)."""
     outstanding = pl.col("hosts") * pl.col("parallelism") * pl.col("queue_depth")
-    measured = pl.col("iops") * pl.col("lat_mean_us") / 1e6
+    measured = pl.col("iops") * pl.col("lat_mean_us") / TIME_UNITS_US["s"]
     off = (measured - outstanding).abs() > LITTLE_TOLERANCE * outstanding
     rows = _each(data.points, off & pl.col("target_iops").is_null() & (pl.col("iops") > 0))
     return [
@@ -85,7 +86,7 @@ def littles_law(data: Dataset, report: Report) -> list[Problem]:
             "warning",
             row,
             "littles_law",
-            measured=row["iops"] * row["lat_mean_us"] / 1e6,
+            measured=row["iops"] * row["lat_mean_us"] / TIME_UNITS_US["s"],
             expected=row["hosts"] * row["parallelism"] * row["queue_depth"],
         )
         for row in rows

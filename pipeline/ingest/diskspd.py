@@ -16,6 +16,7 @@ from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.ingest.diskspd_parts import PERCENTILE_NAMES, Measured, Profile, Run, Span
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
+from pipeline.units import convert_time
 
 NAME = "diskspd"
 DESCRIPTION = "Microsoft DiskSpd results, text (-Rtext) or XML (-Rxml)"
@@ -149,7 +150,7 @@ def _percentiles(span: Span, measured: Measured) -> dict[str, float | None]:
 
 
 def _us(ms: float | None) -> float | None:
-    return None if ms is None or ms <= 0 else ms * 1000
+    return None if ms is None or ms <= 0 else convert_time(ms, "ms")
 
 
 def _total_note(span: Span, rows: list[dict[str, Any]]) -> list[str]:

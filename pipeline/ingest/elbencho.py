@@ -16,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
-from pipeline.units import parse_block_size
+from pipeline.units import convert_time, parse_block_size
 
 NAME = "elbencho"
 DESCRIPTION = "elbencho results file (--csvfile, or --jsonfile)"
@@ -114,7 +114,7 @@ def _phase(fields: dict[str, str], notes: list[str], line: int) -> dict[str, Any
     operation = fields.get("operation", "").upper()
     if operation not in ("READ", "WRITE"):
         raise _BadPhase("phase", operation=repr(fields.get("operation", "")))
-    seconds = _number(fields, "time ms [last]") / 1000
+    seconds = convert_time(_number(fields, "time ms [last]"), "ms", "s")
     block = _block(fields)
     writes = _number(fields, "IOPS [last]")
     reads = _optional(fields, "rwmix read IOPS [last]") if operation == "WRITE" else None
