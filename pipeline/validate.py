@@ -12,6 +12,7 @@ import polars as pl
 
 from pipeline.config import Report
 from pipeline.dataset import Dataset
+from pipeline.ingest import get_format
 from pipeline.language.fmt import Formatter
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
@@ -223,14 +224,15 @@ def completeness(data: Dataset, report: Report) -> list[Problem]:
 
 
 def units(data: Dataset, report: Report) -> list[Problem]:
-    """A bandwidth unit left to the default where the file's own column says KB or MB."""
+    """A bandwidth unit left to the default where the file's own column says KB or MB
+    (a source read by a reader of column mappings, or by the one sniffed)."""
     problems = []
     for i, src in enumerate(report.sources):
         mapping = src.mapping
         declared = mapping is not None and "bandwidth_unit" in mapping.model_fields_set
         column = (mapping.columns.get("mb_s", "mb_s") if mapping else "mb_s").lower()
         if (
-            src.format in (None, "iogen")
+            (src.format is None or "mapping" in get_format(src.format).OPTIONS)
             and not declared
             and ("kb" in column or "mb" in column)
             and mapping is not None

@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.units import parse_block_size
 
 NAME = "crystaldiskmark"
 DESCRIPTION = "CrystalDiskMark text export (Save text / Copy), versions 3 to 8"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give CrystalDiskMark's text export as it saved it (File > Save text)"
 _BANNER = re.compile(r"^\s*(CrystalDiskMark|KDiskMark)\b", re.MULTILINE)
 _VERSION = re.compile(r"\b(?:CrystalDiskMark|KDiskMark)\s*\(?\s*(\d[\w.]*(?: (?:x64|x86|ARM64))?)")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.ingest import diskspd_text, diskspd_xml
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.ingest.diskspd_parts import PERCENTILE_NAMES, Measured, Profile, Run, Span
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
@@ -20,6 +20,8 @@ from pipeline.units import convert_time
 
 NAME = "diskspd"
 DESCRIPTION = "Microsoft DiskSpd results, text (-Rtext) or XML (-Rxml)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 _XML = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?<Results>\s*<System>")
 _TEXT = re.compile(r"^Input parameters:\s*$[\s\S]*^\s*timespan:\s*\d+\s*$", re.MULTILINE)
 

@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
 from pipeline.units import convert_time, parse_block_size
 
 NAME = "elbencho"
 DESCRIPTION = "elbencho results file (--csvfile, or --jsonfile)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give elbencho's --csvfile (or --jsonfile) as it wrote it"
 REQUIRED = ("operation", "threads", "block size", "IO depth", "time ms [last]", "IOPS [last]")
 _RWMIX = re.compile(r'"--rwmixpct"\s+"(\d+)"|--rwmixpct[= ](\d+)')

@@ -18,7 +18,7 @@ import polars as pl
 from pipeline.config import LARGEST
 from pipeline.errors import InputError
 from pipeline.ingest import fio_lines, fio_params, fio_status
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import CONTROL, read_text
 from pipeline.language.message import Message
 from pipeline.schema import PERCENTILES, POINT_KEY
@@ -26,6 +26,8 @@ from pipeline.units import TIME_UNITS_US, convert_time
 
 NAME = "fio"
 DESCRIPTION = "fio --output-format=json or json+ (2.x, 3.x, client/server), text around it allowed"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 ALL_CLIENTS = "All clients"
 FIO_PERCENTILE_KEYS = ("50.000000", "90.000000", "99.000000", "99.900000", "99.990000")
 # fio computes "All clients" from summed I/Os over the longest runtime, the hosts' records

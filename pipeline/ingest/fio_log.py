@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.config import FioParams
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
@@ -29,6 +30,8 @@ DESCRIPTION = (
 LOG_NAME = re.compile(
     r"^(?P<prefix>.+?)_(?P<metric>iops|bw|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$"
 )
+OPTIONS = {"params": FioParams}  # report.toml [sources.params]
+EMPTY = LOG_NAME  # fio writes empty logs (e.g. slat with some engines)
 PRIMARY_ORDER = ("iops", "bw", "lat", "clat")
 COLUMNS = ("time_ms", "value", "ddir", "bs", "offset", "prio", "extra")
 _LINE = re.compile(rb"^\s*\d+\s*,\s*\d+\s*,\s*[012]\s*,\s*\d+(\s*,\s*\d+){0,3}\s*$")

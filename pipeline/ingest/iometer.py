@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.units import convert_time, mega
 
 NAME = "iometer"
 DESCRIPTION = "Iometer results CSV (2006/2008 or 1.1 header)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give Iometer's results file as it wrote it (the .csv of Results Since Start)"
 SIGNATURE = "'Target Type,Target Name,Access Specification Name"
 # bandwidth columns by header set: name, bytes in its MB (1.1 tells binary and decimal apart;

@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
@@ -20,6 +20,8 @@ from pipeline.units import convert_time, mega
 
 NAME = "vdbench"
 DESCRIPTION = "vdbench flatfile.html of raw (SD/WD) block runs"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 REQUIRED = (
     "tod",
     "run",
