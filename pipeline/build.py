@@ -30,7 +30,7 @@ from pipeline.dataset import HIVE, Dataset, write, write_hive
 from pipeline.errors import InputError, InputErrors
 from pipeline.language.fmt import Formatter
 from pipeline.output import check_target, scratch, staging
-from pipeline.paths import TEMPLATES
+from pipeline.paths import TEMPLATES, TOOL
 from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import COST_CHART, MAX_PTS_CHARTS, PTS_CHART, ChartRef
@@ -68,7 +68,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
         write_csv(table, work / "tables" / f"{name}.csv")
     workbook.write(ctx, work / "tables" / "tables.xlsx")
     write_csv(ctx.dataset.rejects_frame(), work / "rejects.csv")
-    write_csv(as_frame(ctx.problems, ctx.formatter("en")), work / "validation.csv")
+    write_csv(as_frame(ctx.problems, ctx.formatter(TOOL)), work / "validation.csv")
     write_csv(ctx.steady, work / "steady_state.csv")
     from pipeline import manifest
 
@@ -206,7 +206,7 @@ def refuse(ctx: ReportContext, strict: bool, require_steady: bool = False) -> No
     fatal = [p for p in ctx.problems if p.severity == "error" or strict]
     if require_steady:
         _require_steady(ctx)
-    fmt = ctx.formatter("en")  # the report's words (per VM where load came from VMs)
+    fmt = ctx.formatter(TOOL)  # the report's words (per VM where load came from VMs)
     errors = [
         InputError(
             ctx.folder,
@@ -222,7 +222,7 @@ def refuse(ctx: ReportContext, strict: bool, require_steady: bool = False) -> No
 
 
 def _require_steady(ctx: ReportContext) -> None:
-    fmt = ctx.formatter("en")
+    fmt = ctx.formatter(TOOL)
     rows = ctx.steady.filter(pl.col("verdict") != "steady").iter_rows(named=True)
     found = [
         InputError(

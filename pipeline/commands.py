@@ -35,6 +35,7 @@ from pipeline.errors import SHOWN, InputError, UsageError
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.output import writing
+from pipeline.paths import TOOL
 from pipeline.prepare import prepare
 from pipeline.publish import build_many
 from pipeline.publish import write_datasheets as datasheets
@@ -42,7 +43,7 @@ from pipeline.report.context import measured_views, report_formatter, table_late
 from pipeline.report.views import Cell, TableView
 from pipeline.verify import verify as verify_figures
 
-EN = Strings("en")
+EN = Strings(TOOL)
 DATASET = "dataset.parquet"  # a build's points (pipeline.build.write_data)
 
 

@@ -26,6 +26,7 @@ from pipeline.compute.registry import BY_NAME, Table
 from pipeline.errors import InputError, NotFound
 from pipeline.inputs import read_text
 from pipeline.language import Formatter
+from pipeline.paths import TOOL
 from pipeline.report.context import ReportContext
 from pipeline.report.views import cpu
 from pipeline.units import (
@@ -482,7 +483,7 @@ def verify(ctx: ReportContext, published: Path, tolerance: float = 0.01) -> Veri
     """Every transcribed cell compared with the exact figures. A transcription line naming
     nothing is an input error with its line."""
     resolver = Resolver(ctx)
-    checker = Checker(tolerance, unit_table(ctx.report.units), ctx.formatter("en"))
+    checker = Checker(tolerance, unit_table(ctx.report.units), ctx.formatter(TOOL))
     lines = read_published(published)
     found, figures = [], 0
     for line, row in lines:

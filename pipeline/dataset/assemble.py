@@ -20,6 +20,7 @@ from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.language.strings import Strings
 from pipeline.normalise import check_attributes, to_points
+from pipeline.paths import TOOL
 from pipeline.schema import INTERVAL_FIELDS, violations
 from pipeline.validate import point_name
 
@@ -142,7 +143,7 @@ REPEATS_HINT = (
 
 def _refused(found: list[repeats.Repeat]) -> list[InputError]:
     """One error per set of files measuring the same points, naming each point."""
-    fmt = Formatter(Strings("en"))
+    fmt = Formatter(Strings(TOOL))
     by_files: dict[tuple[str, ...], list[str]] = {}
     for r in found:
         by_files.setdefault(r.runs, []).append(f"{point_name(r.point, fmt)} (host {r.host})")
@@ -163,7 +164,7 @@ def _points(names: list[str], shown: int = 3) -> str:
 
 
 def _uneven(point: dict[str, Any]) -> InputError:
-    name = point_name(point, Formatter(Strings("en")))
+    name = point_name(point, Formatter(Strings(TOOL)))
     return InputError(
         REPORT_FILE,
         "repeats",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pipeline.paths import TOOL
 from pipeline.report.context import ReportContext
 
 
@@ -20,7 +21,7 @@ def write(ctx: ReportContext, path: Path) -> None:
     options = {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False}
     with xlsxwriter.Workbook(str(path), options) as book:
         book.set_properties(
-            {"created": dt.datetime(d.year, d.month, d.day), "title": ctx.report.title["en"]}
+            {"created": dt.datetime(d.year, d.month, d.day), "title": ctx.report.title[TOOL]}
         )
         for name, table in ctx.tables.items():
             table.write_excel(workbook=book, worksheet=name[:31])
