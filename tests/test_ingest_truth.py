@@ -252,6 +252,7 @@ def test_a_fio_servers_status_snapshots_are_not_summed_as_load() -> None:
     records = [r for r in doc["client_stats"] if r["jobname"] != "All clients"]
     last = {r["port"]: r for r in records}  # each server's last record: the whole run
     assert len(records) > len(last) == 2
+    assert result.rows is not None
     assert len(result.rows) == 2 and len(result.rejects) == len(records) - 2
     assert {r.reason.key for r in result.rejects} == {"fio.server_snapshot"}
     assert result.records_read == len(result.rows) + len(result.rejects)

@@ -159,3 +159,58 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     source.write_text("def f():\n    from pipeline.build import build\n", encoding="utf-8")
     assert [layer_of(m) for _, m in imported(source)] == [layer_of("pipeline.build")]
     assert layer_of("pipeline.build") > layer_of("pipeline.charts.family")
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+_PACKAGE_CELL = re.compile(r"`(\w+)/`(?: \(([^)]*)\))?")
+_NAME = re.compile(r"`([a-z_][a-z_0-9]*)`")  # a module; capitalised names are its classes
+
+
+def module_map() -> dict[int, tuple[set[str], dict[str, set[str]]]]:
+    """docs/architecture.md's module map: per layer, its top-level names and the modules
+    each of its packages lists in parentheses."""
+    section = ARCHITECTURE.read_text(encoding="utf-8").split("## Module map")[1]
+    found = {}
+    for line in section.split("\n## ")[0].splitlines():
+        cells = line.split("|")
+        if len(cells) < 4 or not re.match(r" \d+ ", cells[1]):
+            continue
+        packages = {m[1]: set(_NAME.findall(m[2] or "")) for m in _PACKAGE_CELL.finditer(cells[2])}
+        top = set(_NAME.findall(_PACKAGE_CELL.sub("", cells[2]))) | set(packages)
+        found[int(cells[1].split()[0])] = (top, packages)
+    return found
+
+
+def test_the_module_map_names_every_module_and_only_those() -> None:
+    documented = module_map()
+    code_top = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    code_top |= {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert set().union(*(top for top, _ in documented.values())) == code_top
+    for packages in (packages for _, packages in documented.values()):
+        for package, listed in packages.items():
+            modules = {p.stem for p in (PACKAGE / package).glob("*.py")} - {"__init__"}
+            assert listed == modules, f"{package}/: {sorted(listed ^ modules)}"
+
+
+def test_the_module_map_is_the_layers() -> None:
+    assert {n: top for n, (top, _) in module_map().items()} == {
+        n: set(names) for n, names in enumerate(LAYERS)
+    }
+
+
+def test_the_readmes_layout_names_what_exists() -> None:
+    """README's layout table: every file or folder it names is there, those of the
+    ``pipeline/`` row in the package; and it points to the architecture."""
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout")[1].split("\n## ")[0]
+    assert "docs/architecture.md" in layout
+    for line in layout.splitlines():
+        cells = line.split("|")
+        if len(cells) < 3 or not cells[1].strip().startswith("`"):
+            continue
+        folder = PACKAGE.parent / cells[1].strip().strip("`")
+        assert folder.exists(), folder
+        if folder == PACKAGE:
+            named = re.findall(r"`([\w]+(?:/|\.py))`", cells[2])
+            missing = [n for n in named if not (PACKAGE / n).exists()]
+            assert named and not missing, missing

@@ -311,11 +311,12 @@ def test_template_injection_refused_by_every_command(command: str, tmp_path: Pat
     marker = tmp_path / "MARKER"
     summary = report / "text" / "de" / "summary.md"
     line = append_line(summary, INJECTIONS["shell"].replace("MARKER", str(marker)))
-    extra = {
+    extras: dict[str, list[str | Path]] = {
         "tables": [],
         "verify": ["--published", report / "published" / "seed000.csv"],
         "datasheet": ["-o", tmp_path / "sheet"],
-    }[command]
+    }
+    extra = extras[command]
     run = iopress(command, report, *extra, cwd=tmp_path)
     assert not marker.exists(), f"iopress {command}: a placeholder ran a shell command"
     assert_refused(run, "text/de/summary.md", f"line {line}")

@@ -64,7 +64,7 @@ def _grid(ctx: ReportContext, name: str, lang: str, style: str) -> list[Line]:
 
 
 def _key_figures(ctx: ReportContext, name: str, lang: str, style: str) -> list[Line]:
-    lines = []
+    lines: list[Line] = []
     for row, one in _profiles(ctx.frame(name)):
         cells = _view(ctx, name, one, lang, style).rows[0][1:]
         lines += [(row, k, _text(c)) for k, c in zip(KINDS, cells, strict=True)]
