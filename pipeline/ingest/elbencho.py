@@ -16,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
-from pipeline.units import convert_time, parse_block_size
+from pipeline.units import IEC_RATES, convert_time, parse_block_size
 
 NAME = "elbencho"
 DESCRIPTION = "elbencho results file (--csvfile, or --jsonfile)"
@@ -26,7 +26,7 @@ HINT = "give elbencho's --csvfile (or --jsonfile) as it wrote it"
 REQUIRED = ("operation", "threads", "block size", "IO depth", "time ms [last]", "IOPS [last]")
 _RWMIX = re.compile(r'"--rwmixpct"\s+"(\d+)"|--rwmixpct[= ](\d+)')
 MAX_COUNT = 1_000_000
-MIB = 1024.0**2
+MIB = IEC_RATES["MiB/s"]  # elbencho's MiB/s
 
 
 def sniff(head: bytes) -> bool:
