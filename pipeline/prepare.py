@@ -30,7 +30,7 @@ def prepare(
         ctx.fill_narrative()
         _check_texts(ctx)
         ctx.dataset.notes += hard_links(folder, book.seen)
-        ctx.inputs()  # the files only listed (method files) are read now, inside too
+        ctx.inputs()  # every file read, listed with its hash (the ledger's)
     return ctx
 
 

@@ -1,9 +1,9 @@
 """Every input of a report, read once into one immutable object before anything is
 computed: report.toml, the chapters' texts, the raw data (one dataset), the SPC-1 records,
-the machines, the fio histograms' bins and the list of the other files read (method
-files, hashed with the rest when the inputs are listed). Compute, report and render work
-from it and open no input file; only the texts' images are read later, once the texts'
-placeholders are filled (``prepare``), since a text names them."""
+the machines, the fio histograms' bins and the list of the other files read (the method
+files, only hashed). Compute, report and render work from it and open no input file;
+only the texts' images are read later, once the texts' placeholders are filled
+(``prepare``), since a filled text names them."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pipeline.config import REPORT_FILE, Edition, Report, load_report, provenanc
 from pipeline.dataset import Dataset, Spc1Record
 from pipeline.dataset.sources import latency_bins, read_sources, spc1_files, spc1_records
 from pipeline.errors import InputError
+from pipeline.inputs import digest
 from pipeline.machine import Machine, load_machine
 from pipeline.report import chapters, narrative
 
@@ -59,6 +60,8 @@ def read_report(
     machines = tuple(load_machine(p) for p in found["machines"])
     read = _files_read(folder, report, texts)
     read += [(p, key) for key in ("machines", "method") for p in found[key]]
+    for path in found["method"]:
+        digest(path)  # listed with its SHA-256 only: hashed now, with the other inputs
     bins = _histograms(folder, report)
     return ReportInputs(folder, report, texts, dataset, records, machines, bins, tuple(read))
 
