@@ -74,3 +74,30 @@ def test_the_pseudo_locale_has_every_key_of_english() -> None:
     assert set(pseudo) == set(tomllib.loads(english)) - {"cli"}
     assert pseudo["doc"]["figure"] == "«Figure»"
     assert pseudo["format"] == tomllib.loads(english)["format"]
+
+
+def test_the_site_has_the_documents_languages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A locale file added is a language of the site, one removed is none (mkdocs.yml
+    lists the house languages)."""
+    from mkdocs.config import load_config
+
+    from pipeline.language import strings
+    from pipeline.paths import MKDOCS_CONFIG
+    from pipeline.render.site import site_languages
+
+    configured = load_config(config_file=str(MKDOCS_CONFIG)).plugins["i18n"].config.languages
+    assert [x.locale for x in site_languages(configured, ("de", "en"))] == ["en", "de"]
+    assert [x.locale for x in site_languages(configured, ("en",))] == ["en"]
+    shutil.copytree(ROOT / "locales", tmp_path / "locales")
+    english = (ROOT / "locales" / "en.toml").read_text(encoding="utf-8")
+    (tmp_path / "locales" / f"{PSEUDO}.toml").write_text(pseudo_locale(english), encoding="utf-8")
+    monkeypatch.setattr(strings, "LOCALES", tmp_path / "locales")
+    try:
+        added = site_languages(configured, ("de", "en", PSEUDO))[-1]
+    finally:
+        strings.load.cache_clear()
+        strings._with_variant.cache_clear()
+    assert (added.locale, added.name, added.default) == (PSEUDO, "English", False)
+    assert added.theme == {"language": "en"}

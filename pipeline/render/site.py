@@ -630,15 +630,17 @@ def _site_name(built: Sequence[Built], lang: str) -> Markup:
     return Markup(html.escape(name))
 
 
-def _languages_beyond(configured: list[Any]) -> list[Any]:
-    """The site's entries of the documents' languages that mkdocs.yml does not list (a
-    locale file added): named as their locale file says, in the theme's language of their
-    babel locale (the theme knows no other)."""
+def site_languages(configured: list[Any], langs: Sequence[str]) -> list[Any]:
+    """The site's languages: the documents' ``langs``, those mkdocs.yml lists as it lists
+    them (a locale file removed is left out), the others (a locale file added) named as
+    their locale file says, in the theme's language of their babel locale (the theme
+    knows no other)."""
     from mkdocs_static_i18n.config import I18nPluginLanguage
 
     known = {language.locale for language in configured}
+    kept = [language for language in configured if language.locale in langs]
     added = []
-    for lang in (lang for lang in LANGS if lang not in known):
+    for lang in (lang for lang in langs if lang not in known):
         t = Strings(lang)
         entry = I18nPluginLanguage()
         entry.load_dict(
@@ -650,7 +652,7 @@ def _languages_beyond(configured: list[Any]) -> list[Any]:
         )
         entry.validate()
         added.append(entry)
-    return added
+    return kept + added
 
 
 def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare) -> None:
@@ -667,7 +669,7 @@ def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare
         extra_css=[STYLESHEET],
     )
     languages = config.plugins["i18n"].config.languages
-    languages += _languages_beyond(languages)
+    languages[:] = site_languages(languages, LANGS)
     for language in languages:
         language.site_name = names[language.locale]
     try:
