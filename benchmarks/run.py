@@ -43,14 +43,14 @@ FIO_PLOT = "fio-plot==1.1.21"
 INGEST = """
 import json, resource, sys, time
 from pathlib import Path
-from pipeline import ingest
-from pipeline.build import combine, split_outcomes
+from pipeline.dataset.assemble import combine
+from pipeline.dataset.sources import read_jobs
 from pipeline.ingest.base import ReadOptions
 paths = [Path(p) for p in json.loads(Path(sys.argv[1]).read_text())]
 options = ReadOptions(params=json.loads(sys.argv[3]) or None)
 start = time.perf_counter()
 jobs = [(p, options, sys.argv[2] or None) for p in paths]
-results, errors, _ = split_outcomes(jobs, ingest.read_many(jobs), False)
+results, errors, _ = read_jobs(jobs, False)
 assert not errors, errors[:3]
 data = combine(results)
 seconds = time.perf_counter() - start

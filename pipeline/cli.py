@@ -21,6 +21,7 @@ from pipeline.console import out_console, print_error
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
+from pipeline.paths import TOOL, languages
 
 
 def _house_style(param: Parameter) -> None:
@@ -113,9 +114,11 @@ KEEP_GOING = typer.Option(
 )
 
 
-class Lang(StrEnum):
-    de = "de"
-    en = "en"
+def _language(lang: str) -> str:
+    """A language of the documents (``--lang``): one of the locale files'."""
+    if lang not in languages():
+        raise typer.BadParameter(f"{lang!r} is none of {', '.join(languages())}")
+    return lang
 
 
 class EditionChoice(StrEnum):  # report.toml ``edition``, config.EDITIONS
@@ -180,7 +183,7 @@ def build(
         if not force and up_to_date(target, print_):
             from pipeline.language.strings import Strings
 
-            out_console.print(f"{Strings('en')('cli.up_to_date')}: {target}", markup=False)
+            out_console.print(f"{Strings(TOOL)('cli.up_to_date')}: {target}", markup=False)
             return
         from pipeline.config import load_report
 
@@ -326,12 +329,19 @@ def tables(
             help="Report folder, build output or points Parquet file",
         ),
     ],
-    lang: Annotated[Lang, typer.Option(metavar="de|en", help="Language of the output")] = Lang.de,
+    lang: Annotated[
+        str,
+        typer.Option(
+            metavar="|".join(languages()),
+            callback=_language,
+            help="Language of the output",
+        ),
+    ] = languages()[0],
 ) -> None:
     """Print the standard tables in the terminal."""
     from pipeline import commands
 
-    commands.tables(path, lang.value)
+    commands.tables(path, lang)
 
 
 @command()

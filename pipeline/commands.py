@@ -14,9 +14,8 @@ from typing import cast
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline import cache, ingest
-from pipeline.build import STAGES, build, build_many, combine, prepare, split_outcomes
-from pipeline.build import write_datasheets as datasheets
+from pipeline import cache
+from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
 from pipeline.config import REPORT_FILE, ColumnMapping, Edition, Repeats, read_toml
@@ -30,17 +29,21 @@ from pipeline.dataset import (
     read_presentation,
     write,
 )
+from pipeline.dataset.assemble import combine
+from pipeline.dataset.sources import read_files
 from pipeline.errors import SHOWN, InputError, UsageError
-from pipeline.ingest.base import ReadOptions, ReadResult
-from pipeline.inputs import is_inside
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.output import writing
+from pipeline.paths import TOOL
+from pipeline.prepare import prepare
+from pipeline.publish import build_many
+from pipeline.publish import write_datasheets as datasheets
 from pipeline.report.context import measured_views, report_formatter, table_latencies
 from pipeline.report.views import Cell, TableView
 from pipeline.verify import verify as verify_figures
 
-EN = Strings("en")
+EN = Strings(TOOL)
 DATASET = "dataset.parquet"  # a build's points (pipeline.build.write_data)
 
 
@@ -121,7 +124,7 @@ def ingest_files(
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
     _not_an_input(output, [*paths, *([mapping] if mapping else [])])
     column_mapping = ColumnMapping.model_validate(read_toml(mapping)) if mapping else None
-    results, errors, failed = _read_all(paths, fmt, names, column_mapping, keep_going)
+    results, errors, failed = read_files(paths, fmt, names, column_mapping, keep_going)
     for failure in errors[:SHOWN]:
         print_error(failure)
     if len(errors) > SHOWN:
@@ -148,30 +151,6 @@ def _not_an_input(output: Path, inputs: list[Path]) -> None:
                         f"output {target} is the input {path}: writing it would destroy it",
                         "name a new file for the dataset, e.g. -o points.parquet",
                     )
-
-
-def _read_all(
-    paths: list[Path],
-    fmt: str | None,
-    names: tuple[str, str],
-    mapping: ColumnMapping | None,
-    keep_going: bool,
-) -> tuple[list[ReadResult], list[InputError], list[InputError]]:
-    jobs = [
-        (
-            path,
-            ReadOptions(
-                system=names[0],
-                setup=names[1],
-                label=str(path),
-                mapping=mapping or ColumnMapping(),
-                root=Path.cwd() if is_inside(Path.cwd(), path) else None,
-            ),
-            fmt,
-        )
-        for path in paths
-    ]
-    return split_outcomes(jobs, ingest.read_many(jobs), keep_going)
 
 
 def _write_atomically(dataset: Dataset, output: Path) -> None:

@@ -28,7 +28,7 @@ from pipeline.errors import UsageError
 from pipeline.language.fmt import small_latencies
 from pipeline.language.message import Message
 from pipeline.output import check_target, staging
-from pipeline.paths import TEMPLATES
+from pipeline.paths import TEMPLATES, TOOL
 from pipeline.schema import INTERVAL_FIELDS, polars_schema
 from pipeline.units import Convention
 
@@ -50,7 +50,7 @@ class Side:
 
 
 def _from_report(path: Path) -> Side:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     ctx = prepare(path)
     r, limits = ctx.report, ctx.report.latency_limits
@@ -255,7 +255,7 @@ def failing(result: Comparison) -> list[str]:
     from pipeline.language import Formatter, Strings
     from pipeline.render.compare_doc import profile
 
-    fmt = Formatter(Strings("en"))
+    fmt = Formatter(Strings(TOOL))
     found = []
     for row in result.regressions.iter_rows(named=True):
         figure = fmt.t(f"compare.metric_{row['metric']}")

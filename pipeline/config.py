@@ -25,9 +25,10 @@ from pydantic import (
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.language.strings import Variant
+from pipeline.paths import languages
 from pipeline.units import MAX_COUNT, Access, Convention, parse_block_size, rate_factor
 
-LANGS: tuple[str, ...] = ("de", "en")
+LANGS = languages()  # the documents' languages: locales/*.toml
 REPORT_FILE = "report.toml"
 
 

@@ -13,7 +13,9 @@ from typing import Any
 import polars as pl
 
 from pipeline.compute.registry import BY_NAME, Table
+from pipeline.config import LANGS
 from pipeline.language import Strings
+from pipeline.paths import TOOL
 from pipeline.provenance import versions
 from pipeline.report.context import ReportContext
 from pipeline.schema import INTERVAL_FIELDS, POINT_FIELDS, Field
@@ -81,9 +83,11 @@ def figures(ctx: ReportContext) -> list[dict[str, Any]]:
 
 
 def _described(fields: tuple[Field, ...]) -> list[dict[str, str]]:
-    en, de = Strings("en"), Strings("de")
+    # the tool's language first, then the others
+    langs = sorted(LANGS, key=lambda lang: lang != TOOL)
     return [
-        {"name": f.name, "unit": f.unit, "label_en": en(f.label), "label_de": de(f.label)}
+        {"name": f.name, "unit": f.unit}
+        | {f"label_{lang}": Strings(lang)(f.label) for lang in langs}
         for f in fields
     ]
 

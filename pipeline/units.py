@@ -54,7 +54,49 @@ def rate_factor(unit: str, convention: Convention) -> float:
     return kilo(convention) ** PREFIX_POWER[unit]
 
 
-TIME_UNITS_US = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "ms": 1e3, "s": 1e6}
+# Time: nanoseconds in one unit, whole numbers, so that a conversion multiplies or divides
+# by a whole factor (exact, as ``ms * 1000`` and ``ms / 1000`` are) and never by a rounded
+# one; µs is the base unit.
+NS_PER = {"ns": 1, "us": 1000, "µs": 1000, "ms": 1000**2, "s": 1000**3}
+TIME_UNITS_US = {unit: ns / NS_PER["µs"] for unit, ns in NS_PER.items()}  # µs in one unit
+
+
+def convert_time(value: float, unit: str, to: str = "µs") -> float:
+    """A time in ``unit`` (ns, us, µs, ms, s) in the unit ``to`` (the base unit, µs, by
+    default): 2.5 ms -> 2500.0 µs, 1500 ms -> 1.5 s."""
+    have, want = NS_PER[unit], NS_PER[to]
+    return value * (have // want) if have >= want else value / (want // have)
+
+
+# Rates of I/Os: prices and power are stated per 1,000 IOPS (kIOPS), as the seeds and
+# SPC-1's "price-performance" do.
+KIOPS = 1000  # IOPS in one kIOPS
+
+
+def per_kiops(amount: float, iops: float) -> float:
+    """``amount`` (a price, watts) per 1,000 IOPS at ``iops``."""
+    return amount / (iops / KIOPS)
+
+
+POWER_UNITS_W = {"W": 1.0, "kW": 1000.0}  # watts in one unit
+
+# Every unit a printed figure may carry, as (the dimension it measures, the factor to the
+# dimension's base unit); MB/s and GB/s follow the report's convention (``rate_factor``).
+PRINTED_UNITS: dict[str, tuple[str, float]] = {
+    **{unit: ("time", TIME_UNITS_US[unit]) for unit in ("µs", "us", "ms", "s")},
+    "IOPS": ("rate", 1.0),
+    "IOs": ("rate", 1.0),
+    **{unit: ("power", factor) for unit, factor in POWER_UNITS_W.items()},
+    "TB": ("capacity", 1.0),
+    "U": ("space", 1.0),
+    "%": ("percent", 1.0),
+    "×": ("factor", 1.0),
+    "x": ("factor", 1.0),
+    "1": ("count", 1.0),
+    "CHF": ("money", 1.0),
+    "USD": ("money", 1.0),
+    "EUR": ("money", 1.0),
+}
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 

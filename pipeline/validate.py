@@ -12,9 +12,11 @@ import polars as pl
 
 from pipeline.config import Report
 from pipeline.dataset import Dataset
+from pipeline.ingest import get_format
 from pipeline.language.fmt import Formatter
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
+from pipeline.units import TIME_UNITS_US
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -76,7 +78,7 @@ def littles_law(data: Dataset, report: Report) -> list[Problem]:
     """Closed loop: outstanding I/Os = hosts × parallelism × queue depth ≈ IOPS × latency.
     Not for rate-limited runs (a requested rate opens the loop)."""
     outstanding = pl.col("hosts") * pl.col("parallelism") * pl.col("queue_depth")
-    measured = pl.col("iops") * pl.col("lat_mean_us") / 1e6
+    measured = pl.col("iops") * pl.col("lat_mean_us") / TIME_UNITS_US["s"]
     off = (measured - outstanding).abs() > LITTLE_TOLERANCE * outstanding
     rows = _each(data.points, off & pl.col("target_iops").is_null() & (pl.col("iops") > 0))
     return [
@@ -85,7 +87,7 @@ def littles_law(data: Dataset, report: Report) -> list[Problem]:
             "warning",
             row,
             "littles_law",
-            measured=row["iops"] * row["lat_mean_us"] / 1e6,
+            measured=row["iops"] * row["lat_mean_us"] / TIME_UNITS_US["s"],
             expected=row["hosts"] * row["parallelism"] * row["queue_depth"],
         )
         for row in rows
@@ -222,14 +224,15 @@ def completeness(data: Dataset, report: Report) -> list[Problem]:
 
 
 def units(data: Dataset, report: Report) -> list[Problem]:
-    """A bandwidth unit left to the default where the file's own column says KB or MB."""
+    """A bandwidth unit left to the default where the file's own column says KB or MB
+    (a source read by a reader of column mappings, or by the one sniffed)."""
     problems = []
     for i, src in enumerate(report.sources):
         mapping = src.mapping
         declared = mapping is not None and "bandwidth_unit" in mapping.model_fields_set
         column = (mapping.columns.get("mb_s", "mb_s") if mapping else "mb_s").lower()
         if (
-            src.format in (None, "iogen")
+            (src.format is None or "mapping" in get_format(src.format).OPTIONS)
             and not declared
             and ("kb" in column or "mb" in column)
             and mapping is not None

@@ -26,31 +26,17 @@ from pipeline.compute.registry import BY_NAME, Table
 from pipeline.errors import InputError, NotFound
 from pipeline.inputs import read_text
 from pipeline.language import Formatter
+from pipeline.paths import TOOL
 from pipeline.report.context import ReportContext
 from pipeline.report.views import cpu
-from pipeline.units import DIMENSIONS, Convention, parse_block_size, rate_factor
+from pipeline.units import (
+    DIMENSIONS,
+    PRINTED_UNITS,
+    Convention,
+    parse_block_size,
+    rate_factor,
+)
 
-# printed unit -> (dimension, factor to the dimension's base unit); MB/s and GB/s follow
-# the report's unit convention (unit_table)
-UNITS: dict[str, tuple[str, float]] = {
-    "µs": ("time", 1.0),
-    "us": ("time", 1.0),
-    "ms": ("time", 1000.0),
-    "s": ("time", 1e6),
-    "IOPS": ("rate", 1.0),
-    "IOs": ("rate", 1.0),
-    "W": ("power", 1.0),
-    "kW": ("power", 1000.0),
-    "TB": ("capacity", 1.0),
-    "U": ("space", 1.0),
-    "%": ("percent", 1.0),
-    "×": ("factor", 1.0),
-    "x": ("factor", 1.0),
-    "1": ("count", 1.0),
-    "CHF": ("money", 1.0),
-    "USD": ("money", 1.0),
-    "EUR": ("money", 1.0),
-}
 APOSTROPHES = "'’"  # thousands marks only (de-CH ’, the seeds ')
 # a parallelism as the tables print it, singular and plural ("1 Prozess", "128 Prozesse")
 PLURALS = (("Prozess", "Prozesse"), ("process", "processes"), ("worker", "workers"))
@@ -180,7 +166,7 @@ def parse(text: str) -> list[Printed]:
 
 def unit_table(convention: Convention) -> dict[str, tuple[str, float]]:
     rates = {u: ("bandwidth", rate_factor(u, convention)) for u in ("MB/s", "GB/s", "MiB/s")}
-    return {**UNITS, **rates}
+    return {**PRINTED_UNITS, **rates}
 
 
 def _unit_of(unit: str, table: dict[str, tuple[str, float]]) -> tuple[str, float]:
@@ -497,7 +483,7 @@ def verify(ctx: ReportContext, published: Path, tolerance: float = 0.01) -> Veri
     """Every transcribed cell compared with the exact figures. A transcription line naming
     nothing is an input error with its line."""
     resolver = Resolver(ctx)
-    checker = Checker(tolerance, unit_table(ctx.report.units), ctx.formatter("en"))
+    checker = Checker(tolerance, unit_table(ctx.report.units), ctx.formatter(TOOL))
     lines = read_published(published)
     found, figures = [], 0
     for line, row in lines:

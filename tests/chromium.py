@@ -88,7 +88,8 @@ class Browser:
         )
         os.close(to_browser)
         os.close(from_browser)
-        self._buffer, self._events, self._next = b"", [], 0
+        self._buffer, self._next = b"", 0
+        self._events: list[dict[str, Any]] = []
         self._unanswered = 1 << 30  # ids of commands whose answers nobody waits for
         self.dialogs: list[str] = []
 
@@ -165,12 +166,13 @@ class Browser:
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
             "sessionId"
         ]
-        for method, params in [
+        steps: list[tuple[str, dict[str, Any]]] = [
             ("Page.enable", {}),
             ("Network.enable", {}),
             ("Network.setCacheDisabled", {"cacheDisabled": True}),
             ("Page.navigate", {"url": url}),
-        ]:
+        ]
+        for method, params in steps:
             self.call(method, params, session)
         self._settle(session, timeout)
         if click:

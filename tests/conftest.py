@@ -15,7 +15,8 @@ from typing import TypeVar
 
 import pytest
 
-from pipeline.build import BuildResult, build, prepare
+from pipeline.build import BuildResult, build
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from tests.layout import pdftotext
 

@@ -134,6 +134,7 @@ def _headings(pdf: Path) -> list[tuple[str, int, float]]:
                 walk(item)
             elif isinstance(item, Destination) and item.top is not None:
                 page = reader.get_destination_page_number(item)
+                assert page is not None, item.title
                 height = float(reader.pages[page].mediabox.height)
                 found.append((str(item.title), page + 1, height - float(item.top)))
 

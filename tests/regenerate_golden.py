@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.build import prepare
 from pipeline.config import LANGS
+from pipeline.prepare import prepare
 from pipeline.render import site, whitepaper
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

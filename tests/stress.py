@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from pipeline.config import LANGS
+
 SETUPS = 5
 LEVELS = [1 + i + round(i * i / 2) for i in range(30)]  # 1 … 450, uneven steps
 LONG = "Speicherbereitstellungsinfrastrukturdienst"  # 42 characters, no hyphen
@@ -65,9 +67,9 @@ def make(folder: Path) -> Path:
                 text = _file(i, read, level)
                 (raw / f"r{read:03d}-p{level:03d}.iogen.csv").write_text(text, encoding="utf-8")
     (folder / "report.toml").write_text(_toml(setups), encoding="utf-8")
-    for lang in ("de", "en"):
-        text = folder / "text" / lang
-        text.mkdir(parents=True)
+    for lang in LANGS:
+        texts = folder / "text" / lang
+        texts.mkdir(parents=True)
         for section in ("summary", "setup", "method", "conclusion"):
-            (text / f"{section}.md").write_text(f"{LONG} {LONG}{LONG}\n", encoding="utf-8")
+            (texts / f"{section}.md").write_text(f"{LONG} {LONG}{LONG}\n", encoding="utf-8")
     return folder

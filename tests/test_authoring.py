@@ -10,9 +10,11 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pytest
 from pypdf import PdfReader
+from pypdf.generic import DictionaryObject
 
 from pipeline.build import BuildResult, build
 from tests import images, layout
@@ -150,7 +152,7 @@ def test_images_are_numbered_figures_with_alt_text(
     assert all(c in text for c in captions), text[:3000]
     figures = re.findall(r"(?:Abbildung|Figure) (\d+) –", text)
     assert figures == [str(n) for n in range(1, len(figures) + 1)]  # with the charts
-    alts = list(_alts(PdfReader(pdf).trailer["/Root"]["/StructTreeRoot"]))
+    alts = list(_alts(cast(DictionaryObject, PdfReader(pdf).trailer["/Root"])["/StructTreeRoot"]))
     assert any(a.startswith(("Foto:", "Photo:")) for a in alts)
     assert any(a.startswith(("Porträt", "Portrait")) for a in alts)
     assert layout.check_output(built.out) == []

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.build import BuildResult, write_combined_site
+from pipeline.build import BuildResult
+from pipeline.publish import write_combined_site
 from tests.chromium import CHROMIUM, Browser, browser
 from tests.conftest import once_per_run
 from tests.serve import served

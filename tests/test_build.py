@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from pipeline.build import BuildResult, build, prepare
+from pipeline.build import BuildResult, build
 from pipeline.errors import InputErrors
+from pipeline.prepare import prepare
 from tests.conftest import DATA, FS840, pdf_text
 
 
@@ -337,7 +338,7 @@ def test_a_note_two_tables_share_is_printed_once(tmp_path: Path) -> None:
     toml = report / "report.toml"
     text = toml.read_text(encoding="utf-8")
     toml.write_text('tables = ["performance", "key_figures"]\n' + text, encoding="utf-8")
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
     from pipeline.render.whitepaper import body
 
     ctx = prepare(report)  # the documents' sources, as a build writes them
@@ -349,7 +350,7 @@ def test_a_note_two_tables_share_is_printed_once(tmp_path: Path) -> None:
 def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
     """Two servers in one setup, one in the other: the method said "on 2 servers" for
     both (the largest count). Now it says it per setup where they differ."""
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
     from pipeline.render.whitepaper import method_sentences
 
     report = tmp_path / "report"
@@ -371,7 +372,7 @@ def test_the_method_prints_what_each_setup_is_for_one_setup_too(tmp_path: Path) 
     """A setup's description (a campaign's: engine, direct I/O, depths, warm-up) was shown
     only as the label of several setups; with one setup nowhere. Now the method prints it,
     with the setup's name where there are several."""
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
     from pipeline.render.whitepaper import method_sentences
 
     report = tmp_path / "report"
@@ -434,8 +435,8 @@ def test_the_method_names_the_queue_depths_with_their_levels() -> None:
     ],
 )
 def test_host_names_match_the_data(raw: list[str], mapped: dict[str, str] | None) -> None:
-    from pipeline.build import host_names
     from pipeline.config import Report
+    from pipeline.dataset.hosts import host_names
 
     report = Report.model_validate(
         {**_minimal_report(), "hosts": [{"name": "a", "raw": raw}]}, strict=False
@@ -476,7 +477,7 @@ def test_the_method_says_percentiles_of_several_servers_are_an_upper_bound(
     larger server's; the method would say so beside a percentile chart, but one point
     draws none. One mix, not 100/70/0: its colours are the legend's (not "other
     mixes")."""
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
     from pipeline.render.whitepaper import method_sentences
     from tests.conftest import DATA
 

@@ -24,7 +24,7 @@ import pytest
 from pipeline import ingest
 from pipeline.build import build
 from pipeline.campaign import plan as planning
-from pipeline.campaign.model import Campaign, load_campaign
+from pipeline.campaign.model import Campaign, Engine, load_campaign
 from pipeline.campaign.targets import guard, look, signatures
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
@@ -413,7 +413,7 @@ def test_queue_depths_times_levels_and_grids_plan_their_pairs(tmp_path: Path) ->
     assert len(product.pairs()) == 9 and product.depths == [1, 4, 16]
     found = planning.points(product)  # 2 profiles × 1 mix × 9, each at the one rate
     assert len(found) == 18 and found[3].name == "0004-random-4k-r100-p1-qd4-q2000"
-    engine = "io_uring"
+    engine: Engine = "io_uring"
     assert "iodepth=16\n" in planning.job_file(product, found[8], engine)
     assert "numjobs=4\n" in planning.job_file(product, found[8], engine)
     grid = "[[grid]]\nqueue_depth = [1, 2, 4, 8, 16, 32]\nlevels = [1]\n"

@@ -8,10 +8,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.ingest.fio import latency_bins
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import ChartRef, chart_plan, default_specs, left_out
 from tests.conftest import DATA, ROOT
@@ -93,7 +93,7 @@ def test_stability_band(a800: ReportContext) -> None:
 
 def test_percentiles_from_fio() -> None:
     from pipeline import ingest
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
     from pipeline.ingest.base import ReadOptions
     from pipeline.language.fmt import Formatter
     from pipeline.language.strings import Strings
@@ -248,7 +248,12 @@ def test_the_site_compares_an_iodepth_sweep_per_queue_depth(tmp_path: Path) -> N
     built = [Built(prepare(f), tmp_path) for f in (first, second)]
     (points,) = comparison_profiles(built, "en").values()
     labels = sorted(points["label"].unique().to_list())
-    assert labels == ["Test System #1 <A&B>, queue depth 1", "Test System #1 <A&B>, queue depth 8"]
+    # two reports of one system: each depth of each report a series, named by its report
+    assert labels == [
+        f"Test System #1 <A&B>, queue depth {qd} ({report})"
+        for qd in (1, 8)
+        for report in ("mixed", "other")
+    ]
     for _, series in points.group_by("label", "report"):
         assert series["queue_depth"].n_unique() == 1 and series.height == 5
 

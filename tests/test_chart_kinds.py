@@ -14,9 +14,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.charts.draw import draw, spec
 from pipeline.errors import InputError
+from pipeline.prepare import prepare
 from pipeline.report import chart_registry as kinds
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import chart_plan

@@ -8,12 +8,12 @@ from typing import Any
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.charts.export import save
 from pipeline.language.fmt import Formatter
 from pipeline.language.strings import Strings
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from tests.conftest import ROOT
 
@@ -157,7 +157,7 @@ def test_sub_microsecond_latencies_keep_their_digits_on_every_axis() -> None:
     tenths of a µs: two places in ms printed every tick as 0. Each chart's latency axis
     shows them with two significant digits."""
     from pipeline import ingest
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
     from pipeline.ingest.base import ReadOptions
     from tests.conftest import DATA
 

@@ -104,9 +104,10 @@ def test_tables_of_a_dataset_are_the_reports_tables(tmp_path: Path) -> None:
     prints the measurement tables as ``iopress tables REPORT`` prints them (first; then
     the report's cost tables …), and its frames equal the build's tables/*.csv, for every
     setting stored with the dataset."""
-    from pipeline.build import prepare, write_data
+    from pipeline.build import write_data
     from pipeline.compute.compare import Settings
     from pipeline.dataset import read_figures, read_points
+    from pipeline.prepare import prepare
 
     report = _with_settings(tmp_path / "fs840")
     out = tmp_path / "out"

@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from pipeline import ingest
+from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions
 from tests.conftest import SHARED
 
@@ -82,7 +83,7 @@ def test_logs_without_parameters_need_them_from_the_configuration() -> None:
         with tarfile.open(CORPUS / "fio-upstream-plot-samples" / "fio-logs.tar.gz") as tar:
             tar.extractall(tmp, filter="data")
         log = next(Path(tmp).rglob("*-read-para.results_iops.log"))
-        with pytest.raises(ingest.InputError, match="no fio JSON or job file"):
+        with pytest.raises(InputError, match="no fio JSON or job file"):
             ingest.read(log, ReadOptions(), "fio-log")
         configured = ReadOptions(
             params={"rw": "read", "bs": "128k", "log_avg_msec": "500", "latency_unit": "us"}
@@ -96,5 +97,5 @@ def test_logs_without_parameters_need_them_from_the_configuration() -> None:
 
 def test_histogram_logs_are_refused_clearly() -> None:
     log = CORPUS / "fio-perfkitbenchmarker" / "pkb_fio_avg_1506559526.49_clat_hist.1.log"
-    with pytest.raises(ingest.InputError, match=r"histogram logs .* not supported yet"):
+    with pytest.raises(InputError, match=r"histogram logs .* not supported yet"):
         ingest.read(log, ReadOptions(), "fio-log")

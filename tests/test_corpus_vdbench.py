@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.ingest.base import ReadOptions
 from tests.conftest import DATA
 
@@ -32,7 +32,7 @@ def _totals() -> dict[float, dict[str, str]]:
 def _close(ours: float, printed: str) -> bool:
     """Equal within the printed precision (half a unit of the last digit) plus 0.1 %."""
     places = len(printed.split(".")[1]) if "." in printed else 0
-    return abs(ours - float(printed)) <= 0.5 * 10**-places + 0.001 * abs(float(printed))
+    return bool(abs(ours - float(printed)) <= 0.5 * 10**-places + 0.001 * abs(float(printed)))
 
 
 def test_flatfile_points_reproduce_totals_avg_lines() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import combine
 from pipeline.dataset import read_intervals, read_points, write
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import ReadOptions, ReadResult, read
 from pipeline.schema import METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION

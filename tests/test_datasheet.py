@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from pipeline.build import BuildResult, prepare, write_datasheets
+from pipeline.build import BuildResult
+from pipeline.prepare import prepare
+from pipeline.publish import write_datasheets
 from pipeline.render import datasheet
+from pipeline.report.context import ReportContext
 from tests.conftest import FS840, ROOT, pdf_text
 
 
@@ -83,17 +86,15 @@ def test_footprint_and_spc1_groups_when_configured(tmp_path: Path) -> None:
         assert "Key figures" in _text(path) or "Kennzahlen" in _text(path)
 
 
-def test_same_layout_for_every_system(fs840_context: object) -> None:
+def test_same_layout_for_every_system(fs840_context: ReportContext) -> None:
     a800 = prepare(FS840.parent / "a800")
     fs840 = fs840_context
     for lang in ("de", "en"):
-        one = [t for t, _ in datasheet.groups(fs840, fs840.formatter(lang))]  # type: ignore[attr-defined]
+        one = [t for t, _ in datasheet.groups(fs840, fs840.formatter(lang))]
         two = [t for t, _ in datasheet.groups(a800, a800.formatter(lang))]
         assert one == two
         labels_one = [
-            i.label
-            for _, items in datasheet.groups(fs840, fs840.formatter(lang))  # type: ignore[attr-defined]
-            for i in items
+            i.label for _, items in datasheet.groups(fs840, fs840.formatter(lang)) for i in items
         ]
         assert len(labels_one) == 10
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -24,7 +25,7 @@ def _csv(build: BuildResult, name: str) -> pl.DataFrame:
     return pl.read_csv(build.out / "tables" / f"{name}.csv")
 
 
-def _row(table: pl.DataFrame, **where: object) -> dict[str, object]:
+def _row(table: pl.DataFrame, **where: object) -> dict[str, Any]:
     hit = table.filter(pl.all_horizontal(pl.col(k) == v for k, v in where.items()))
     assert hit.height == 1, where
     return hit.row(0, named=True)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import BuildResult, prepare
+from pipeline.build import BuildResult
 from pipeline.charts import CHARTS
 from pipeline.compute.registry import BY_NAME
 from pipeline.language import Formatter, Strings
 from pipeline.language.fmt import small_latencies
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import Section, Values, fill
 from pipeline.report.plan import chart_alt

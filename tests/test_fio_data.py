@@ -13,11 +13,13 @@ import polars as pl
 import pytest
 
 from pipeline import ingest
-from pipeline.build import build, combine, prepare
+from pipeline.build import build
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions
 from pipeline.ingest.fio_params import JobError, Resolver, split_shares
 from pipeline.language import Formatter, Strings
+from pipeline.prepare import prepare
 from pipeline.report.attributes import ratio
 from tests.conftest import DATA, pdf_text
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import prepare
 from pipeline.language.fmt import Formatter, significant_places
 from pipeline.language.strings import Strings
+from pipeline.prepare import prepare
 from pipeline.render import whitepaper
 from tests.conftest import FS840
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import BuildResult, prepare
+from pipeline.build import BuildResult
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.verify import verify
 from tests import layout

@@ -94,7 +94,7 @@ def _replace(node: object, path: list[int], value: object) -> object:
         return value
     keys = list(node.keys()) if isinstance(node, dict) else list(range(len(node)))
     key = keys[path[0] % len(keys)]
-    node[key] = _replace(node[key], path[1:], value)  # type: ignore[index]
+    node[key] = _replace(node[key], path[1:], value)
     return node
 
 

@@ -15,11 +15,12 @@ import polars as pl
 import pytest
 
 from pipeline import console
-from pipeline.build import prepare, write_data
+from pipeline.build import write_data
 from pipeline.console import print_error
 from pipeline.csvfile import defused
 from pipeline.dataset import intervals_path
 from pipeline.errors import InputError
+from pipeline.prepare import prepare
 from tests.cli import iopress
 from tests.conftest import DATA, FS840, pdf_text
 

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
@@ -24,19 +24,19 @@ from tests.test_validate import REPORT
 SAMPLES = DATA / "fio"
 
 
-def _job(name: str) -> dict[str, object]:
+def _job(name: str) -> dict[str, Any]:
     doc = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
-    job: dict[str, object] = doc["jobs"][0]
+    job: dict[str, Any] = doc["jobs"][0]
     return job
 
 
 def test_percentiles_and_max_from_fio_3_clat_ns() -> None:
     result = ingest.read(SAMPLES / "jsonplus.json", ReadOptions())
     row = result.intervals.row(0, named=True)
-    clat = _job("jsonplus.json")["read"]["clat_ns"]  # type: ignore[index]
+    clat = _job("jsonplus.json")["read"]["clat_ns"]
     assert row["lat_p99_us"] == pytest.approx(clat["percentile"]["99.000000"] / 1000)
     assert row["lat_p9999_us"] == pytest.approx(clat["percentile"]["99.990000"] / 1000)
-    lat = _job("jsonplus.json")["read"]["lat_ns"]  # type: ignore[index]
+    lat = _job("jsonplus.json")["read"]["lat_ns"]
     assert row["lat_max_us"] == pytest.approx(lat["max"] / 1000)
     assert row["lat_mean_us"] == pytest.approx(lat["mean"] / 1000)
 
@@ -44,7 +44,7 @@ def test_percentiles_and_max_from_fio_3_clat_ns() -> None:
 def test_mixed_job_weights_directions_by_ios_and_has_no_percentiles() -> None:
     row = ingest.read(SAMPLES / "randrw_group.json", ReadOptions()).intervals.row(0, named=True)
     job = _job("randrw_group.json")
-    r, w = job["read"], job["write"]  # type: ignore[index]
+    r, w = job["read"], job["write"]
     expected = (r["total_ios"] * r["lat_ns"]["mean"] + w["total_ios"] * w["lat_ns"]["mean"]) / (
         (r["total_ios"] + w["total_ios"]) * 1000
     )

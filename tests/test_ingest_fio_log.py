@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.normalise import to_points
 from pipeline.validate import agreement, log_window

@@ -150,7 +150,7 @@ def _report(tmp_path: Path, sources: str, extra: str = "", top: str = "") -> Pat
 
 
 def test_two_servers_on_one_address_under_their_report_names(tmp_path: Path) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     folder = _report(
         tmp_path,
@@ -167,7 +167,7 @@ def test_two_servers_on_one_address_under_their_report_names(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(("units", "mega"), [("binary", 1024**2), ("decimal", 1e6)])
 def test_vendor_figure_round_trip_is_exact(tmp_path: Path, units: str, mega: float) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     figure = (
         '[[vendor_figures]]\naccess = "sequential"\nblock_size = "64K"\nread_pct = 100\n'
@@ -252,6 +252,7 @@ def test_a_fio_servers_status_snapshots_are_not_summed_as_load() -> None:
     records = [r for r in doc["client_stats"] if r["jobname"] != "All clients"]
     last = {r["port"]: r for r in records}  # each server's last record: the whole run
     assert len(records) > len(last) == 2
+    assert result.rows is not None
     assert len(result.rows) == 2 and len(result.rejects) == len(records) - 2
     assert {r.reason.key for r in result.rejects} == {"fio.server_snapshot"}
     assert result.records_read == len(result.rows) + len(result.rejects)

@@ -26,8 +26,9 @@ import pytest
 
 from pipeline import build as build_module
 from pipeline import inputs
-from pipeline.build import prepare
+from pipeline.dataset.sources import read_sources
 from pipeline.errors import InputError
+from pipeline.prepare import prepare
 from tests.cli import ROOT, Ran, iopress
 from tests.conftest import DATA
 
@@ -86,7 +87,7 @@ def test_provenance_lists_the_bytes_read_when_names_are_swapped_for_links_out(
     before = {name: sha(report / name) for name in SWAPPED}
     outside = tmp_path / "outside"
     outside.mkdir()
-    read = build_module.ingest_report
+    read = read_sources
 
     def read_then_swap(*args: object, **kwargs: object) -> object:
         dataset = read(*args, **kwargs)  # type: ignore[arg-type]
@@ -97,7 +98,7 @@ def test_provenance_lists_the_bytes_read_when_names_are_swapped_for_links_out(
             (report / name).symlink_to(target)
         return dataset
 
-    monkeypatch.setattr(build_module, "ingest_report", read_then_swap)
+    monkeypatch.setattr("pipeline.report.read.read_sources", read_then_swap)
     listed = {f.path: f.sha256 for f in prepare(report).inputs()}
     assert not [p for p in listed if "outside" in p], listed
     for name in SWAPPED:

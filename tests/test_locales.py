@@ -8,6 +8,7 @@ import pytest
 
 from pipeline.config import LANGS
 from pipeline.language.strings import MissingString, Strings, load
+from pipeline.paths import TOOL
 from tests.conftest import ROOT
 
 KEY_USE = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[a-z_.0-9]+)["']""")
@@ -19,11 +20,17 @@ REJECT = "reject."  # the readers' Message keys: tests/test_messages.py checks t
 VARIANT = "vms."  # strings in place of plain ones: used where the plain one is
 
 
-def test_both_languages_have_the_same_keys() -> None:
-    de = set(load("de"))
-    en = {k for k in load("en") if not k.startswith(ENGLISH_ONLY)}
-    assert sorted(de - en) == []
-    assert sorted(en - de) == []
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != TOOL])
+def test_every_language_has_the_keys_of_english(lang: str) -> None:
+    """Every locale file (a language of the documents) has English's keys, [cli] aside."""
+    other = set(load(lang))
+    en = {k for k in load(TOOL) if not k.startswith(ENGLISH_ONLY)}
+    assert sorted(other - en) == []
+    assert sorted(en - other) == []
+
+
+def test_the_languages_are_the_locale_files() -> None:
+    assert tuple(sorted(p.stem for p in (ROOT / "locales").glob("*.toml"))) == LANGS
 
 
 def _used_keys() -> set[str]:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import prepare
 from pipeline.errors import InputErrors
+from pipeline.prepare import prepare
 from pipeline.render.appendix import files_view, machine_view
 
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"

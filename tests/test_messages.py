@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import ingest
-from pipeline.build import combine
+from pipeline.dataset.assemble import combine
 from pipeline.language.fmt import Formatter
 from pipeline.language.message import Message
 from pipeline.language.strings import Strings, load

@@ -7,11 +7,11 @@ import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject
+from pypdf.generic import ArrayObject, DictionaryObject, StreamObject
 
 from pipeline.build import BuildResult
 from pipeline.report.context import ReportContext
@@ -19,8 +19,8 @@ from tests.conftest import pdf_text
 
 
 def _xmp(path: Path) -> str:
-    root = PdfReader(path).trailer["/Root"]
-    data: bytes = root["/Metadata"].get_object().get_data()
+    root = _root(PdfReader(path))
+    data: bytes = cast(StreamObject, root["/Metadata"].get_object()).get_data()
     return data.decode("utf-8")
 
 
@@ -38,9 +38,14 @@ def _fonts(resources: Any, seen: set[int]) -> Iterator[DictionaryObject]:
         yield from _fonts(obj.get("/Resources"), seen)
 
 
+def _root(reader: PdfReader) -> DictionaryObject:
+    """The document's catalog (pypdf types the trailer's entries as any PDF object)."""
+    return cast(DictionaryObject, reader.trailer["/Root"])
+
+
 def _embedded(font: DictionaryObject) -> bool:
     if "/DescendantFonts" in font:
-        font = font["/DescendantFonts"][0].get_object()
+        font = cast(ArrayObject, font["/DescendantFonts"])[0].get_object()
     if font.get("/Subtype") == "/Type3":
         return True
     desc = font.get("/FontDescriptor")
@@ -72,7 +77,7 @@ def test_standards_fonts_and_alt_text(fs840_build: BuildResult, lang: str) -> No
     fonts = [f for page in reader.pages for f in _fonts(page.get("/Resources"), seen)]
     assert fonts and all(_embedded(f) for f in fonts)
     assert any("LiberationSans" in str(f.get("/BaseFont")) for f in fonts)
-    alts = list(_alts(reader.trailer["/Root"]["/StructTreeRoot"]))
+    alts = list(_alts(_root(reader)["/StructTreeRoot"]))
     charts = len(list((fs840_build.out / "charts").glob(f"*.{lang}.svg")))
     assert len(alts) == charts
     word = "Diagramm" if lang == "de" else "chart"
@@ -81,7 +86,7 @@ def test_standards_fonts_and_alt_text(fs840_build: BuildResult, lang: str) -> No
 
 def test_document_language_and_title(fs840_build: BuildResult) -> None:
     reader = PdfReader(fs840_build.out / "fs840.de.pdf")
-    assert str(reader.trailer["/Root"].get("/Lang")).startswith("de")
+    assert str(_root(reader).get("/Lang")).startswith("de")
     assert reader.metadata is not None
     assert (
         reader.metadata.title == "IBM Full Flash Storage für Kern-Applikationen auf Power Systemen"

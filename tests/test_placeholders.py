@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import prepare
 from pipeline.errors import InputError, InputErrors
+from pipeline.prepare import prepare
 from pipeline.report import narrative
 from tests.conftest import FS840
 

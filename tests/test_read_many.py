@@ -45,7 +45,7 @@ def test_one_file_under_two_names_is_two_runs_of_its_points() -> None:
     """Two files that are not views of one run (no reader read one beside the other) are
     two runs: their points are refused by default, naming both; "newest" keeps the one
     listed last where a run has no fio time stamp (the copy has none: it is no file)."""
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
     from pipeline.ingest.base import ReadResult
 
     first = ingest.read(FIO / "jsonplus.json", ReadOptions(label="a.json"), "fio")
@@ -74,7 +74,7 @@ def test_batched_rows_give_what_each_file_gave(monkeypatch: pytest.MonkeyPatch) 
     """Plain rows of consecutive files move into shared frames (memory grows with the data,
     not the number of files): each file still has its own rows and counts, and any choice
     of files combines as without batches."""
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
 
     good = sorted(FIO.glob("*.json")) + sorted((DATA / "fio-sweep").glob("*/*.json"))[:20]
     jobs: list[ingest.Job] = [(p, ReadOptions(label=p.name), "fio") for p in good]
@@ -97,7 +97,7 @@ def test_a_jobs_json_beside_its_own_logs_is_read_once() -> None:
     """fio's JSON (the whole run, one interval) and the job's interval logs (one row per
     window) are one measurement: listed together, the logs' rows are rejected, every
     window, not just the one whose number the JSON's interval shares."""
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
 
     win = DATA / "fio-log"
     whole = ingest.read(win / "win.json", ReadOptions(root=win, label="win.json"), "fio")
@@ -119,7 +119,7 @@ def test_hosts_are_named_before_a_point_read_twice_is_looked_for() -> None:
     """fio client/server's JSON names the host ``srv:8765``, the logs' folder ``srv``:
     the same host (its one port), so the logs' rows are read twice, named by [[hosts]] or
     not; a second port on the address is another server."""
-    from pipeline.build import combine
+    from pipeline.dataset.assemble import combine
     from pipeline.ingest.base import ReadResult
 
     win = DATA / "fio-log"

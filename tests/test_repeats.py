@@ -11,10 +11,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import combine, prepare
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputErrors
 from pipeline.ingest import read
 from pipeline.ingest.base import ReadOptions, ReadResult
+from pipeline.prepare import prepare
 from pipeline.render.whitepaper import method_sentences
 from tests.cli import iopress
 from tests.conftest import DATA

@@ -7,6 +7,8 @@ otherwise rewrite and compile again in each worker of a fresh clone."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 
@@ -29,7 +31,9 @@ def test_plugins_are_named_and_their_packages_not_rewritten(
     import hypothesis.core
     from _pytest.assertion.rewrite import AssertionRewritingHook
 
-    assert isinstance(__loader__, AssertionRewritingHook)  # a test module is rewritten
+    assert isinstance(
+        sys.modules[__name__].__loader__, AssertionRewritingHook
+    )  # a test module is rewritten
     assert not isinstance(hypothesis.core.__loader__, AssertionRewritingHook)
     manager = request.config.pluginmanager
     assert manager.has_plugin("xdist.plugin") and manager.has_plugin("_hypothesis_pytestplugin")

@@ -311,11 +311,12 @@ def test_template_injection_refused_by_every_command(command: str, tmp_path: Pat
     marker = tmp_path / "MARKER"
     summary = report / "text" / "de" / "summary.md"
     line = append_line(summary, INJECTIONS["shell"].replace("MARKER", str(marker)))
-    extra = {
+    extras: dict[str, list[str | Path]] = {
         "tables": [],
         "verify": ["--published", report / "published" / "seed000.csv"],
         "datasheet": ["-o", tmp_path / "sheet"],
-    }[command]
+    }
+    extra = extras[command]
     run = iopress(command, report, *extra, cwd=tmp_path)
     assert not marker.exists(), f"iopress {command}: a placeholder ran a shell command"
     assert_refused(run, "text/de/summary.md", f"line {line}")
@@ -490,8 +491,8 @@ VDBENCH_TOTALS = """<pre>
 
 
 def test_vdbench_totals_outside_the_folder_is_not_read(tmp_path: Path) -> None:
-    from pipeline.build import prepare
     from pipeline.errors import InputError, InputErrors
+    from pipeline.prepare import prepare
 
     report = copy_report(tmp_path, MIXED)
     (tmp_path / "totals.html").write_text(VDBENCH_TOTALS, encoding="utf-8")
@@ -526,7 +527,8 @@ def test_workbook_cells_are_text_never_formulas_or_links(tmp_path: Path) -> None
     """A name from the report that looks like a formula or an address stays text in the
     XLSX workbook: a vendor's =HYPERLINK(...) must not become live in an auditor's
     spreadsheet."""
-    from pipeline.build import prepare, write_workbook
+    from pipeline.prepare import prepare
+    from pipeline.render.workbook import write as write_workbook
 
     report = copy_report(tmp_path)  # a cost row names its system: a text cell
     payload = '=HYPERLINK("http://evil.example/","see")'
@@ -541,7 +543,7 @@ def test_workbook_cells_are_text_never_formulas_or_links(tmp_path: Path) -> None
 
 def test_files_read_beside_raw_files_are_listed_as_inputs(tmp_path: Path) -> None:
     from pipeline import manifest
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     report = fio_log_report(tmp_path)
     shutil.copy(FIO_LOG / "win.json", report / "raw" / "win.json")
@@ -998,8 +1000,8 @@ def _fuzz_report(base: Path, folder: Path, title: str, system: str, setup: str, 
 def test_fuzzed_labels_and_narrative_give_a_document_or_an_input_error(
     fuzz_base: Path, title: str, system: str, setup: str, text: str
 ) -> None:
-    from pipeline.build import prepare
     from pipeline.errors import InputError, InputErrors
+    from pipeline.prepare import prepare
     from pipeline.render import site, whitepaper
 
     with tempfile.TemporaryDirectory() as tmp:

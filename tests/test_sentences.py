@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import BuildResult, prepare, refuse
+from pipeline.build import BuildResult, refuse
 from pipeline.errors import InputError, InputErrors
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from tests.cli import iopress
 from tests.conftest import DATA, FS840, pdf_text

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import prepare
 from pipeline.config import load_report
 from pipeline.errors import InputError, InputErrors
+from pipeline.prepare import prepare
 from pipeline.provenance import inputs
 
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"

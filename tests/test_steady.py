@@ -167,7 +167,7 @@ def _rates_report(folder: Path) -> Path:
 
 
 def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
     from pipeline.render.whitepaper import body
 
     typ = body(prepare(_rates_report(tmp_path / "rates")), "en")  # as a build writes it
@@ -178,8 +178,8 @@ def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
 def test_a_rate_sweeps_figures_trace_to_their_own_rates_lines(tmp_path: Path) -> None:
     """The tables name the target rate of the point each row is read at, and the
     manifest traces the row to that rate's raw lines only (it listed all three runs')."""
-    from pipeline.build import prepare
     from pipeline.manifest import figures
+    from pipeline.prepare import prepare
 
     ctx = prepare(_rates_report(tmp_path / "rates"))
     intervals = ctx.dataset.intervals
@@ -202,7 +202,7 @@ def test_a_rate_sweeps_figures_trace_to_their_own_rates_lines(tmp_path: Path) ->
 
 
 def test_a_rate_sweep_is_charted_as_latency_over_the_rate(tmp_path: Path) -> None:
-    from pipeline.build import prepare
+    from pipeline.prepare import prepare
 
     ctx = prepare(_rates_report(tmp_path / "rates"))
     assert [r.kind for r in ctx.charts] == ["response"]

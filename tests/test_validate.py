@@ -8,9 +8,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import build, combine
+from pipeline.build import build
 from pipeline.config import load_report
 from pipeline.dataset import Dataset
+from pipeline.dataset.assemble import combine
 from pipeline.errors import InputErrors
 from pipeline.ingest.base import ReadResult
 from pipeline.language.fmt import Formatter

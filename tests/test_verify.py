@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import prepare
 from pipeline.errors import InputError
+from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.verify import Expected, Reading, agrees, candidates, parse, verify
 from tests.cli import iopress

@@ -12,10 +12,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.build import prepare
 from pipeline.compute.registry import BY_NAME, TABLES
 from pipeline.compute.tables import KINDS
 from pipeline.config import Presentation
+from pipeline.prepare import prepare
 from pipeline.report.context import VIEWS, ReportContext, report_formatter
 from pipeline.report.views import Cell, TableView
 from pipeline.units import block_label
@@ -64,7 +64,7 @@ def _grid(ctx: ReportContext, name: str, lang: str, style: str) -> list[Line]:
 
 
 def _key_figures(ctx: ReportContext, name: str, lang: str, style: str) -> list[Line]:
-    lines = []
+    lines: list[Line] = []
     for row, one in _profiles(ctx.frame(name)):
         cells = _view(ctx, name, one, lang, style).rows[0][1:]
         lines += [(row, k, _text(c)) for k, c in zip(KINDS, cells, strict=True)]

@@ -13,6 +13,7 @@ from pipeline.campaign.targets import Seen
 from pipeline.console import err_console, out_console
 from pipeline.language.strings import Strings
 from pipeline.machine import save_machine
+from pipeline.paths import TOOL
 
 
 def plan(source: Path, out: Path) -> None:
@@ -29,7 +30,7 @@ def plan(source: Path, out: Path) -> None:
 
 def _target(seen: Seen, folder: Path) -> str:
     """``target /dev/sdx: block device, 1,000,204,886,016 bytes, holds ext4; …``"""
-    t = Strings("en")
+    t = Strings(TOOL)
     size = "" if seen.size is None else t("cli.target_bytes", n=f"{seen.size:,}")
     holds = ", ".join(seen.holds) if seen.holds else t("cli.target_nothing")
     if seen.created:

@@ -9,21 +9,17 @@ import platform
 import shlex
 import stat
 import subprocess
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline import ingest
 from pipeline.campaign import plan as planning
 from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
 from pipeline.campaign.targets import create_missing, guard, load_records, look, refresh
+from pipeline.dataset.results import figures
 from pipeline.errors import InputError
-from pipeline.ingest import fio
-from pipeline.ingest.base import ReadOptions, interval_frame, problems
-from pipeline.inputs import read_text
 from pipeline.machine import Machine, save_machine
 
 ENV = f"{RAW}/env"  # the machine that ran fio, and the preconditioning's output
@@ -37,53 +33,6 @@ class Done:
     skipped: bool
     iops: float
     lat_us: float
-
-
-def figures(result: Path) -> tuple[float, float] | str:
-    """The point's IOPS and mean latency (µs) when ``result`` is complete fio output whose
-    figures ``build`` accepts, by the same rule: it reads, and records are accepted. Records
-    rejected with their reason are listed by ``build`` as for any fio output: the snapshots
-    before fio starts a job's counters again (laying out a new file, ``ramp_time``) are
-    not part of fio's final figures, not a defect of the run. Else why not."""
-    try:
-        read = ingest.read(result, ReadOptions(root=result.parent), "fio")
-        repeated = server_snapshots(result)
-    except (InputError, OSError, ValueError) as err:
-        return str(err)
-    if repeated:
-        return repeated
-    found = problems(read, result)
-    if found or not read.rows:
-        return str(found[0]) if found else "no interval was accepted"
-    rows = interval_frame(read.rows)
-    ios = float((rows["iops"] * rows["interval_s"]).sum())
-    seconds = float(rows["interval_s"].sum())
-    lat = float((rows["lat_mean_us"].fill_null(0.0) * rows["iops"] * rows["interval_s"]).sum())
-    return (ios / seconds if seconds else 0.0), (lat / ios if ios else 0.0)
-
-
-def server_snapshots(result: Path) -> str:
-    """Why fio's client output holds a job of one fio server more than once, or "": a
-    server started with ``--status-interval`` sends its cumulative snapshots, which the
-    client writes as further records of the same job (docs/campaign.md); iopress does
-    not read them as snapshots (yet), so such a result is not sound."""
-    doc = fio.final_document(result, read_text(result)).data
-    records = doc.get("client_stats")
-    if not isinstance(records, list):
-        return ""
-    seen = Counter(
-        (r.get("jobname"), r.get("hostname"), r.get("port"))
-        for r in records
-        if isinstance(r, dict) and r.get("jobname") != fio.ALL_CLIENTS
-    )
-    twice = sorted({f"{host}:{port}" for (_, host, port), n in seen.items() if n > 1})
-    if not twice:
-        return ""
-    servers = f"the fio server {twice[0]}" if len(twice) == 1 else f"fio servers {', '.join(twice)}"
-    return (
-        f"{servers} sent status snapshots (started with --status-interval), which iopress "
-        "does not read: start fio --server without it"
-    )
 
 
 def valid(result: Path) -> tuple[float, float] | None:

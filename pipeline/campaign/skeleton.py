@@ -18,8 +18,14 @@ def _s(value: str) -> str:
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def _both(de: str, en: str) -> str:
-    return f"{{ de = {_s(de)}, en = {_s(en)} }}"
+def _texts(text: dict[str, str]) -> str:
+    """One text in every language, as a TOML inline table."""
+    return "{ " + ", ".join(f"{lang} = {_s(text[lang])}" for lang in LANGS) + " }"
+
+
+def _words(key: str) -> str:
+    """A locale string in every language, as a TOML inline table."""
+    return _texts({lang: Strings(lang)(key) for lang in LANGS})
 
 
 def _list(values: list[int]) -> str:
@@ -58,9 +64,9 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         *([f"organisation = {_s(campaign.organisation)}"] if campaign.organisation else []),
         'version = "0.1"',
         f"date = {today.isoformat()}",
-        f"title = {_both(title['de'], title['en'])}",
-        f"classification = {_both('intern', 'internal')}",
-        f"sponsor = {_both('Eigene Messung.', 'Own measurement.')}",
+        f"title = {_texts(title)}",
+        f"classification = {_words('campaign.classification')}",
+        f"sponsor = {_words('campaign.sponsor')}",
         "# what ran the load (iopress run; iopress machine on each fio server's host)",
         'machines = ["raw/env/machine*.json"]',
         f"method = {_method(campaign)}  # listed with their SHA-256 in the appendix",
@@ -72,7 +78,7 @@ def report_toml(campaign: Campaign, engine: str, today: dt.date) -> str:
         *_hosts(campaign),
         "[[setups]]",
         'name = "default"',
-        f"description = {_both(setup['de'], setup['en'])}",
+        f"description = {_texts(setup)}",
         "",
         "[[sources]]",
         'path = "raw/*.json"  # one fio JSON per point, written by iopress run',
@@ -92,7 +98,7 @@ def _hosts(campaign: Campaign) -> list[str]:
     lines = []
     for host in campaign.hosts:
         lines += ["[[hosts]]", f"name = {_s(host.name)}"]
-        lines.append(f"description = {_both('fio-Lastgenerator', 'fio load generator')}")
+        lines.append(f"description = {_words('campaign.host')}")
         if host.address != "local":
             lines.append(f"raw = [{_s(host.address)}]")
         lines.append("")

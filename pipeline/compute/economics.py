@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.config import CostRecord, FootprintRecord, SpeedupCase
-from pipeline.ingest.spc1 import Spc1Record
+from pipeline.dataset import Spc1Record
+from pipeline.units import convert_time, per_kiops
 
 
 def cost(records: Sequence[CostRecord]) -> pl.DataFrame:
@@ -32,7 +33,7 @@ def cost(records: Sequence[CostRecord]) -> pl.DataFrame:
             "price_per_tb_effective": (
                 r.price / (r.capacity_tb * r.compression_ratio) if r.compression_ratio else None
             ),
-            "price_per_kiops": r.price / (r.iops / 1000),
+            "price_per_kiops": per_kiops(r.price, r.iops),
         }
         for r in records
     ]
@@ -52,7 +53,7 @@ def footprint(records: Sequence[FootprintRecord], rack_units: int = 42) -> pl.Da
                 "rack_units": r.rack_units,
                 "power_w": r.power_w,
                 "w_per_tb": r.power_w / r.capacity_tb,
-                "w_per_kiops": r.power_w / (r.iops / 1000),
+                "w_per_kiops": per_kiops(r.power_w, r.iops),
                 "tb_per_rack": per_rack * r.capacity_tb if per_rack else r.capacity_tb,
                 "iops_per_rack": per_rack * r.iops if per_rack else r.iops,
             }
@@ -68,7 +69,7 @@ def spc1(records: Sequence[Spc1Record]) -> pl.DataFrame:
             "submission": r.submission,
             "load_pct": p.load_pct,
             "iops": p.iops,
-            "lat_mean_us": p.lat_ms * 1000,
+            "lat_mean_us": convert_time(p.lat_ms, "ms"),
             "price": r.price,
             "currency": r.currency,
             "capacity_tb": r.capacity_tb,
@@ -122,7 +123,7 @@ def sizing(
                     "units": units,
                     "capacity_iops": units * at_limit,
                     "load_iops": units * each,
-                    "lat_mean_us": latency_at_iops(r, each) * 1000,
+                    "lat_mean_us": convert_time(latency_at_iops(r, each), "ms"),
                     "price": units * r.price,
                     "currency": r.currency,
                 }
@@ -140,8 +141,8 @@ def speedup(cases: Sequence[SpeedupCase]) -> pl.DataFrame:
             {
                 "case": c.case,
                 "io_share_pct": c.io_share * 100,
-                "old_lat_mean_us": c.old_ms * 1000,
-                "new_lat_mean_us": c.new_ms * 1000,
+                "old_lat_mean_us": convert_time(c.old_ms, "ms"),
+                "new_lat_mean_us": convert_time(c.new_ms, "ms"),
                 "io_speedup": io_speedup,
                 "app_gain_pct": (1 - remaining) * 100,
             }

@@ -22,8 +22,8 @@ from pipeline.compute import economics
 from pipeline.compute.compare import Settings
 from pipeline.compute.tables import iops_at_latency, min_latency, performance
 from pipeline.config import Report
+from pipeline.dataset import Spc1Record
 from pipeline.errors import InputError
-from pipeline.ingest.spc1 import Spc1Record
 from pipeline.schema import POINT_FIELDS, Field, conform, field
 
 Section = Literal["performance", "latency", "cost", "footprint", "spc1", "sizing", "speedup"]

@@ -1,9 +1,11 @@
 """Format readers, in one explicit registry.
 
-Each reader module exposes ``NAME``, ``DESCRIPTION``, ``sniff(head: bytes) -> bool`` (never
-raises) and ``read(path, options) -> ReadResult`` (raises ``InputError`` for a file it
-cannot read at all; rejects single bad records). The order of ``FORMATS`` is the order
-in which sniffing tries them: the most specific signature first.
+Each reader module is a ``base.Reader`` (mypy checks it): ``NAME``, ``DESCRIPTION``,
+``OPTIONS`` (the report.toml source keys it reads, with their models), ``EMPTY`` (names
+of files it reads though empty), ``sniff(head: bytes) -> bool`` (never raises) and
+``read(path, options) -> ReadResult`` (raises ``InputError`` for a file it cannot read at
+all; rejects single bad records). The order of ``FORMATS`` is the order in which sniffing
+tries them: the most specific signature first.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from pipeline import inputs, procs
@@ -27,12 +28,12 @@ from pipeline.ingest import (
     iometer,
     vdbench,
 )
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject, batch
+from pipeline.ingest.base import Reader, ReadOptions, ReadResult, Reject, batch
 from pipeline.inputs import DEEP, read_head, utf8_head
 
 # fio first: its JSON keys are unmistakable; iogen's header test is looser.
 # fio_log last: its sniffer only sees rows of numbers.
-FORMATS: tuple[ModuleType, ...] = (
+FORMATS: tuple[Reader, ...] = (
     fio,
     vdbench,
     diskspd,
@@ -44,21 +45,30 @@ FORMATS: tuple[ModuleType, ...] = (
 )
 SNIFF_BYTES = 8192
 
-__all__ = ["FORMATS", "ReadOptions", "ReadResult", "Reject", "detect", "get_format", "read"]
+__all__ = [
+    "FORMATS",
+    "ReadOptions",
+    "ReadResult",
+    "Reader",
+    "Reject",
+    "detect",
+    "get_format",
+    "read",
+]
 
 
 def names() -> list[str]:
     return [fmt.NAME for fmt in FORMATS]
 
 
-def get_format(name: str) -> ModuleType:
+def get_format(name: str) -> Reader:
     for fmt in FORMATS:
         if name == fmt.NAME:
             return fmt
     raise InputError("--format", "", f"unknown format {name!r}", f"use one of {names()}")
 
 
-def detect(path: Path) -> ModuleType:
+def detect(path: Path) -> Reader:
     """The first format whose sniffer recognises the file's first bytes."""
     head = utf8_head(read_head(path, SNIFF_BYTES * 4))[:SNIFF_BYTES]
     if not head.strip():
@@ -98,16 +108,14 @@ _JOB_FILE = re.compile(
 
 def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult:
     """Read one raw file; an explicit format always wins over sniffing."""
-    if not fmt and _empty_log(path):
-        fmt = fio_log.NAME  # fio writes empty logs (e.g. slat with some engines): skipped
-    module = get_format(fmt) if fmt else detect(path)
+    module = get_format(fmt) if fmt else _empty_format(path) or detect(path)
     try:
-        result: ReadResult = module.read(path, options)
+        result = module.read(path, options)
     except RecursionError:  # a parser's: JSON or markup nested 200,000 deep
         raise InputError(path, "", DEEP, "give the file as the tool wrote it") from None
-    result.format = str(module.NAME)
+    result.format = module.NAME
     result.path = path
-    if options.params and module is not fio_log:  # said, not silently ignored
+    if options.params and "params" not in module.OPTIONS:  # said, not silently ignored
         result.notes.append(
             f"[sources.params] not used: they describe fio logs, this is {module.NAME} output"
         )
@@ -122,11 +130,14 @@ Job = tuple[Path, ReadOptions, str | None]
 Outcome = ReadResult | InputError | InputErrors
 
 
-def _empty_log(path: Path) -> bool:
+def _empty_format(path: Path) -> Reader | None:
+    """The format of an empty file that its tool may leave empty (``Reader.EMPTY``)."""
     try:
-        return path.stat().st_size == 0 and bool(fio_log.LOG_NAME.match(path.name))
+        empty = path.stat().st_size == 0
     except OSError:
-        return False
+        return None
+    named = [f for f in FORMATS if empty and f.EMPTY and f.EMPTY.match(path.name)]
+    return named[0] if named else None
 
 
 def _read_one(job: Job) -> tuple[str, Any]:

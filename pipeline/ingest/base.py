@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import polars as pl
+from pydantic import BaseModel
 
 from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
@@ -156,3 +160,35 @@ def problems(result: ReadResult, path: Path) -> list[InputError]:
             "fix the file, leave it out, or pass --keep-going to build from the other files",
         )
     ]
+
+
+NO_OPTIONS: Mapping[str, type[BaseModel]] = {}  # a reader that reads no report.toml options
+
+
+class Reader(Protocol):
+    """A format's reader: each module of the registry (``ingest.FORMATS``) is one."""
+
+    @property
+    def NAME(self) -> str:
+        """The format's name (report.toml ``format``, ``--format``)."""
+
+    @property
+    def DESCRIPTION(self) -> str:
+        """What it reads, in a line (``iopress formats``)."""
+
+    @property
+    def OPTIONS(self) -> Mapping[str, type[BaseModel]]:
+        """The keys of a report.toml source that this reader reads (``mapping``, ``params``)
+        and their models; given to another reader, they are noted as not used."""
+
+    @property
+    def EMPTY(self) -> re.Pattern[str] | None:
+        """The names of files of this format that the tool may leave empty (read as
+        holding no record, not refused as empty), if any."""
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether the file's first bytes are this format's (never raises)."""
+
+    def read(self, path: Path, options: ReadOptions) -> ReadResult:
+        """Read one file (an ``InputError`` for a file it cannot read at all; a bad record
+        is a reject)."""

@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
-from pipeline.units import parse_block_size
+from pipeline.units import mega, parse_block_size
 
 NAME = "crystaldiskmark"
 DESCRIPTION = "CrystalDiskMark text export (Save text / Copy), versions 3 to 8"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give CrystalDiskMark's text export as it saved it (File > Save text)"
 _BANNER = re.compile(r"^\s*(CrystalDiskMark|KDiskMark)\b", re.MULTILINE)
 _VERSION = re.compile(r"\b(?:CrystalDiskMark|KDiskMark)\s*\(?\s*(\d[\w.]*(?: (?:x64|x86|ARM64))?)")
@@ -93,7 +95,7 @@ def _setup(path: Path, text: str) -> tuple[_Setup, list[str]]:
     unit = _UNIT.search(text)
     if unit is None:
         notes.append("no unit line: MB/s taken as 1,000,000 bytes/s, CrystalDiskMark's")
-    value = float(unit[1].replace(",", "")) if unit else 1e6
+    value = float(unit[1].replace(",", "")) if unit else mega("decimal")
     if not 1000 <= value <= 1 << 30:
         where = f"line {text[: unit.start()].count(chr(10)) + 1}" if unit else "line 1"
         what = f"the unit line's MB/s = {unit[1] if unit else ''} bytes/s is no rate unit"

@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.ingest import diskspd_text, diskspd_xml
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.ingest.diskspd_parts import PERCENTILE_NAMES, Measured, Profile, Run, Span
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
+from pipeline.units import convert_time
 
 NAME = "diskspd"
 DESCRIPTION = "Microsoft DiskSpd results, text (-Rtext) or XML (-Rxml)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 _XML = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?<Results>\s*<System>")
 _TEXT = re.compile(r"^Input parameters:\s*$[\s\S]*^\s*timespan:\s*\d+\s*$", re.MULTILINE)
 
@@ -149,7 +152,7 @@ def _percentiles(span: Span, measured: Measured) -> dict[str, float | None]:
 
 
 def _us(ms: float | None) -> float | None:
-    return None if ms is None or ms <= 0 else ms * 1000
+    return None if ms is None or ms <= 0 else convert_time(ms, "ms")
 
 
 def _total_note(span: Span, rows: list[dict[str, Any]]) -> list[str]:

@@ -13,18 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
-from pipeline.units import parse_block_size
+from pipeline.units import IEC_RATES, convert_time, parse_block_size
 
 NAME = "elbencho"
 DESCRIPTION = "elbencho results file (--csvfile, or --jsonfile)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give elbencho's --csvfile (or --jsonfile) as it wrote it"
 REQUIRED = ("operation", "threads", "block size", "IO depth", "time ms [last]", "IOPS [last]")
 _RWMIX = re.compile(r'"--rwmixpct"\s+"(\d+)"|--rwmixpct[= ](\d+)')
 MAX_COUNT = 1_000_000
-MIB = 1024.0**2
+MIB = IEC_RATES["MiB/s"]  # elbencho's MiB/s
 
 
 def sniff(head: bytes) -> bool:
@@ -114,7 +116,7 @@ def _phase(fields: dict[str, str], notes: list[str], line: int) -> dict[str, Any
     operation = fields.get("operation", "").upper()
     if operation not in ("READ", "WRITE"):
         raise _BadPhase("phase", operation=repr(fields.get("operation", "")))
-    seconds = _number(fields, "time ms [last]") / 1000
+    seconds = convert_time(_number(fields, "time ms [last]"), "ms", "s")
     block = _block(fields)
     writes = _number(fields, "IOPS [last]")
     reads = _optional(fields, "rwmix read IOPS [last]") if operation == "WRITE" else None

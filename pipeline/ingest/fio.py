@@ -18,13 +18,16 @@ import polars as pl
 from pipeline.config import LARGEST
 from pipeline.errors import InputError
 from pipeline.ingest import fio_lines, fio_params, fio_status
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import CONTROL, read_text
 from pipeline.language.message import Message
 from pipeline.schema import PERCENTILES, POINT_KEY
+from pipeline.units import TIME_UNITS_US, convert_time
 
 NAME = "fio"
 DESCRIPTION = "fio --output-format=json or json+ (2.x, 3.x, client/server), text around it allowed"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 ALL_CLIENTS = "All clients"
 FIO_PERCENTILE_KEYS = ("50.000000", "90.000000", "99.000000", "99.900000", "99.990000")
 # fio computes "All clients" from summed I/Os over the longest runtime, the hosts' records
@@ -369,7 +372,7 @@ def _stats(
     for key in names:
         stats = d.get(key)
         if isinstance(stats, dict) and (mean := _num(stats, "mean", f"{where}.{key}")) > 0:
-            scale = 1e-3 if key.endswith("_ns") else 1.0
+            scale = TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0
             return stats, scale, mean * scale
     return None
 
@@ -381,7 +384,7 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
             for key in names:
                 part = d.get(key)
                 if isinstance(part, dict):
-                    scale = 1e-3 if key.endswith("_ns") else 1.0
+                    scale = TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0
                     total += _num(part, "mean", f"{where}.{key}") * scale
             return total or None
     return None
@@ -441,7 +444,7 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
         return _IDLE
     iops = _num(d, "iops", name)
     bw = _num(d, "bw_bytes", name) if "bw_bytes" in d else _num(d, "bw", name) * 1024
-    runtime_s = _num(d, "runtime", name) / 1000
+    runtime_s = convert_time(_num(d, "runtime", name), "ms", "s")
     if iops <= 0:
         return _Direction(iops, bw, runtime_s=runtime_s)
     if runtime_s <= 0 and "runtime" in d:
@@ -471,7 +474,9 @@ def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any
     if any(d.lat_us is None for d in active):
         raise fio_params.JobError("no_latency")
     ios = sum(d.ios for d in active) or 1.0
-    runtime = max(d.runtime_s for d in active) or _num(record, "job_runtime", "job") / 1000
+    runtime = max(d.runtime_s for d in active) or convert_time(
+        _num(record, "job_runtime", "job"), "ms", "s"
+    )
     if runtime <= 0:
         raise fio_params.JobError("no_runtime")
     percentiles = _NO_PERCENTILES
@@ -656,7 +661,8 @@ def latency_bins(path: Path, job: int) -> pl.DataFrame:
         bins = clat.get("bins") if isinstance(clat, dict) else None
         for key, value in (bins or {}).items():
             if _is_number(key) and isinstance(value, int | float):
-                counts[float(key) / 1000] = counts.get(float(key) / 1000, 0.0) + float(value)
+                us = convert_time(float(key), "ns")
+                counts[us] = counts.get(us, 0.0) + float(value)
     if not counts:
         raise InputError(
             path,

@@ -14,12 +14,14 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.config import FioParams
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
+from pipeline.units import TIME_UNITS_US, convert_time
 
 NAME = "fio-log"
 DESCRIPTION = (
@@ -28,6 +30,8 @@ DESCRIPTION = (
 LOG_NAME = re.compile(
     r"^(?P<prefix>.+?)_(?P<metric>iops|bw|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$"
 )
+OPTIONS = {"params": FioParams}  # report.toml [sources.params]
+EMPTY = LOG_NAME  # fio writes empty logs (e.g. slat with some engines)
 PRIMARY_ORDER = ("iops", "bw", "lat", "clat")
 COLUMNS = ("time_ms", "value", "ddir", "bs", "offset", "prio", "extra")
 _LINE = re.compile(rb"^\s*\d+\s*,\s*\d+\s*,\s*[012]\s*,\s*\d+(\s*,\s*\d+){0,3}\s*$")
@@ -132,7 +136,7 @@ def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
         return None
     opts = resolver.options(clones[clone - 1])
     version = str(doc.get("fio version", "")) or None
-    scale = 1.0 if version and version.startswith("fio-2") else 1e-3
+    scale = 1.0 if version and version.startswith("fio-2") else TIME_UNITS_US["ns"]
     profile = resolver.profile(clones[clone - 1])
     same = tuple(
         i
@@ -186,7 +190,7 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
     same = tuple(i for i, n in enumerate(owner, start=1) if n == owner[clone - 1])
     record = {"job options": opts, "jobname": candidate.stem}
     profile = fio_params.Resolver(candidate, {}, candidate.parent).profile(record)
-    return _Job(profile, _window(opts), 1e-3, None, candidate.name, candidate, same)
+    return _Job(profile, _window(opts), TIME_UNITS_US["ns"], None, candidate.name, candidate, same)
 
 
 def _from_options(options: ReadOptions) -> _Job | None:
@@ -195,7 +199,7 @@ def _from_options(options: ReadOptions) -> _Job | None:
     opts = {**fio_params.DEFAULTS, **{k.lower(): str(v) for k, v in options.params.items()}}
     resolver = fio_params.Resolver(Path("."), {}, None)
     profile = resolver.profile({"job options": opts, "jobname": "config"})
-    scale = 1.0 if opts.get("latency_unit") == "us" else 1e-3
+    scale = 1.0 if opts.get("latency_unit") == "us" else TIME_UNITS_US["ns"]
     same = tuple(range(1, _count(opts.get("numjobs", "1")) + 1))
     return _Job(profile, _window(opts), scale, None, "report configuration", None, same)
 
@@ -325,7 +329,7 @@ def _joined(files: dict[str, Path], job: _Job) -> pl.DataFrame:
 
 
 def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
-    seconds = (job.window_ms or PER_IO_WINDOW_MS) / 1000
+    seconds = convert_time(job.window_ms or PER_IO_WINDOW_MS, "ms", "s")
     cols = set(df.columns)
     if job.window_ms:
         iops = pl.col("iops") if "iops" in cols else pl.col("bw") * 1024 / block

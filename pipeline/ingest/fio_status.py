@@ -18,6 +18,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.units import convert_time
+
 DIRECTIONS = ("read", "write")
 LATENCY_KEYS = ("lat_ns", "lat", "clat_ns", "clat")
 COUNTERS = ("runtime", "total_ios", "io_bytes")
@@ -47,7 +49,7 @@ def _direction(cur: Any, prev: Any) -> dict[str, Any]:
     ios = _number(cur, "total_ios") - _number(prev, "total_ios")
     ms = _number(cur, "runtime") - _number(prev, "runtime")
     moved = _number(cur, "io_bytes") - _number(prev, "io_bytes")
-    seconds = ms / 1000
+    seconds = convert_time(ms, "ms", "s")
     return {
         "iops": ios / seconds if seconds > 0 else 0.0,
         "bw_bytes": moved / seconds if seconds > 0 else 0.0,

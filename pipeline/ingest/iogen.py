@@ -20,6 +20,8 @@ from pipeline.units import TIME_UNITS_US, parse_block_size, rate_factor
 
 NAME = "iogen"
 DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
+OPTIONS = {"mapping": ColumnMapping}  # report.toml [sources.mapping]
+EMPTY = None
 
 # canonical name -> column name in IOgen's own export
 DEFAULT_COLUMNS: dict[str, str] = {

@@ -13,18 +13,25 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
+from pipeline.units import convert_time, mega
 
 NAME = "iometer"
 DESCRIPTION = "Iometer results CSV (2006/2008 or 1.1 header)"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 HINT = "give Iometer's results file as it wrote it (the .csv of Results Since Start)"
 SIGNATURE = "'Target Type,Target Name,Access Specification Name"
 # bandwidth columns by header set: name, bytes in its MB (1.1 tells binary and decimal apart;
 # before 1.1 Iometer's MBps divided by 1,048,576)
-BANDWIDTH = (("MiBps (Binary)", 1024.0**2), ("MBps (Binary)", 1024.0**2), ("MBps", 1024.0**2))
-DECIMAL = ("MBps (Decimal)", 1e6)
+BANDWIDTH = (
+    ("MiBps (Binary)", mega("binary")),
+    ("MBps (Binary)", mega("binary")),
+    ("MBps", mega("binary")),
+)
+DECIMAL = ("MBps (Decimal)", mega("decimal"))
 AGREE_PCT = 0.1
 LEVELS = ("DISK", "WORKER", "MANAGER", "ALL")  # the finest recorded is read
 CPU = "% CPU Utilization"  # a MANAGER's (its host's) and the ALL row's; empty below them
@@ -289,7 +296,7 @@ def _figures(cells: dict[str, str], iops: float) -> dict[str, Any]:
 
 def _us(cells: dict[str, str], column: str) -> float | None:
     value = _number(cells, column, True)
-    return value * 1000 if value is not None and value > 0 else None
+    return convert_time(value, "ms") if value is not None and value > 0 else None
 
 
 def _common(

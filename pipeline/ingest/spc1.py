@@ -23,6 +23,7 @@ from pipeline.config import Currency, from_validation, read_toml
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import inside
 from pipeline.paths import ROOT
+from pipeline.units import per_kiops
 
 CATALOGUE = ROOT / "data" / "spc1"
 REQUIRED_LOADS = (10.0, 50.0, 100.0)
@@ -74,7 +75,7 @@ class Spc1Record(BaseModel):
                 f"ramp: the 100 % point ({full.iops:g} IOPS) is not spc1_iops ({self.spc1_iops:g})"
             )
         if self.price_per_kiops is not None:
-            exact = self.price / (self.spc1_iops / 1000)
+            exact = per_kiops(self.price, self.spc1_iops)
             if abs(self.price_per_kiops / exact - 1) > PRICE_PERFORMANCE_TOLERANCE:
                 raise ValueError(
                     f"price_per_kiops: {self.price_per_kiops:g} does not follow from "

@@ -12,13 +12,16 @@ from typing import Any
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
+from pipeline.units import convert_time, mega
 
 NAME = "vdbench"
 DESCRIPTION = "vdbench flatfile.html of raw (SD/WD) block runs"
+OPTIONS = NO_OPTIONS
+EMPTY = None
 REQUIRED = (
     "tod",
     "run",
@@ -190,7 +193,7 @@ def _record(row: dict[str, str], mib: float, length: float) -> dict[str, Any]:
         "iops": rate,
         "bytes_per_s": _need(row, "mb/sec") * mib,
         **_directions(row, rate, _need(row, "mb/sec") * mib),
-        "lat_mean_us": _need(row, "resp") * 1000,
+        "lat_mean_us": convert_time(_need(row, "resp"), "ms"),
         "read_lat_mean_us": _scaled(_num(row, "read_resp", True)),
         "write_lat_mean_us": _scaled(_num(row, "write_resp", True)),
         "lat_max_us": _scaled(_num(row, "resp_max", True)),
@@ -229,12 +232,12 @@ def _target(row: dict[str, str]) -> float | None:
 
 
 def _scaled(ms: float | None) -> float | None:
-    return None if ms is None or ms <= 0 else ms * 1000
+    return None if ms is None or ms <= 0 else convert_time(ms, "ms")
 
 
 def _mib(text: str) -> float:
     """MB = 1024² unless the flatfile says it reported decimal megabytes."""
-    return 1e6 if re.search(r"MB\s*=\s*1000\s*\*\s*1000", text) else 1024.0**2
+    return mega("decimal") if re.search(r"MB\s*=\s*1000\s*\*\s*1000", text) else mega("binary")
 
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
@@ -305,7 +308,9 @@ def _averages(rows: list[dict[str, Any]]) -> dict[str, float]:
     return {
         "rate": ios / seconds,
         "mb/sec": sum(r["bytes_per_s"] * r["interval_s"] for r in rows) / seconds,
-        "resp": sum(r["iops"] * r["interval_s"] * r["lat_mean_us"] for r in rows) / ios / 1000,
+        "resp": convert_time(
+            sum(r["iops"] * r["interval_s"] * r["lat_mean_us"] for r in rows) / ios, "µs", "ms"
+        ),
     }
 
 

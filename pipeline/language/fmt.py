@@ -19,13 +19,16 @@ from babel.dates import format_date
 from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
 
 from pipeline.language.strings import Strings
-from pipeline.units import Convention, block_label, kilo, mega
+from pipeline.units import TIME_UNITS_US, Convention, block_label, kilo, mega
 
 SMALL_US = 100.0  # below this fastest latency a document's ms columns print in µs
 
 # µs (latencies) or B/s (bandwidth) in one unit a table may print a figure in, and the
 # locale key of its symbol; the raw figures are in µs and B/s (the schema's base units)
-LATENCY_UNITS: dict[str, tuple[float, str]] = {"ms": (1000.0, "unit.ms"), "µs": (1.0, "unit.us")}
+LATENCY_UNITS: dict[str, tuple[float, str]] = {
+    "ms": (TIME_UNITS_US["ms"], "unit.ms"),
+    "µs": (TIME_UNITS_US["µs"], "unit.us"),
+}
 BANDWIDTH_UNITS = ("MB/s", "GB/s")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.language.strings import Strings
+from pipeline.paths import TOOL
 
 
 @dataclass(frozen=True)
@@ -29,4 +30,4 @@ class Message:
         return strings(f"{self.table}.{self.key}", **dict(self.values))
 
     def __str__(self) -> str:
-        return self.text(Strings("en"))
+        return self.text(Strings(TOOL))

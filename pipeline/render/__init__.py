@@ -1,1 +1,2 @@
-"""Render: the only stage that formats numbers and text for a language."""
+"""Render: the documents (typst, Markdown, HTML) from the report's views, which the report
+layer formats per language (``report.views``, ``language.Formatter``)."""

@@ -18,6 +18,7 @@ from pipeline.report import chart_registry
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import ChartRef, figures
 from pipeline.report.views import bandwidth, latency
+from pipeline.units import KIOPS, convert_time, per_kiops
 
 # The datasheet's tables, each figure in the unit its registry table declares: the minimum
 # latencies of min_latency, the limits of iops_at_latency, and the speed, optimum and
@@ -187,7 +188,7 @@ def footprint_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
         Item(fmt.t("datasheet.space"), f"{row['rack_units']}{fmt.t('unit.u')}"),
         Item(fmt.t("datasheet.power"), f"{fmt.amount(row['power_w'])} {w}"),
         Item(
-            fmt.t("datasheet.w_per_kiops", n=fmt.integer(1000)),
+            fmt.t("datasheet.w_per_kiops", n=fmt.integer(KIOPS)),
             f"{fmt.derived(row['w_per_kiops'])} {w}",
         ),
     ]
@@ -198,17 +199,17 @@ def spc1_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
     if record is None:
         return []
     full = record.ramp[-1]
-    per_kiops = record.price / (record.spc1_iops / 1000)
+    price = per_kiops(record.price, record.spc1_iops)
     return [
         Item(
             fmt.t("datasheet.spc1_iops"),
             fmt.integer(record.spc1_iops),
-            f"{record.submission}, {latency(fmt, 'spc1', full.lat_ms * 1000)}",
+            f"{record.submission}, {latency(fmt, 'spc1', convert_time(full.lat_ms, 'ms'))}",
         ),
         Item(fmt.t("datasheet.spc1_price"), fmt.money(record.price, record.currency)),
         Item(
-            fmt.t("datasheet.spc1_price_kiops", n=fmt.integer(1000)),
-            f"{fmt.derived(per_kiops)} {record.currency}",
+            fmt.t("datasheet.spc1_price_kiops", n=fmt.integer(KIOPS)),
+            f"{fmt.derived(price)} {record.currency}",
         ),
     ]
 

@@ -1,5 +1,5 @@
-"""The narrative's images: read and checked once while the report is prepared (every
-problem an input error naming the text file and line), then numbered with the charts and
+"""The narrative's images (read and checked once while the report is prepared:
+``prepare.read_images``), numbered with the charts and
 placed in the PDF and on the site under a name of their content (``images/<hash>.<ext>``)."""
 
 from __future__ import annotations
@@ -9,9 +9,6 @@ import re
 from pathlib import Path
 
 from pipeline import images
-from pipeline.errors import InputError
-from pipeline.images import Placed
-from pipeline.render.sanitize import image_refs
 from pipeline.report.context import ReportContext
 
 TEXT_WIDTH_CM = 16.6  # A4 less the whitepaper's margins
@@ -28,31 +25,8 @@ def line_of(text: str, url: str) -> int:
     return 1
 
 
-def _file(picture: images.Picture) -> str:
+def file_name(picture: images.Picture) -> str:
     return f"images/{hashlib.sha256(picture.data).hexdigest()[:20]}.{picture.ext}"
-
-
-def read_all(ctx: ReportContext) -> list[InputError]:
-    """Every image of every text into ``ctx.pictures`` (by text file) and the files read
-    into ``ctx.read``; the problems found."""
-    problems: list[InputError] = []
-    for lang, filled in ctx.filled.items():
-        for name, text in filled.items():
-            source = ctx.narrative[lang][name].text
-            found = []
-            for ref in image_refs(text.text, text.path):
-                place = f"line {line_of(source, ref.url)}"
-                try:
-                    if ref.problem:
-                        raise InputError(text.path, place, ref.problem, ref.hint)
-                    picture = images.read(ctx.folder, ref.url, text.path, place)
-                except InputError as err:
-                    problems.append(err)
-                    continue
-                found.append(Placed(ref.caption, ref.alt, _file(picture), picture))
-                ctx.read.append((ctx.folder / ref.url, "image"))
-            ctx.pictures[str(text.path)] = found
-    return problems
 
 
 def width_cm(picture: images.Picture) -> float:

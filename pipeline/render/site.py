@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import polars as pl
@@ -37,6 +38,7 @@ from pipeline.config import LANGS
 from pipeline.errors import InputError
 from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
+from pipeline.language.strings import Strings
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
 from pipeline.render.appendix import machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
@@ -645,6 +647,31 @@ def _site_name(built: Sequence[Built], lang: str) -> Markup:
     return Markup(html.escape(name))
 
 
+def site_languages(configured: list[Any], langs: Sequence[str]) -> list[Any]:
+    """The site's languages: the documents' ``langs``, those mkdocs.yml lists as it lists
+    them (a locale file removed is left out), the others (a locale file added) named as
+    their locale file says, in the theme's language of their babel locale (the theme
+    knows no other)."""
+    from mkdocs_static_i18n.config import I18nPluginLanguage
+
+    known = {language.locale for language in configured}
+    kept = [language for language in configured if language.locale in langs]
+    added = []
+    for lang in (lang for lang in langs if lang not in known):
+        t = Strings(lang)
+        entry = I18nPluginLanguage()
+        entry.load_dict(
+            {
+                "locale": lang,
+                "name": t("format.name"),
+                "theme": {"language": t("format.locale").split("_")[0]},
+            }
+        )
+        entry.validate()
+        added.append(entry)
+    return kept + added
+
+
 def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare) -> None:
     write_sources(built, docs, draw)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
@@ -658,7 +685,9 @@ def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare
         extra_javascript=list(ASSETS),
         extra_css=[STYLESHEET],
     )
-    for language in config.plugins["i18n"].config.languages:
+    languages = config.plugins["i18n"].config.languages
+    languages[:] = site_languages(languages, LANGS)
+    for language in languages:
         language.site_name = names[language.locale]
     try:
         mkdocs_build(config)

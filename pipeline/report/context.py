@@ -13,10 +13,9 @@ import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
 from pipeline.config import REPORT_FILE, Presentation, Report
-from pipeline.dataset import Dataset
+from pipeline.dataset import Dataset, Spc1Record
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Placed
-from pipeline.ingest.spc1 import Spc1Record
 from pipeline.inputs import Seen
 from pipeline.language import Formatter, Strings
 from pipeline.language.fmt import small_latencies
@@ -62,14 +61,21 @@ def report_formatter(
     ``small``: its fastest latency is below 100 µs (``fmt.small_latencies``); ``points``:
     its data, whose block-size splits name their profiles and whose compressibility
     names the setups where it differs between them (``report.attributes``)."""
-    style = shown.number_style.replace("-", "_") if lang == "de" else None
     strings = Strings(lang, shown.load_generators)
+    style = _number_style(shown.number_style, strings("format.locale"))
     setups = shown.setups.get(lang, {})
     if points is None:
         return Formatter(strings, setups, shown.units, style, small)
     fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
     fmt.setups = setup_names(points, fmt)
     return fmt
+
+
+def _number_style(style: str, locale: str) -> str | None:
+    """The report's number style (``de-CH``) as the locale of the language it is one of
+    (a German style for the German documents), else None (the language's own)."""
+    ours = style.replace("-", "_")
+    return ours if ours.split("_")[0] == locale.split("_")[0] else None
 
 
 def table_latencies(tables: dict[str, pl.DataFrame]) -> Iterator[float | None]:

@@ -13,9 +13,10 @@ import polars as pl
 
 from pipeline.compute.registry import unit
 from pipeline.config import Report
-from pipeline.ingest.spc1 import Spc1Record
+from pipeline.dataset import Spc1Record
 from pipeline.language.fmt import LATENCY_UNITS, Formatter
 from pipeline.report.views import Cell, Span, TableView, latency
+from pipeline.units import KIOPS, convert_time
 
 Row = dict[str, Any]
 
@@ -96,7 +97,7 @@ def cost_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
     """Seed 000 Tabelle 5."""
     rows = list(table.iter_rows(named=True))
     labels = [c.label[fmt.t.lang] for c in report.cost]
-    kiops = fmt.integer(1000)
+    kiops = fmt.integer(KIOPS)
     lines: list[tuple[str, Callable[[Row], str]]] = [
         (
             fmt.t("econ.capacity"),
@@ -119,7 +120,7 @@ def cost_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
 def footprint_view(table: pl.DataFrame, report: Report, fmt: Formatter) -> TableView:
     """Seed 000 Tabelle 6."""
     rows = list(table.iter_rows(named=True))
-    ru, kiops, w, tb = report.rack_units, fmt.integer(1000), fmt.t("unit.w"), fmt.t("unit.tb")
+    ru, kiops, w, tb = report.rack_units, fmt.integer(KIOPS), fmt.t("unit.w"), fmt.t("unit.tb")
     lines: list[tuple[str, Callable[[Row], str]]] = [
         (fmt.t("econ.capacity"), lambda r: f"{_f(fmt, 'footprint', r, 'capacity_tb')} {tb}"),
         (fmt.t("econ.iops"), lambda r: _f(fmt, "footprint", r, "iops")),
@@ -156,7 +157,7 @@ def spc1_view(table: pl.DataFrame, records: list[Spc1Record], fmt: Formatter) ->
         p = rec.at_load(load)
         return (
             f"{figure(fmt, 'spc1', 'iops', p.iops)} {fmt.t('table.at')} "
-            f"{figure(fmt, 'spc1', 'lat_mean_us', p.lat_ms * 1000)}"
+            f"{figure(fmt, 'spc1', 'lat_mean_us', convert_time(p.lat_ms, 'ms'))}"
             if p
             else fmt.t("table.none")
         )

@@ -35,7 +35,7 @@ from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
 from pipeline.report.econ_views import figure
 from pipeline.report.views import bandwidth, cpu, latency
-from pipeline.units import parse_block_size
+from pipeline.units import TIME_UNITS_US, parse_block_size
 
 MAX_SECTION_BYTES = 4 * 1024 * 1024
 SECTIONS = ("summary", "setup", "method", "results", "economics", "conclusion")
@@ -446,7 +446,7 @@ def _column(name: str) -> str:
 
 def _limit(limit_ms: object, limit_us: object) -> float | None:
     """A latency limit in µs from ``limit_ms`` or ``limit_us`` (one of them, positive)."""
-    given = [(v, f) for v, f in ((limit_ms, 1000.0), (limit_us, 1.0)) if v is not None]
+    given = [(v, f) for v, f in ((limit_ms, TIME_UNITS_US["ms"]), (limit_us, 1.0)) if v is not None]
     if len(given) > 1:
         raise ValueError("name the limit once: limit_ms=0.2 or limit_us=200")
     if not given:

@@ -34,6 +34,7 @@ from pipeline.ingest.base import ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.schema import POINT_KEY
+from pipeline.units import convert_time
 
 RUN = "_run"  # the column naming each row's run: the first listed file of its views
 KEY = [*POINT_KEY, "_host"]  # a host's point ("_host": its name with its port resolved)
@@ -112,7 +113,7 @@ def _stamp(paths: list[Path]) -> int | None:
             return stamp
         seconds = doc.get("timestamp")
         if isinstance(seconds, int) and not isinstance(seconds, bool):
-            return seconds * 1000
+            return int(convert_time(seconds, "s", "ms"))
     return None
 
 

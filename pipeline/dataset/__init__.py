@@ -10,9 +10,10 @@ from urllib.parse import quote
 import polars as pl
 
 from pipeline.config import Presentation
+from pipeline.dataset.repeats import Repeat
 from pipeline.errors import InputError
 from pipeline.ingest.base import Reject
-from pipeline.repeats import Repeat
+from pipeline.ingest.spc1 import Spc1Record as Spc1Record  # what compute reads of them
 from pipeline.schema import (
     INTERVAL_FIELDS,
     METADATA_KEY,

@@ -1,0 +1,117 @@
+"""Reading a report's raw files (sniffed, or in the format it names) into one dataset."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import polars as pl
+
+from pipeline import ingest
+from pipeline.config import REPORT_FILE, ColumnMapping, Report
+from pipeline.dataset import Dataset
+from pipeline.dataset.assemble import combine
+from pipeline.dataset.hosts import host_names
+from pipeline.errors import InputError, InputErrors
+from pipeline.ingest import fio, spc1
+from pipeline.ingest.base import ReadOptions, problems
+from pipeline.ingest.spc1 import Spc1Record
+from pipeline.inputs import inside, is_inside
+
+Outcomes = tuple[list[ingest.ReadResult], list[InputError], list[InputError]]
+
+
+def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Dataset:
+    """Read every raw file of the report. A file that cannot be read, holds no job or
+    gives no accepted record fails the build; with ``keep_going`` it is listed among the
+    rejects and the build goes on with the others."""
+    jobs = [
+        (
+            inside(folder, src.path, folder / REPORT_FILE, src.place(i)),
+            ReadOptions(
+                system=report.system.name,
+                setup=src.setup,
+                label=src.path,
+                mapping=src.mapping or ReadOptions().mapping,
+                params=src.params.options() if src.params else None,
+                root=folder,
+                units=report.units,
+            ),
+            src.format,
+        )
+        for i, src in enumerate(report.sources)
+    ]
+    results, errors, failed = read_jobs(jobs, keep_going)
+    if errors:
+        raise InputErrors(errors)
+    names = functools.partial(host_names, report, folder / REPORT_FILE, not failed)
+    return combine(results, failed, names, report.repeats)
+
+
+def read_files(
+    paths: list[Path],
+    fmt: str | None,
+    names: tuple[str, str],
+    mapping: ColumnMapping | None,
+    keep_going: bool,
+) -> Outcomes:
+    """Files named on the command line (``iopress ingest``): each in ``fmt`` or sniffed,
+    as system and setup ``names``."""
+    jobs = [
+        (
+            path,
+            ReadOptions(
+                system=names[0],
+                setup=names[1],
+                label=str(path),
+                mapping=mapping or ColumnMapping(),
+                root=Path.cwd() if is_inside(Path.cwd(), path) else None,
+            ),
+            fmt,
+        )
+        for path in paths
+    ]
+    return read_jobs(jobs, keep_going)
+
+
+def read_jobs(jobs: list[ingest.Job], keep_going: bool) -> Outcomes:
+    """Read each (path, options, format) job, the large batches in parallel."""
+    return split_outcomes(jobs, ingest.read_many(jobs), keep_going)
+
+
+def split_outcomes(
+    jobs: list[ingest.Job], outcomes: list[ingest.Outcome], keep_going: bool
+) -> Outcomes:
+    """(results, errors that stop the command, files that failed as a whole). A file that
+    cannot be read or holds no job, or none of whose records is accepted, is an error;
+    with ``keep_going`` it is listed instead (its rejects, or itself as one reject)."""
+    results, errors, failed = [], [], []
+    for (path, _, _), outcome in zip(jobs, outcomes, strict=True):
+        if isinstance(outcome, ingest.ReadResult):
+            results.append(outcome)
+            found = problems(outcome, path)
+            errors += [] if keep_going else found
+            failed += found if keep_going and not outcome.records_read else []
+        else:
+            found = outcome.errors if isinstance(outcome, InputErrors) else [outcome]
+            (failed if keep_going else errors).extend(found)
+    return results, errors, failed
+
+
+SPC1_CATALOGUE = spc1.CATALOGUE  # the published SPC-1 records a report may name
+
+
+def spc1_records(folder: Path, report: Report) -> list[Spc1Record]:
+    """The SPC-1 records the report compares with (report.toml ``spc1``)."""
+    return spc1.load_all(report.spc1, folder, folder / REPORT_FILE)
+
+
+def spc1_files(folder: Path, report: Report) -> list[Path]:
+    """The file of each SPC-1 record the report names."""
+    where = folder / REPORT_FILE
+    return [spc1.resolve(name, folder, where, f"spc1[{i}]") for i, name in enumerate(report.spc1)]
+
+
+def latency_bins(path: Path, job: int) -> pl.DataFrame:
+    """The latency histogram of one job record of a fio JSON (json+ bins)."""
+    return fio.latency_bins(path, job)

@@ -1,0 +1,70 @@
+"""Outputs beside one report's build: the datasheets alone, several reports with one
+site listing them all."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.build import BuildResult, Step, build, draw_charts, draw_compare
+from pipeline.config import load_report
+from pipeline.errors import InputError
+from pipeline.output import MARK, check_target, lock, scratch, staging, writing
+from pipeline.paths import TEMPLATES
+from pipeline.prepare import prepare
+
+
+def write_datasheets(folder: Path, out: Path) -> list[Path]:
+    """Only the datasheets, into ``out`` (made atomically: a failure leaves it untouched)."""
+    from pipeline.render import datasheet
+
+    out = check_target(out, folder)
+    ctx = prepare(folder)
+    with lock(out), writing(out), _datasheet_scratch(out) as tmp:
+        ref = datasheet.chart(ctx)
+        draw_charts(ctx, [ref] if ref else [], Path(tmp), whole=False).wait()
+        written = datasheet.write(ctx, Path(tmp), TEMPLATES / "typst")
+        final = [out / p.name for p in written]
+        for src, dst in zip(written, final, strict=True):
+            os.replace(src, dst)
+    return final
+
+
+@contextlib.contextmanager
+def _datasheet_scratch(out: Path) -> Iterator[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).touch()
+    with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
+        yield tmp
+
+
+def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list[BuildResult]:
+    """Each report into ``out/<id>/``, and one site listing them all into ``out/site``."""
+    out = check_target(out)
+    for folder in folders:
+        check_target(out, folder)
+    ids = [load_report(folder).id for folder in folders]
+    if len(set(ids)) != len(ids):
+        raise InputError(out, "", "two reports have the same id", "give each report its own id")
+    with lock(out):
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+            (out / MARK).write_text("iopress output\n", encoding="utf-8")
+        pairs = zip(folders, ids, strict=True)
+        results = [build(folder, out / rid, step) for folder, rid in pairs]
+        write_combined_site(results, out / "site")
+    return results
+
+
+def write_combined_site(results: list[BuildResult], target: Path) -> None:
+    """One site listing the built reports ``results`` (each with its PDFs), into ``target``."""
+    from pipeline.render import site
+
+    with staging(target) as work, scratch(target) as tmp:
+        # mkdocs empties its site folder first, but keeps dot files such as the mark
+        built = [site.Built(r.ctx, r.out) for r in results]
+        site.build_site(built, tmp / "docs", work, draw_compare)
+        site.fill(built, work)
