@@ -13,7 +13,7 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.ingest import get_format
-from pipeline.language.fmt import Formatter
+from pipeline.language.fmt import Formatter, significant_places
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
 from pipeline.units import TIME_UNITS_US
@@ -270,12 +270,13 @@ def agreement(data: Dataset, report: Report) -> list[Problem]:
         pairs = to_points(theirs).join(
             to_points(ours), on=POINT_KEY, suffix="_ours", nulls_equal=True
         )
-        line = int(theirs["line"].cast(pl.Int64).fill_null(0).to_list()[0])
-        for row in pairs.iter_rows(named=True):
+        lines = theirs.group_by(POINT_KEY).agg(pl.col("line").cast(pl.Int64).min().alias("at"))
+        pairs = pairs.join(lines, on=POINT_KEY, how="left", nulls_equal=True)
+        for row in pairs.iter_rows(named=True):  # each point at its own record's line
             iops = _apart(row["iops_ours"], row["iops"])
             lat = _apart(row["lat_mean_us_ours"], row["lat_mean_us"])
             if max(iops, lat) > AGREEMENT_PCT:
-                problems.append(_agreement(row, str(source), line, iops, lat))
+                problems.append(_agreement(row, str(source), int(row["at"] or 0), iops, lat))
     return problems
 
 
@@ -355,9 +356,16 @@ def point_name(p: dict[str, Any], fmt: Formatter) -> str:
 
 def message(problem: Problem, fmt: Formatter) -> str:
     values = {
-        k: (fmt.number(v, 1) if isinstance(v, float) else v) for k, v in problem.values.items()
+        k: (_figure(v, fmt) if isinstance(v, float) else v) for k, v in problem.values.items()
     }
     return fmt.t(f"validation.{problem.message}", **values)
+
+
+def _figure(value: float, fmt: Formatter) -> str:
+    """A finding's figure: one decimal, two significant digits below 1 (fio's null
+    engine: 0.028 µs beside 0.031 µs, never 0.0 beside 0.0)."""
+    small = 0 < abs(value) < 1
+    return fmt.number(value, max(1, significant_places(abs(value))) if small else 1)
 
 
 def as_frame(problems: list[Problem], fmt: Formatter) -> pl.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,8 +17,9 @@ from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
+from pipeline.language import Formatter, Strings
 from pipeline.normalise import to_points
-from pipeline.validate import agreement
+from pipeline.validate import agreement, message
 from tests.conftest import DATA
 from tests.test_validate import REPORT
 
@@ -141,6 +143,11 @@ def test_status_snapshots_are_compared_with_fios_final_record(
     assert [(p.values["ours"], p.values["theirs"]) for p in found] == (
         [("status.json", "status.json")] if factor > 1 else []
     )
+    if found:  # the final record's line; a null engine's latencies in two digits, not 0.0
+        (problem,) = found
+        assert problem.values["line"] > text[:start].count("\n")  # in the final document
+        said = message(problem, Formatter(Strings("en")))
+        assert " at 0.0 µs" not in said and re.search(r" at 0\.0\d+ µs", said), said
 
 
 @pytest.mark.parametrize(
