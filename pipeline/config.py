@@ -8,7 +8,7 @@ import math
 import re
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -421,6 +421,24 @@ class Report(Strict):
     # the chapters in order: standard ones by key, own ones by text file (docs/report.md)
     chapters: list[ChapterKey | OwnChapter] | None = None
     contact: list[str] = []  # the author block's lines under the author's name
+
+    @field_validator("chapters", mode="before")
+    @classmethod
+    def _chapter_keys(cls, v: Any) -> Any:
+        """A standard chapter's key, or a table for an own chapter: a key mistyped is one
+        line naming the nearest key (not pydantic's union of both forms)."""
+        keys = get_args(ChapterKey)
+        for i, item in enumerate(v if isinstance(v, list) else []):
+            if isinstance(item, str) and item not in keys:
+                close = difflib.get_close_matches(item, keys, n=1, cutoff=0.6)
+                guess = f" — did you mean {close[0]!r}?" if close else ""
+                raise ValueError(
+                    f"chapters[{i}]: unknown chapter {item!r}{guess} (the keys: "
+                    f"{', '.join(keys)}; a chapter of your own is "
+                    '{ file = "name.md", title = { de = "…", en = "…" } })'
+                )
+        return v
+
     system: SystemUnderTest
     hosts: list[Host] = []
     setups: list[Setup] = [Setup()]

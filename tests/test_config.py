@@ -202,3 +202,16 @@ def test_spc1_and_chart_files_outside_the_folder_are_refused(report: Path) -> No
     message = str(caught.value)
     assert f"{path}: charts[0].source: '/etc/passwd' points outside the report folder" in message
     assert f"{path}: spc1[0]: '../../x.toml' points outside the report folder" in message
+
+
+def test_a_mistyped_chapter_key_is_one_line_with_the_nearest_key(tmp_path: Path) -> None:
+    """A chapter key typed wrong gave two errors in pydantic's words, one naming the class
+    OwnChapter; it is one line naming the nearest key and how an own chapter is written."""
+    toml = tmp_path / "report.toml"
+    text = (FS840 / "report.toml").read_text(encoding="utf-8")
+    toml.write_text('chapters = ["summary", "setpu"]\n' + text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(tmp_path)
+    (error,) = caught.value.errors
+    assert "unknown chapter 'setpu' — did you mean 'setup'?" in str(error)
+    assert "OwnChapter" not in str(error) and 'file = "name.md"' in str(error)
