@@ -113,11 +113,12 @@ def _lines(cell: Cell, share: int) -> int:
 def figure(
     path: str, caption: str, alt: str, label: str = "", width: str = "100%", float: bool = False
 ) -> str:
-    """A numbered figure; a ``float`` one goes to the top or bottom of a page, the text
-    after it filling the rest (``placement: auto``), rather than leaving a gap where it
-    does not fit."""
+    """A numbered figure; a ``float`` one goes to the foot of its page, or of the next
+    where it does not fit, the text after it filling the rest, rather than leaving a gap.
+    Never to a page's top: a float there stood above its own chapter's heading (an
+    image of chapter 2 above "1 Preliminary note")."""
     tail = f" <fig-{label}>" if label else ""
-    placement = "  placement: auto,\n" if float else ""
+    placement = "  placement: bottom,\n" if float else ""
     return (
         f"#figure(\n  image({lit(path)}, width: {width}, alt: {lit(alt)}),\n"
         f"{placement}  caption: {content(caption)},\n){tail}\n"
