@@ -417,3 +417,33 @@ def test_a_campaign_is_bounded(tmp_path: Path, old: str, new: str, words: str) -
     ran = iopress("plan", path, "-o", tmp_path / "c")
     assert ran.returncode == 1 and words in ran.stderr and "Traceback" not in ran.stderr
     assert not (tmp_path / "c").exists()
+
+
+# a target path that names another file than the one checked ------------------------------
+
+
+def test_a_path_fio_would_expand_is_refused(tmp_path: Path) -> None:
+    """fio expands ${VAR} in filename=: '${PWD}/../x' was checked as the literal text (a
+    new, empty file) while fio wrote the file it expands to."""
+    with pytest.raises(InputErrors, match=r"targets\[0\]\.path: .*fio expands '\$'"):
+        load_campaign(_campaign(tmp_path, "${PWD}/../victim"))
+
+
+def test_a_link_before_dot_dot_is_judged_as_the_kernel_resolves_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'l/../.bashrc' with l a link in the received folder: judged lexically it was a new
+    file beside l, while the kernel (and fio) follow l first and reach the user's file."""
+    victim_dir = tmp_path / "home" / "sub"
+    victim_dir.mkdir(parents=True)
+    victim = tmp_path / "home" / ".bashrc"
+    victim.write_text("alias ll='ls -l'\n", encoding="utf-8")
+    sent = tmp_path / "sent"
+    sent.mkdir()
+    (sent / "l").symlink_to(victim_dir)
+    monkeypatch.chdir(sent)
+    campaign = load_campaign(_campaign(sent, "l/../.bashrc", size=""))
+    (seen,) = look(campaign, {})
+    assert seen.holds == ("data",) and seen.writes
+    with pytest.raises(InputError, match="holds data"):
+        guard(sent / "campaign.toml", sent, [seen], [])

@@ -120,6 +120,8 @@ class Target(Strict):
             raise ValueError("fio separates files with ':', so a path may not hold one")
         if any(ord(c) < 32 or ord(c) == 127 for c in path):  # a line break would add options
             raise ValueError("a path may not hold a line break or other control character")
+        if "$" in path:  # fio expands ${VAR}: the file written would not be the one checked
+            raise ValueError("fio expands '$' in a path (${HOME}): give the path itself")
         return path
 
     @field_validator("size")

@@ -151,8 +151,10 @@ class Record:
 
 
 def key(target: Target) -> str:
-    """The target file's absolute name: a record of one working folder is no other's."""
-    return os.path.abspath(target.path)
+    """The target file's real name, links resolved as the kernel resolves them for fio
+    (``l/../x`` with ``l`` a link is not ``./x``): a record of one working folder is no
+    other's, and the file judged is the file fio writes."""
+    return os.path.realpath(target.path)
 
 
 def load_records(plan: dict[str, object]) -> dict[str, Record]:
