@@ -176,3 +176,20 @@ def test_a_thread_and_target_twice_is_rejected(tmp_path: Path) -> None:
     assert result.accepted == 3 and result.records_read == 6
     assert "Thread[2]/Target[1]" in str(result.rejects[0])
     assert "again" in str(result.rejects[0])
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("<a>" * 5000 + "</a>" * 5000, "nested deeper than DiskSpd writes them"),
+        ("<a/>" * 1_000_001, "more than 1,000,000 elements"),
+    ],
+    ids=["deep", "wide"],
+)
+def test_an_xml_bomb_of_elements_is_refused(tmp_path: Path, body: str, words: str) -> None:
+    """Every element keeps its path: 50,000 levels (356 KB) took 2 GB and 1,000,000 levels
+    23 GB; a 20 MB file of empty elements 2.3 GB. Depth and count are capped."""
+    path = tmp_path / "bomb.xml"
+    path.write_text(f"<Results><System><ComputerName>h</ComputerName></System>{body}</Results>")
+    with pytest.raises(InputError, match=words):
+        ingest.read(path, ReadOptions(root=tmp_path), "diskspd")

@@ -49,13 +49,22 @@ class _Refused(Exception):
     pass
 
 
+MAX_DEPTH = 64  # DiskSpd's results nest fewer than 10 levels deep
+MAX_NODES = 1_000_000  # a run of 4,000 threads with latency buckets has ≈ 200,000
+
+
 def tree(text: str, path: Path) -> Node:
     """The document as nodes, each with its line and its path (``Results/TimeSpan[1]``)."""
     parser = expat.ParserCreate()
     root = Node("", 0, "")
-    stack = [root]
+    stack, count = [root], [0]
 
     def start(tag: str, _attrs: dict[str, str]) -> None:
+        if len(stack) > MAX_DEPTH:  # each node keeps its path: memory grows with depth²
+            raise _Refused("elements nested deeper than DiskSpd writes them")
+        count[0] += 1
+        if count[0] > MAX_NODES:  # ≈ 400 bytes a node: a 20 MB file of <a/> took 2.3 GB
+            raise _Refused(f"more than {MAX_NODES:,} elements (DiskSpd writes far fewer)")
         parent = stack[-1]
         same = parent.seen[tag] = parent.seen.get(tag, 0) + 1
         place = f"{parent.path}/{tag}[{same}]" if parent.path else tag
@@ -64,7 +73,7 @@ def tree(text: str, path: Path) -> Node:
         stack.append(node)
 
     def refuse(*_args: object) -> None:
-        raise _Refused
+        raise _Refused("a document type declaration (DiskSpd writes none)")
 
     parser.StartElementHandler = start
     parser.EndElementHandler = lambda _tag: stack.pop()
@@ -76,10 +85,9 @@ def tree(text: str, path: Path) -> Node:
     except expat.ExpatError as err:
         where = f"line {err.lineno}, column {err.offset + 1}"
         raise InputError(path, where, f"not XML: {expat.ErrorString(err.code)}", HINT) from None
-    except _Refused:
+    except _Refused as refused:
         where = f"line {parser.CurrentLineNumber}"
-        what = "a document type declaration (DiskSpd writes none)"
-        raise InputError(path, where, what, HINT) from None
+        raise InputError(path, where, str(refused), HINT) from None
     return root
 
 
