@@ -193,3 +193,19 @@ def test_an_xml_bomb_of_elements_is_refused(tmp_path: Path, body: str, words: st
     path.write_text(f"<Results><System><ComputerName>h</ComputerName></System>{body}</Results>")
     with pytest.raises(InputError, match=words):
         ingest.read(path, ReadOptions(root=tmp_path), "diskspd")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "line"),
+    [("crystaldiskmark", ":" * 60_000 + " MB/s"), ("diskspd", "computer name: " + " x" * 30_000)],
+)
+def test_a_line_far_longer_than_the_tool_writes_is_refused(
+    tmp_path: Path, fmt: str, line: str
+) -> None:
+    """The readers' patterns take time with the square of a line's length (a 60 KB line of
+    colons: 50 s; 100 KB after 'computer name:': 34 s)."""
+    path = tmp_path / "long.txt"
+    head = "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo\n" if fmt == "crystaldiskmark" else ""
+    path.write_text(head + "Command Line: diskspd -b4K\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="characters"):
+        ingest.read(path, ReadOptions(root=tmp_path), fmt)

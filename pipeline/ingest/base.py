@@ -192,3 +192,22 @@ class Reader(Protocol):
     def read(self, path: Path, options: ReadOptions) -> ReadResult:
         """Read one file (an ``InputError`` for a file it cannot read at all; a bad record
         is a reject)."""
+
+
+MAX_LINE = 4096  # characters in a line of a text report (DiskSpd's, CrystalDiskMark's < 300)
+
+
+def text_lines(text: str, path: Path, tool: str) -> list[tuple[int, str]]:
+    """The numbered lines of a tool's text report; a line far longer than the tool writes
+    is an input error (the readers' patterns take time with the square of a line's length:
+    a 60 KB line of colons took 50 s)."""
+    lines = list(enumerate(text.splitlines(), start=1))
+    for n, line in lines:
+        if len(line) > MAX_LINE:
+            raise InputError(
+                path,
+                f"line {n}",
+                f"a line of {len(line):,} characters ({tool} writes none over a few hundred)",
+                f"give {tool}'s output as it wrote it",
+            )
+    return lines

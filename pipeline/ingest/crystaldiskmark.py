@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject, text_lines
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.units import mega, parse_block_size
@@ -69,7 +69,7 @@ class _BadTest(Exception):
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
     text = read_text(path)
-    lines = list(enumerate(text.splitlines(), start=1))
+    lines = text_lines(text, path, "CrystalDiskMark")
     setup, notes = _setup(path, text)
     label = options.source_label(path)
     rows: list[dict[str, Any]] = []

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.errors import InputError
+from pipeline.ingest.base import text_lines
 from pipeline.ingest.diskspd_parts import BadFigure, Measured, Profile, Run, Span, whole
 from pipeline.language.message import Message
 from pipeline.units import parse_block_size
@@ -38,7 +39,7 @@ Lines = list[tuple[int, str]]
 
 
 def parse(text: str, path: Path) -> Run:
-    lines = list(enumerate(text.splitlines(), start=1))
+    lines = text_lines(text, path, "DiskSpd")
     run = Run()
     spans = _input_parameters(path, lines)
     _results(path, lines, spans, run)
