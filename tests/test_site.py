@@ -140,3 +140,19 @@ def test_two_reports_of_one_system_stay_two_series(
         by_label = points.group_by("label").agg(pl.col("report").unique())
         assert all(len(reports) == 1 for reports in by_label["report"].to_list())
         assert by_label.height == 2
+
+
+@pytest.mark.parametrize("other", ["fs840_steady", "index", "compare"])
+def test_a_report_id_cannot_replace_another_page(
+    fs840_context: ReportContext, tmp_path: Path, other: str
+) -> None:
+    """A report with id 'x_steady' replaced report x's steady-state page (x's link then led
+    to another vendor's report), 'index' the landing page: refused, naming the id."""
+    from dataclasses import replace
+
+    from pipeline.errors import InputError
+
+    renamed = replace(fs840_context, report=fs840_context.report.model_copy(update={"id": other}))
+    built = [site.Built(fs840_context, tmp_path), site.Built(renamed, tmp_path)]
+    with pytest.raises(InputError, match="a page the site has already"):
+        site.pages(built)

@@ -34,7 +34,7 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
 from pipeline import cache
-from pipeline.config import LANGS
+from pipeline.config import LANGS, REPORT_FILE
 from pipeline.errors import InputError
 from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
@@ -344,11 +344,31 @@ def pages(built: Sequence[Built]) -> dict[str, str]:
             fmt.t("site.reports"), landing_page(built, fmt, bool(profiles)), fmt
         )
         for b in built:
-            out |= report_pages(b, lang)
+            _add(out, report_pages(b, lang), b)
         if profiles:
             body = compare_page(profiles, fmt, units_note(built, lang))
             out[f"compare{suffix(lang)}.md"] = page(fmt.t("site.compare"), body, fmt)
     return out
+
+
+RESERVED = ("index", "compare", "404", "search")  # pages the site makes itself
+
+
+def _add(out: dict[str, str], made: dict[str, str], b: Built) -> None:
+    """A report's pages, none of them named as a page already made or reserved: a report
+    id 'x_steady' replaced report x's steady-state page, 'index' the landing page."""
+    for name in made:
+        stem = name.split(".")[0]
+        if name in out or stem in RESERVED:
+            raise InputError(
+                b.ctx.folder / REPORT_FILE,
+                "id",
+                f"the report's page {stem} is a page the site has already "
+                f"(another report's or its own {', '.join(RESERVED)})",
+                "give the report an id that is not another's with _steady or "
+                "_environment added, nor one of those names",
+            )
+    out |= made
 
 
 def report_pages(b: Built, lang: str) -> dict[str, str]:
