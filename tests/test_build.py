@@ -539,3 +539,25 @@ def test_the_method_names_the_target_rates_of_a_rate_limited_run(fs840_context: 
     capped = points.with_columns(pl.lit(2000.0).alias("target_iops"))
     (said,) = _rate_sentences(capped, ctx.formatter("de"))
     assert "2’000 IOPS begrenzt" in said
+
+
+def test_a_table_without_rows_compiles(tmp_path: Path) -> None:
+    """CrystalDiskMark 6 prints no latency: the performance and minimum-latency tables of
+    its report have no row, and typst refused the table's stray comma ('unexpected
+    comma ... this is a bug'). A table without rows is its header alone."""
+    folder = tmp_path / "cdm6"
+    (folder / "raw").mkdir(parents=True)
+    shutil.copy(DATA / "crystaldiskmark" / "cdm6.txt", folder / "raw" / "cdm6.txt")
+    (folder / "report.toml").write_text(
+        'id = "cdm6"\ntitle = { de = "CDM", en = "CDM" }\nauthor = "A"\nversion = "1"\n'
+        'organisation = "B"\ndate = 2026-01-01\n'
+        'classification = { de = "intern", en = "internal" }\n'
+        '[system]\nname = "Drive"\nvendor = "V"\n[[sources]]\npath = "raw/cdm6.txt"\n',
+        encoding="utf-8",
+    )
+    for lang in ("de", "en"):
+        (folder / "text" / lang).mkdir(parents=True)
+        for name in ("summary", "setup", "method", "results", "conclusion"):
+            (folder / "text" / lang / f"{name}.md").write_text("Text.\n", encoding="utf-8")
+    result = build(folder, tmp_path / "out")
+    assert (result.out / "cdm6.en.pdf").is_file()

@@ -83,10 +83,11 @@ def table(view: TableView) -> str:
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
     small = "true" if n > 8 else "false"  # wide tables in a smaller font
     aligns = "(" + ", ".join("left" if x else "right" for x in view.left()) + ",)"
+    body = f"    {rows},\n" if view.rows else ""  # no row: the header alone (no stray comma)
     made = (
         f"#figure(\n  data-table(columns: {cols}, aligns: {aligns}, small: {small},\n"
         f"    header: {header},\n"
-        f"    {rows},\n  ),\n  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
+        f"{body}  ),\n  caption: {content(view.caption)},\n) <tab-{view.name}>\n"
     )
     return made if _long(view) else f"#block(breakable: false)[\n{made}]\n"
 
