@@ -22,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from pipeline import schema
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.language.strings import Variant
@@ -613,7 +614,7 @@ def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
 
 
 MAX_TOML_BYTES = 16 * 1024 * 1024
-LARGEST = 1e15  # larger figures are typing errors, and overflow the tables
+LARGEST = schema.LARGEST  # larger figures are typing errors, and overflow the tables
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 

@@ -181,8 +181,14 @@ def violations(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
     return pl.concat(hits).sort("_row", maintain_order=True).collect()
 
 
+LARGEST = 1e15  # a figure beyond is a typing error or an overflow (infinity, 1e308)
+
+
 def _broken(f: Field) -> pl.Expr:
     bad = pl.col(f.name).is_null() if not f.nullable else pl.lit(False)
     if f.check is not None:
         bad = bad | ~f.check(pl.col(f.name)).fill_null(True)
+    if f.dtype == pl.Float64:  # every reader's figures, as fio's reader checks its own
+        sane = pl.col(f.name).is_finite() & (pl.col(f.name).abs() <= LARGEST)
+        bad = bad | ~sane.fill_null(True)
     return bad

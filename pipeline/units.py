@@ -111,7 +111,9 @@ def parse_block_size(text: str) -> int:
     if factor is None:
         raise ValueError(f"unknown block size unit {suffix!r} in {text!r} (use B, K, M or G)")
     value = float(number) * factor
-    if value <= 0 or value != int(value):
+    if not 0 < value <= MAX_BLOCK:  # 400 digits are infinity as a float: no int() of it
+        raise ValueError(f"{text!r} is not a block size from 1 byte to 1 TiB")
+    if value != int(value):
         raise ValueError(f"block size {text!r} must be a positive whole number of bytes")
     return int(value)
 

@@ -96,3 +96,23 @@ def test_a_name_with_a_control_character_is_a_reject(tmp_path: Path, name: str) 
     assert dataset.accounting()["rejected"] == 1
     assert "field 'host'" in str(dataset.rejects[0])
     assert all(name not in r for r in dataset.intervals["host"].to_list())
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 1e308])
+def test_a_figure_out_of_range_from_any_reader_is_a_reject(value: float) -> None:
+    """fio's reader refused figures beyond 1e15; other readers' (CrystalDiskMark's 'inf
+    MB/s') reached the dataset and failed in the workbook writer with a traceback."""
+    result, _ = _dataset()
+    broken = result.intervals.with_columns(
+        pl.when(pl.col("line") == 5).then(value).otherwise(pl.col("iops")).alias("iops")
+    )
+    dataset = combine([ReadResult(broken, [], 8)])
+    assert dataset.accounting() == {"records_read": 8, "accepted": 7, "rejected": 1}
+    assert "field 'iops'" in str(dataset.rejects[0])
+
+
+def test_a_block_size_of_400_digits_is_a_value_error() -> None:
+    from pipeline.units import parse_block_size
+
+    with pytest.raises(ValueError, match="from 1 byte to 1 TiB"):
+        parse_block_size("9" * 400)
