@@ -24,7 +24,7 @@ from pydantic import (
 
 from pipeline import schema
 from pipeline.errors import InputError, InputErrors
-from pipeline.inputs import OUTSIDE_HINT, inside, is_inside, read_text
+from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.language.strings import Variant
 from pipeline.paths import languages
 from pipeline.units import MAX_COUNT, Access, Convention, parse_block_size, rate_factor
@@ -615,7 +615,8 @@ def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
 
 MAX_TOML_BYTES = 16 * 1024 * 1024
 LARGEST = schema.LARGEST  # larger figures are typing errors, and overflow the tables
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# inputs.CONTROL (C0, DEL, C1, bidi overrides) but the tab and line ends of a text
+_CONTROL = re.compile(f"(?![\t\n\r]){CONTROL}")
 
 
 def _bad_values(value: Any, place: str) -> list[tuple[str, str, str]]:

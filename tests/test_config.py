@@ -215,3 +215,14 @@ def test_a_mistyped_chapter_key_is_one_line_with_the_nearest_key(tmp_path: Path)
     (error,) = caught.value.errors
     assert "unknown chapter 'setpu' — did you mean 'setup'?" in str(error)
     assert "OwnChapter" not in str(error) and 'file = "name.md"' in str(error)
+
+
+@pytest.mark.parametrize("escaped", ["\\u202e", "\\u009b", "\\u001b"])
+def test_report_toml_text_holds_no_c1_or_bidi_control(tmp_path: Path, escaped: str) -> None:
+    """report.toml refused C0 controls but let C1 controls and bidi overrides (U+202E)
+    through, the set names from data are checked against (inputs.CONTROL)."""
+    toml = tmp_path / "report.toml"
+    text = (FS840 / "report.toml").read_text(encoding="utf-8")
+    toml.write_text(text.replace('author = "', f'author = "x{escaped}', 1), encoding="utf-8")
+    with pytest.raises(InputErrors, match="control character"):
+        load_report(tmp_path)
