@@ -276,6 +276,9 @@ def decoded(picture: Picture) -> Picture:
     return picture
 
 
+MAX_PLACED = 500  # images placed in one report's texts, every language together
+
+
 def read(root: Path, name: str, where: Path | str, place: str) -> Picture:
     """The image ``name`` (relative to the report folder ``root``), read inside it and
     checked; every problem is an input error naming ``where`` and ``place``."""

@@ -77,16 +77,24 @@ def read_images(ctx: ReportContext) -> list[InputError]:
     from pipeline.render.sanitize import image_refs
 
     problems: list[InputError] = []
+    seen: dict[str, images.Picture] = {}  # each file read and checked once a build
     for lang, filled in ctx.filled.items():
         for name, text in filled.items():
             source = ctx.narrative[lang][name].text
-            found = []
+            found: list[Placed] = []
             for ref in image_refs(text.text, text.path):
                 place = f"line {line_of(source, ref.url)}"
                 try:
                     if ref.problem:
                         raise InputError(text.path, place, ref.problem, ref.hint)
-                    picture = images.read(ctx.folder, ref.url, text.path, place)
+                    placed = sum(len(f) for f in ctx.pictures.values()) + len(found)
+                    if placed >= images.MAX_PLACED:  # each goes into every PDF and the site
+                        too_many = f"more than {images.MAX_PLACED} images placed in the texts"
+                        return [*problems, InputError(text.path, place, too_many, images.HINT)]
+                    picture = seen.get(ref.url) or images.read(
+                        ctx.folder, ref.url, text.path, place
+                    )
+                    seen[ref.url] = picture
                 except InputError as err:
                     problems.append(err)
                     continue
