@@ -52,3 +52,10 @@ def test_fio_runs_the_job_and_the_report_reads_the_data_back(tmp_path: Path) -> 
     subprocess.run(command, check=True, capture_output=True, timeout=60)
     row = ingest.read(out, ReadOptions()).intervals.row(0, named=True)
     assert (row["compress_pct"], row["dedupe_pct"]) == (50.0, 10.0)
+
+
+def test_a_percentage_is_a_whole_number_as_fio_reads_it(tmp_path: Path) -> None:
+    """fio reads buffer_compress_percentage as a whole number: 0.00001 was written as
+    '1e-05' (fio read 1e-300 as 300). A fraction is refused, naming the key."""
+    with pytest.raises(InputErrors, match=r"data\.compress_pct"):
+        _job(tmp_path, "[data]\ncompress_pct = 0.00001\n")

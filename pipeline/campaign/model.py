@@ -105,8 +105,8 @@ class Intervals(Strict):
 class Data(Strict):
     """What the writes carry (fio's buffer options), e.g. seed 001's 2:1 beside 1:1."""
 
-    compress_pct: float = Field(ge=0, le=100)  # fio buffer_compress_percentage: 50 is 2:1
-    dedupe_pct: float = Field(default=0, ge=0, le=100)  # fio dedupe_percentage
+    compress_pct: int = Field(ge=0, le=100)  # fio buffer_compress_percentage: 50 is 2:1
+    dedupe_pct: int = Field(default=0, ge=0, le=100)  # fio dedupe_percentage
 
 
 class Target(Strict):

@@ -92,8 +92,8 @@ def _data(campaign: Campaign) -> list[str]:
     data = campaign.data
     if data is None:
         return []
-    lines = [f"buffer_compress_percentage={data.compress_pct:g}", "refill_buffers=1"]
-    return lines + ([f"dedupe_percentage={data.dedupe_pct:g}"] if data.dedupe_pct else [])
+    lines = [f"buffer_compress_percentage={data.compress_pct}", "refill_buffers=1"]
+    return lines + ([f"dedupe_percentage={data.dedupe_pct}"] if data.dedupe_pct else [])
 
 
 def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
