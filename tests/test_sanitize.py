@@ -4,13 +4,14 @@ process, the ones used last kept."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from pipeline.build import BuildResult
+from pipeline.build import BuildResult, build
 from pipeline.render import sanitize
-from tests.conftest import pdf_text
+from tests.conftest import FS840, pdf_text
 
 
 def test_the_conversions_used_last_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,3 +132,16 @@ def test_heading_levels_close_up_under_the_chapter(text: str, levels: list[int])
     assert [len(m) for m in re.findall(r"^(=+) ", typst, re.M)] == levels
     html = sanitize.to_html(text, "x.md")
     assert [int(n) for n in re.findall(r"<h(\d)", html)] == [n + 1 for n in levels]
+
+
+def test_dollars_are_text_not_formulas(tmp_path: Path) -> None:
+    """'$a+b$' became a typst formula, which the PDF/UA check refused for its missing alt
+    text ('typst: ... this is a bug'); dollars are text, in the PDF and on the site."""
+    typst = sanitize.to_typst("Text $a+b$ here and $$x^2$$.", "t.md")
+    assert "\\$a+b\\$" in typst and "$x" not in typst.replace("\\$", "")
+    assert "$a+b$" in sanitize.to_html("Text $a+b$ here.", "t.md")
+    folder = tmp_path / "r"
+    shutil.copytree(FS840, folder)
+    summary = folder / "text" / "en" / "summary.md"
+    summary.write_text(summary.read_text(encoding="utf-8") + "\nCosts $a+b$.\n", "utf-8")
+    assert (build(folder, tmp_path / "out").out / "fs840.en.pdf").is_file()

@@ -31,10 +31,12 @@ from pipeline import cache
 from pipeline.errors import InputError, ToolFailure
 
 # no YAML metadata either: it is thrown away (meta = {}), and a malformed block made
-# pandoc fail on the whole text
+# pandoc fail on the whole text; no TeX math: '$a+b$' (a price, a shell variable) is text,
+# where typst's PDF/UA check refused the formula it became ("missing alt text")
 MARKDOWN = (
     "markdown-smart-auto_identifiers-raw_html-raw_attribute-raw_tex"
     "-native_divs-native_spans-link_attributes-inline_code_attributes-yaml_metadata_block"
+    "-tex_math_dollars"
 )
 SCHEMES = ("http://", "https://", "mailto:")
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
