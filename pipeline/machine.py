@@ -10,13 +10,14 @@ from typing import Annotated
 from pydantic import Field, StrictInt, StringConstraints, ValidationError
 
 from pipeline.config import Strict, from_validation
-from pipeline.inputs import parse_json, read_text
+from pipeline.inputs import CONTROL, parse_json, read_text
 
 MAX_BYTES = 1 << 20
 
 
-# one line of printable text, as long as a command line may reasonably be
-Line = Annotated[str, StringConstraints(max_length=4096, pattern=r"^[^\x00-\x1f\x7f]*$")]
+# one line of printable text, as long as a command line may reasonably be: no control
+# character (inputs.CONTROL: C0, DEL, C1, bidi overrides)
+Line = Annotated[str, StringConstraints(max_length=4096, pattern=f"^[^{CONTROL[1:-1]}]*$")]
 
 
 class Machine(Strict):

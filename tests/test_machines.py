@@ -82,3 +82,15 @@ def test_a_bad_machine_description_names_file_and_key(tmp_path: Path) -> None:
         prepare(folder)
     text = str(caught.value)
     assert "env/machine.json: cpus" in text and "env/machine.json: shell" in text
+
+
+@pytest.mark.parametrize("name", ["lg\u202e01", "lg\x9b01", "lg\x1b01"])
+def test_a_machine_description_holds_no_control_character(tmp_path: Path, name: str) -> None:
+    """C0 controls were refused, C1 controls and bidi overrides (U+202E) not: the set
+    is inputs.CONTROL, as for every name from data."""
+    folder = _report(tmp_path, 'machines = ["env/machine.json"]')
+    (folder / "env" / "machine.json").write_text(
+        json.dumps({**MACHINE, "hostname": name}), encoding="utf-8"
+    )
+    with pytest.raises(InputErrors, match="hostname"):
+        prepare(folder)
