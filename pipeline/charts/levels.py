@@ -8,8 +8,15 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.family import finish, throughput
-from pipeline.charts.standard import colours, latency_places, mix_colour, mix_label, value_format
-from pipeline.charts.theme import parallelism_axis, standard_definition, theme
+from pipeline.charts.standard import (
+    colours,
+    latency_places,
+    log2_x,
+    mix_colour,
+    mix_label,
+    value_format,
+)
+from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.plan import ChartRef, axis_unit
 
@@ -37,13 +44,7 @@ def _line(data: pl.DataFrame, x: alt.X, field: str, title: str, places: int) -> 
 
 def _depth_x(levels: list[int], fmt: Formatter) -> alt.X:
     """The queue depth axis (log 2) over the measured depths."""
-    domain, values = parallelism_axis(levels, standard_definition().ticks)
-    return alt.X(
-        "queue_depth:Q",
-        title=fmt.t("chart.queue_depth"),
-        scale=alt.Scale(type="log", base=2, domain=domain),
-        axis=alt.Axis(values=values, format="d", labelFlush=False),
-    )
+    return log2_x("queue_depth", fmt.t("chart.queue_depth"), levels)
 
 
 def queue_depth_chart(

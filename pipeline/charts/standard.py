@@ -51,10 +51,15 @@ def mix_colour(points: pl.DataFrame, fmt: Formatter, look: Palette = HOUSE) -> a
 
 def parallelism_x(levels: list[int], fmt: Formatter) -> alt.X:
     """The parallelism axis (log 2) over the measured levels."""
+    return log2_x("parallelism", fmt.t("chart.parallelism"), levels)
+
+
+def log2_x(column: str, title: str, levels: list[int]) -> alt.X:
+    """A log-2 axis of whole numbers (parallelism, queue depth) over the measured ones."""
     domain, values = parallelism_axis(levels, standard_definition().ticks)
     return alt.X(
-        "parallelism:Q",
-        title=fmt.t("chart.parallelism"),
+        f"{column}:Q",
+        title=title,
         scale=alt.Scale(type="log", base=2, domain=domain),
         axis=alt.Axis(values=values, format="d", labelFlush=False),
     )
