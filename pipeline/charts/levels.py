@@ -20,11 +20,18 @@ from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.plan import ChartRef, axis_unit
 
+WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)
+LOW = 120  # px: a panel of a chart of several rows: a few lines need no half page each
+COLUMNS = 4  # at most this many parallelism levels of a QD grid side by side
+LEFT = 60  # px: the value axis's labels and title left of a grid's first column
 
-def _line(data: pl.DataFrame, x: alt.X, field: str, title: str, places: int) -> alt.Chart:
-    """One panel: ``field`` against ``x``, one line per mix (coloured by the caller)."""
+
+Value = tuple[alt.Y, alt.Tooltip]  # a panel's value axis, and its tooltip in the axis's format
+
+
+def _line(data: pl.DataFrame, x: alt.X, value: Value) -> alt.Chart:
+    """One panel: ``value`` against ``x``, one line per mix (coloured by the caller)."""
     spec = standard_definition()
-    number = value_format(data[field].to_list(), places)
     chart: alt.Chart = (
         alt.Chart(data)
         .mark_line(
@@ -32,27 +39,37 @@ def _line(data: pl.DataFrame, x: alt.X, field: str, title: str, places: int) -> 
         )
         .encode(
             x=x,
-            y=alt.Y(
-                f"{field}:Q", title=title, axis=alt.Axis(format=number), scale=alt.Scale(zero=True)
-            ),
-            tooltip=[alt.Tooltip("mix:N", title=None), alt.Tooltip(f"{field}:Q", format=number)],
+            y=value[0],
+            tooltip=[alt.Tooltip("mix:N", title=None), value[1]],
         )
         .properties(width=spec.width, height=spec.height)
     )
     return chart
 
 
-def _depth_x(levels: list[int], fmt: Formatter) -> alt.X:
+def _y(data: pl.DataFrame, field: str, title: str | None, places: int, shown: bool = True) -> Value:
+    """The value axis of ``field`` from zero to the largest value of ``data`` (one scale
+    for every panel of a grid: the levels compare at a glance); ``shown``: with its labels
+    (a grid labels its first column only)."""
+    number = value_format(data[field].to_list(), places)
+    top = float(data[field].max() or 0)  # type: ignore[arg-type]
+    y = alt.Y(
+        f"{field}:Q",
+        title=title,
+        axis=alt.Axis(format=number, labels=shown, ticks=shown, labelFlush=True),
+        scale=alt.Scale(zero=True, nice=True, domain=[0.0, top or 1.0]),
+    )
+    return y, alt.Tooltip(f"{field}:Q", format=number)
+
+
+def _depth_x(levels: list[int], fmt: Formatter, titled: bool = True) -> alt.X:
     """The queue depth axis (log 2) over the measured depths."""
-    return log2_x("queue_depth", fmt.t("chart.queue_depth"), levels)
+    return log2_x("queue_depth", fmt.t("chart.queue_depth") if titled else "", levels)
 
 
-def queue_depth_chart(
-    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
-) -> alt.TopLevelMixin:
-    """IOPS (MB/s sequential) and service time against queue depth, one colour per mix;
-    one row of both panels per parallelism level (a QD × parallelism grid as small
-    multiples). ``points``: one setup, access and block size."""
+def _depth_data(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.DataFrame, str]:
+    """The points as drawn (throughput, latency in the chart's unit, mix), and the title of
+    the throughput axis."""
     unit = axis_unit("queue_depth", fmt)
     value, value_title = throughput(points, fmt)
     data = points.sort("read_pct", "queue_depth", descending=[True, False]).select(
@@ -62,19 +79,68 @@ def queue_depth_chart(
         (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         mix_label(points, fmt),
     )
-    x = _depth_x(data["queue_depth"].to_list(), fmt)
-    colour = mix_colour(points, fmt, colours(ref))
+    return data, value_title
+
+
+def _grid(
+    data: pl.DataFrame, fmt: Formatter, colour: alt.Color, value_title: str
+) -> alt.VConcatChart:
+    """The QD × parallelism grid as small multiples: a column per parallelism level (at
+    most ``COLUMNS`` side by side, further ones below), throughput above service time, one
+    scale per row. Low panels: three levels of a few lines were nearly a page tall."""
+    unit = axis_unit("queue_depth", fmt)
     levels = sorted(data["parallelism"].unique().to_list())
     rows = []
-    for level in levels:
-        one = data.filter(pl.col("parallelism") == level)
-        left = _line(one, x, "throughput", value_title, 0).encode(color=colour)
-        right = _line(one, x, "latency", fmt.axis_title(unit), latency_places(unit))
-        row_title = (
-            fmt.t("chart.parallelism_level", p=fmt.integer(level)) if len(levels) > 1 else ""
-        )
-        rows.append(alt.hconcat(left, right.encode(color=colour), title=row_title))
-    chart = rows[0] if len(rows) == 1 else alt.vconcat(*rows)
+    for start in range(0, len(levels), COLUMNS):
+        band = levels[start : start + COLUMNS]
+        rows.append(_row(data, band, ("throughput", value_title, 0), fmt, colour))
+        latency = ("latency", fmt.axis_title(unit), latency_places(unit))
+        rows.append(_row(data, band, latency, fmt, colour))
+    return alt.vconcat(*rows, spacing=12)
+
+
+def _row(
+    data: pl.DataFrame,
+    band: list[int],
+    value: tuple[str, str, int],
+    fmt: Formatter,
+    colour: alt.Color,
+) -> alt.HConcatChart:
+    """One row of the grid: ``value`` (field, axis title, decimals) over queue depth at
+    each parallelism level of ``band``; the throughput row names the levels, the latency
+    row the x axis."""
+    field, title, places = value
+    width = (WIDE - LEFT) // min(data["parallelism"].n_unique(), COLUMNS)
+    x = _depth_x(data["queue_depth"].to_list(), fmt, titled=field == "latency")
+    panels = []
+    for level in band:
+        first = level == band[0]
+        y = _y(data, field, title if first else None, places, shown=first)
+        panel = _line(data.filter(pl.col("parallelism") == level), x, y)
+        panel = panel.encode(color=colour).properties(width=width, height=LOW)
+        head = fmt.t("chart.parallelism_level", p=fmt.integer(level))
+        panels.append(panel.properties(title=head) if field == "throughput" else panel)
+    return alt.hconcat(*panels, spacing=8)
+
+
+def queue_depth_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
+    """IOPS (MB/s sequential) and service time against queue depth, one colour per mix;
+    with several parallelism levels a QD × parallelism grid of small multiples (``_grid``).
+    ``points``: one setup, access and block size."""
+    unit = axis_unit("queue_depth", fmt)
+    data, value_title = _depth_data(points, fmt)
+    colour = mix_colour(points, fmt, colours(ref))
+    chart: alt.TopLevelMixin
+    if data["parallelism"].n_unique() > 1:
+        chart = _grid(data, fmt, colour, value_title)
+    else:
+        x = _depth_x(data["queue_depth"].to_list(), fmt)
+        left = _line(data, x, _y(data, "throughput", value_title, 0))
+        places = latency_places(unit)
+        right = _line(data, x, _y(data, "latency", fmt.axis_title(unit), places))
+        chart = alt.hconcat(left.encode(color=colour), right.encode(color=colour))
     title = fmt.t(
         "chart.queue_depth_title",
         block=fmt.block(int(points["block_size"][0])),
@@ -97,20 +163,23 @@ def block_size_chart(
         "iops",
         mix_label(points, fmt),
     )
-    x = alt.X(
-        "block:O",
-        title=fmt.t("chart.block_size"),
-        sort=list(labels.values()),
-        axis=alt.Axis(labelAngle=0),
-    )
-    colour = mix_colour(points, fmt, colours(ref))
+
+    def x(titled: bool) -> alt.X:
+        title = fmt.t("chart.block_size") if titled else None
+        return alt.X(
+            "block:O", title=title, sort=list(labels.values()), axis=alt.Axis(labelAngle=0)
+        )
+
+    colour = mix_colour(points, fmt, colours(ref)).legend(orient="right")
     # one panel above the other, each the page's width: a dozen sizes (512B … 1024K)
-    # side by side in a half-width panel would run into each other
-    top = _line(data, x, "mb_s", fmt.t("chart.mb_s"), 0).encode(color=colour)
-    below = _line(data, x, "iops", fmt.t("chart.iops"), 0).encode(color=colour)
-    both = alt.vconcat(top.properties(width=WIDE), below.properties(width=WIDE))
+    # side by side in a half-width panel would run into each other; low ones, the axis
+    # titled once, the legend beside them: two panels of full height were over half a page
+    top = _line(data, x(False), _y(data, "mb_s", fmt.t("chart.mb_s"), 0))
+    below = _line(data, x(True), _y(data, "iops", fmt.t("chart.iops"), 0))
+    both = alt.vconcat(
+        top.encode(color=colour).properties(width=WIDE, height=LOW),
+        below.encode(color=colour).properties(width=WIDE, height=LOW),
+        spacing=12,
+    )
     title = fmt.t("chart.block_size_title", access=fmt.t.access(str(points["access"][0]), True))
     return finish(both, title, fmt)
-
-
-WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)

@@ -110,7 +110,7 @@ CHARTS: tuple[Chart, ...] = (
         "queue_depth",
         "pipeline.charts.levels:queue_depth_chart",
         "IOPS (MB/s) and service time against queue depth at fixed parallelism, one colour "
-        "per mix; a QD × parallelism grid as one row of panels per parallelism (seed 002)",
+        "per mix; a QD × parallelism grid as small multiples, a column per parallelism (seed 002)",
         per=("setup", "access", "block_size"),
         levels=(),
         x="queue_depth",
