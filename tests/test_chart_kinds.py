@@ -121,6 +121,33 @@ def test_a_qd_by_threads_grid_gives_small_multiples() -> None:
     assert x["field"] == "queue_depth" and x["axis"]["values"] == [1, 4, 16]
 
 
+def test_the_grid_holds_every_cell_as_measured() -> None:
+    """QD 1, 4, 16 x threads 1, 2, 4 x two mixes: every cell of the grid in its panel,
+    with the IOPS and service time of its point."""
+    from pipeline.report.plan import axis_unit
+
+    ctx = prepare(LEVELS / "qd")
+    fmt = ctx.formatter("en")
+    chart = _specs(ctx)["queue_depth_random_4k"]
+    drawn: dict[str, dict[tuple[Any, ...], float]] = defaultdict(dict)
+    for view in _views(chart):
+        field = view["encoding"]["y"]["field"]
+        for row in chart["datasets"][view["data"]["name"]]:
+            cell = (row["parallelism"], row["queue_depth"], row["mix"])
+            assert cell not in drawn[field], cell  # each cell drawn once
+            drawn[field][cell] = row[field]
+    divisor = fmt.divisor(axis_unit("queue_depth", fmt))
+    measured = {
+        (p["parallelism"], p["queue_depth"], fmt.t.mix(p["read_pct"], short=True)): p
+        for p in ctx.dataset.points.iter_rows(named=True)
+    }
+    assert len(measured) == 18
+    assert drawn["throughput"] == {c: p["iops"] for c, p in measured.items()}
+    assert drawn["latency"] == pytest.approx(
+        {c: p["lat_mean_us"] / divisor for c, p in measured.items()}
+    )
+
+
 def test_a_grid_of_a_dozen_levels_stays_low() -> None:
     """Twelve parallelism levels: at most four side by side, each band of panels low; the
     chart of three levels was nearly a page tall (its rows each a standard chart's height)."""
