@@ -176,7 +176,7 @@ def test_a_block_size_series_gives_the_block_size_chart() -> None:
     ctx = prepare(LEVELS / "bs")
     assert [r.stem for r in ctx.charts] == ["block_size_random"]
     chart = _specs(ctx)["block_size_random"]
-    left, right = chart["vconcat"]
+    (left,), (right,) = (row["hconcat"] for row in chart["vconcat"])  # MB/s above IOPS
     assert left["encoding"]["x"]["sort"] == [
         "512B", "1K", "2K", "4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1024K"
     ]  # fmt: skip
@@ -184,6 +184,91 @@ def test_a_block_size_series_gives_the_block_size_chart() -> None:
     colour = left["encoding"]["color"]["scale"]
     assert colour["domain"] == ["100% read", "50% read", "100% write"]
     assert lines_with_one_x(chart) == []
+
+
+BS_SETUPS = """
+[[setups]]
+name = "one"
+description = { de = "1 Link", en = "1 link" }
+
+[[setups]]
+name = "two"
+description = { de = "2 Links", en = "2 links" }
+
+[[sources]]
+path = "one"
+setup = "one"
+
+[[sources]]
+path = "two"
+setup = "two"
+"""
+
+
+def _bs_setups(tmp_path: Path) -> Path:
+    """The block-size series measured as two setups (seed 002's 1 and 2 links): setup
+    one every file, setup two those up to 64K (copies of the same runs)."""
+    folder = tmp_path / "bs-setups"
+    shutil.copytree(LEVELS / "bs" / "raw", folder / "one")
+    (folder / "two").mkdir()
+    for file in (folder / "one").glob("*.json"):
+        if file.name.split("-")[0] in {"512", "1k", "2k", "4k", "8k", "16k", "32k", "64k"}:
+            shutil.copy(file, folder / "two")
+    toml = (LEVELS / "bs" / "report.toml").read_text(encoding="utf-8")
+    head = toml[: toml.index("[[sources]]")]
+    (folder / "report.toml").write_text(head + BS_SETUPS, encoding="utf-8")
+    return folder
+
+
+def test_a_block_size_series_of_two_setups_has_a_line_per_setup(tmp_path: Path) -> None:
+    """Several setups of one block-size series: one chart, a column per mix, in each a
+    line per setup in the setup's colour, every point as measured."""
+    ctx = prepare(_bs_setups(tmp_path))
+    assert [r.stem for r in ctx.charts if r.kind == "block_size"] == ["block_size_random"]
+    chart = _specs(ctx)["block_size_random"]
+    mb_s, iops = (row["hconcat"] for row in chart["vconcat"])
+    assert [p["title"] for p in mb_s] == ["100% read", "50% read", "100% write"]
+    colour = mb_s[0]["encoding"]["color"]
+    assert colour["field"] == "setup_label"
+    assert colour["scale"]["domain"] == ["1 link", "2 links"]
+    look = ctx.charts[0].palette
+    assert colour["scale"]["range"] == [look.setup("one", 0), look.setup("two", 1)]
+    drawn = {}
+    for view in _views({"vconcat": [{"hconcat": iops}], "datasets": chart["datasets"]}):
+        for row in chart["datasets"][view["data"]["name"]]:
+            drawn[(row["setup_label"], row["mix"], row["block"])] = row["iops"]
+    fmt = ctx.formatter("en")
+    measured = {
+        (
+            fmt.setup(p["setup"]),
+            fmt.t.mix(p["read_pct"], short=True),
+            fmt.block(p["block_size"]),
+        ): p["iops"]
+        for p in ctx.dataset.points.iter_rows(named=True)
+    }
+    assert len(measured) == 36 + 24 and drawn == measured
+    assert lines_with_one_x(chart) == []
+
+
+@pytest.mark.parametrize(
+    ("folder", "colours"),
+    [
+        ("bs", "Colours: 100% read green, 100% write red, other mixes as in the legend."),
+        ("bs-setups", "Colours: the configurations as in the legend."),
+        ("a800", "Colours: 100% read green, 100% write red; the configurations as in the legend."),
+    ],
+)
+def test_the_method_text_says_what_the_colours_mean(
+    folder: str, colours: str, tmp_path: Path
+) -> None:
+    """The block-size chart of two setups colours setups, not mixes; a800 colours both
+    (mixes in its standard charts, its setups yellow and blue in the dual-axis ones)."""
+    from pipeline.render.whitepaper import method_sentences
+
+    source = {"bs": LEVELS / "bs", "a800": EXAMPLES / "a800"}.get(folder)
+    ctx = prepare(source or _bs_setups(tmp_path))
+    said = [s for s in method_sentences(ctx, ctx.formatter("en")) if s.startswith("Colours")]
+    assert said == [colours]
 
 
 def test_a_frontend_backend_pair_gives_its_comparison() -> None:
@@ -308,14 +393,15 @@ def test_one_declaration_adds_a_kind_everywhere(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["bs", "fb", "qd"])
+@pytest.mark.parametrize("name", ["bs", "bs-setups", "fb", "qd"])
 def test_the_new_kinds_lay_out(name: str, tmp_path: Path) -> None:
     """The PDFs pass the layout check; no two labels of a chart's SVG overlap."""
     from pipeline.build import build
     from tests import layout
     from tests.svgtext import overlapping
 
-    out = build(LEVELS / name, tmp_path / "out").out
+    folder = _bs_setups(tmp_path) if name == "bs-setups" else LEVELS / name
+    out = build(folder, tmp_path / "out").out
     if layout.PDFTOTEXT is not None:  # no overprint, margin run-on or stranded heading,
         assert layout.check_output(out) == []  # nor a page left half empty
     assert [f for svg in sorted((out / "charts").glob("*.svg")) for f in overlapping(svg)] == []

@@ -68,7 +68,7 @@ def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Col
     )
 
 
-def _with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
+def with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
     names = {s: fmt.setup(s) for s in points["setup"].unique().to_list()}
     return points.with_columns(
         pl.col("setup").replace_strict(names, return_dtype=pl.String).alias("setup_label")
@@ -83,7 +83,7 @@ def dual_axis_chart(
     unit = axis_unit("dual_axis", fmt)
     value, value_title = throughput(points, fmt)
     data = (
-        _with_setup_label(points, fmt)
+        with_setup_label(points, fmt)
         .sort("setup", "parallelism")
         .select(
             "parallelism",
@@ -161,7 +161,7 @@ def setups_chart(
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     mix_labels = [fmt.t.mix(m, short=True) for m in mixes]
     data = (
-        _with_setup_label(points, fmt)
+        with_setup_label(points, fmt)
         .sort("setup", "read_pct", "parallelism")
         .select(
             "parallelism",

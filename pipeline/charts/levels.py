@@ -4,10 +4,14 @@ depth of the request queue"), and block size (seed 002's IOMeter charts: MB/s an
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import altair as alt
 import polars as pl
 
-from pipeline.charts.family import finish, throughput
+from pipeline.charts.family import finish, setup_colour, throughput, with_setup_label
 from pipeline.charts.standard import (
     colours,
     latency_places,
@@ -22,15 +26,16 @@ from pipeline.report.plan import ChartRef, axis_unit
 
 WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)
 LOW = 120  # px: a panel of a chart of several rows: a few lines need no half page each
-COLUMNS = 4  # at most this many parallelism levels of a QD grid side by side
+COLUMNS = 4  # at most this many panels of a grid side by side
 LEFT = 60  # px: the value axis's labels and title left of a grid's first column
 
 
 Value = tuple[alt.Y, alt.Tooltip]  # a panel's value axis, and its tooltip in the axis's format
 
 
-def _line(data: pl.DataFrame, x: alt.X, value: Value) -> alt.Chart:
-    """One panel: ``value`` against ``x``, one line per mix (coloured by the caller)."""
+def _line(data: pl.DataFrame, x: alt.X, value: Value, series: str = "mix") -> alt.Chart:
+    """One panel: ``value`` against ``x``, one line per ``series`` (coloured by the
+    caller)."""
     spec = standard_definition()
     chart: alt.Chart = (
         alt.Chart(data)
@@ -40,7 +45,7 @@ def _line(data: pl.DataFrame, x: alt.X, value: Value) -> alt.Chart:
         .encode(
             x=x,
             y=value[0],
-            tooltip=[alt.Tooltip("mix:N", title=None), value[1]],
+            tooltip=[alt.Tooltip(f"{series}:N", title=None), value[1]],
         )
         .properties(width=spec.width, height=spec.height)
     )
@@ -82,65 +87,70 @@ def _depth_data(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.DataFrame, str
     return data, value_title
 
 
-def _grid(
-    data: pl.DataFrame, fmt: Formatter, colour: alt.Color, value_title: str
-) -> alt.VConcatChart:
-    """The QD × parallelism grid as small multiples: a column per parallelism level (at
-    most ``COLUMNS`` side by side, further ones below), throughput above service time, one
-    scale per row. Low panels: three levels of a few lines were nearly a page tall."""
-    unit = axis_unit("queue_depth", fmt)
-    levels = sorted(data["parallelism"].unique().to_list())
-    rows = []
-    for start in range(0, len(levels), COLUMNS):
-        band = levels[start : start + COLUMNS]
-        rows.append(_row(data, band, ("throughput", value_title, 0), fmt, colour))
-        latency = ("latency", fmt.axis_title(unit), latency_places(unit))
-        rows.append(_row(data, band, latency, fmt, colour))
-    return alt.vconcat(*rows, spacing=12)
+@dataclass(frozen=True)
+class Grid:
+    """Small multiples: a column per value of ``by`` (``heads``: value -> its heading, in
+    order; at most ``COLUMNS`` side by side, further ones in a band below) and a row per
+    value drawn (field, axis title, decimals), one scale per row; ``x(titled)`` is the x
+    axis (titled under the last row), ``series`` the column the colours stand for."""
 
+    data: pl.DataFrame
+    by: str
+    heads: dict[Any, str]
+    x: Callable[[bool], alt.X]
+    colour: alt.Color
+    series: str = "mix"
 
-def _row(
-    data: pl.DataFrame,
-    band: list[int],
-    value: tuple[str, str, int],
-    fmt: Formatter,
-    colour: alt.Color,
-) -> alt.HConcatChart:
-    """One row of the grid: ``value`` (field, axis title, decimals) over queue depth at
-    each parallelism level of ``band``; the throughput row names the levels, the latency
-    row the x axis."""
-    field, title, places = value
-    width = (WIDE - LEFT) // min(data["parallelism"].n_unique(), COLUMNS)
-    x = _depth_x(data["queue_depth"].to_list(), fmt, titled=field == "latency")
-    panels = []
-    for level in band:
-        first = level == band[0]
-        y = _y(data, field, title if first else None, places, shown=first)
-        panel = _line(data.filter(pl.col("parallelism") == level), x, y)
-        panel = panel.encode(color=colour).properties(width=width, height=LOW)
-        head = fmt.t("chart.parallelism_level", p=fmt.integer(level))
-        panels.append(panel.properties(title=head) if field == "throughput" else panel)
-    return alt.hconcat(*panels, spacing=8)
+    def draw(self, values: list[tuple[str, str, int]]) -> alt.VConcatChart:
+        keys = list(self.heads)
+        rows = []
+        for start in range(0, len(keys), COLUMNS):
+            for i, value in enumerate(values):
+                last = i == len(values) - 1
+                rows.append(self._row(keys[start : start + COLUMNS], value, i == 0, last))
+        return alt.vconcat(*rows, spacing=12)
+
+    def _row(
+        self, band: list[Any], value: tuple[str, str, int], headed: bool, titled: bool
+    ) -> alt.HConcatChart:
+        field, title, places = value
+        width = (WIDE - LEFT) // min(len(self.heads), COLUMNS)
+        panels = []
+        for key in band:
+            first = key == band[0]
+            y = _y(self.data, field, title if first else None, places, shown=first)
+            one = self.data.filter(pl.col(self.by) == key)
+            panel = _line(one, self.x(titled), y, self.series).encode(color=self.colour)
+            panel = panel.properties(width=width, height=LOW)
+            panels.append(panel.properties(title=self.heads[key]) if headed else panel)
+        return alt.hconcat(*panels, spacing=8)
 
 
 def queue_depth_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
     """IOPS (MB/s sequential) and service time against queue depth, one colour per mix;
-    with several parallelism levels a QD × parallelism grid of small multiples (``_grid``).
+    with several parallelism levels the QD × parallelism grid as small multiples, a column
+    per level (low panels: three levels of a few lines were nearly a page tall).
     ``points``: one setup, access and block size."""
     unit = axis_unit("queue_depth", fmt)
     data, value_title = _depth_data(points, fmt)
     colour = mix_colour(points, fmt, colours(ref))
+    values = [
+        ("throughput", value_title, 0),
+        ("latency", fmt.axis_title(unit), latency_places(unit)),
+    ]
+    levels = sorted(data["parallelism"].unique().to_list())
     chart: alt.TopLevelMixin
-    if data["parallelism"].n_unique() > 1:
-        chart = _grid(data, fmt, colour, value_title)
+    if len(levels) > 1:
+        heads = {p: fmt.t("chart.parallelism_level", p=fmt.integer(p)) for p in levels}
+        depths = data["queue_depth"].to_list()
+        grid = Grid(data, "parallelism", heads, lambda t: _depth_x(depths, fmt, t), colour)
+        chart = grid.draw(values)
     else:
         x = _depth_x(data["queue_depth"].to_list(), fmt)
-        left = _line(data, x, _y(data, "throughput", value_title, 0))
-        places = latency_places(unit)
-        right = _line(data, x, _y(data, "latency", fmt.axis_title(unit), places))
-        chart = alt.hconcat(left.encode(color=colour), right.encode(color=colour))
+        left, right = (_line(data, x, _y(data, *v)).encode(color=colour) for v in values)
+        chart = alt.hconcat(left, right)
     title = fmt.t(
         "chart.queue_depth_title",
         block=fmt.block(int(points["block_size"][0])),
@@ -150,36 +160,49 @@ def queue_depth_chart(
     return finish(chart, title, fmt)
 
 
-def block_size_chart(
-    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
-) -> alt.TopLevelMixin:
-    """MB/s and IOPS against block size, one colour per mix (seed 002). ``points``: one
-    setup and access at one level."""
+def _block_data(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.DataFrame, list[str]]:
+    """The points as drawn (block label, MB/s, IOPS, mix, setup), and the block labels in
+    ascending size."""
     sizes = sorted(points["block_size"].unique().to_list())
     labels = {s: fmt.block(s) for s in sizes}
-    data = points.sort("read_pct", "block_size", descending=[True, False]).select(
+    data = with_setup_label(points, fmt).sort(
+        "read_pct", "setup", "block_size", descending=[True, False, False]
+    )
+    data = data.select(
         pl.col("block_size").replace_strict(labels, return_dtype=pl.String).alias("block"),
         (pl.col("bytes_per_s") / fmt.mega).alias("mb_s"),
         "iops",
         mix_label(points, fmt),
+        "setup_label",
     )
+    return data, list(labels.values())
+
+
+def block_size_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
+    """MB/s above IOPS against block size (seed 002): one line per mix; with several setups
+    (seed 002's 1 and 2 links) a column per mix and one line per setup, in its colour.
+    ``points``: one access at one level."""
+    data, blocks = _block_data(points, fmt)
+    several = points["setup"].n_unique() > 1
+    mixes = data["mix"].unique(maintain_order=True).to_list()
 
     def x(titled: bool) -> alt.X:
-        title = fmt.t("chart.block_size") if titled else None
-        return alt.X(
-            "block:O", title=title, sort=list(labels.values()), axis=alt.Axis(labelAngle=0)
-        )
+        # a dozen sizes (512B … 1024K) across a narrow panel: every second one labelled
+        axis = alt.Axis(labelAngle=0, labelOverlap="parity")
+        title = fmt.t("chart.block_size") if titled else ""
+        return alt.X("block:O", title=title, sort=blocks, axis=axis)
 
-    colour = mix_colour(points, fmt, colours(ref)).legend(orient="right")
-    # one panel above the other, each the page's width: a dozen sizes (512B … 1024K)
-    # side by side in a half-width panel would run into each other; low ones, the axis
-    # titled once, the legend beside them: two panels of full height were over half a page
-    top = _line(data, x(False), _y(data, "mb_s", fmt.t("chart.mb_s"), 0))
-    below = _line(data, x(True), _y(data, "iops", fmt.t("chart.iops"), 0))
-    both = alt.vconcat(
-        top.encode(color=colour).properties(width=WIDE, height=LOW),
-        below.encode(color=colour).properties(width=WIDE, height=LOW),
-        spacing=12,
-    )
+    values = [("mb_s", fmt.t("chart.mb_s"), 0), ("iops", fmt.t("chart.iops"), 0)]
+    if several:
+        colour = setup_colour(points, fmt, colours(ref))
+        grid = Grid(
+            data, "mix", {m: m for m in mixes}, x, colour.legend(orient="right"), "setup_label"
+        )
+    else:  # one column the page's width, the legend beside it
+        colour = mix_colour(points, fmt, colours(ref)).legend(orient="right")
+        grid = Grid(data.with_columns(all=pl.lit(0)), "all", {0: ""}, x, colour)
+    chart = grid.draw(values)
     title = fmt.t("chart.block_size_title", access=fmt.t.access(str(points["access"][0]), True))
-    return finish(both, title, fmt)
+    return finish(chart, title, fmt)

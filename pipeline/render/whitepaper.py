@@ -245,17 +245,26 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     kinds = list(dict.fromkeys(ref.kind for ref in ctx.charts))
     keys = {k: chart_registry.BY_NAME[k].method or f"method.chart_{k}" for k in kinds}
     found = [fmt.t(keys[kind], unit=axis_symbol(kind, fmt)) for kind in kinds]
-    if any(chart_registry.BY_NAME[kind].colours == "mix" for kind in kinds):
-        look = ctx.charts[0].palette
-        house = [m for m in mixes if m in (100, 70, 0) and look.mix(m) == theme().mix_colour(m, 0)]
-        named = [fmt.t(f"method.colour_{m:g}") for m in house]
-        rest = any(m not in house for m in mixes)
-        other = [fmt.t("method.colour_other" if named else "method.colour_legend")] if rest else []
-        found.append(fmt.t("method.colours", list=", ".join(named + other)))
+    setups = ctx.dataset.points["setup"].n_unique()
+    meant = {chart_registry.colours_of(chart_registry.BY_NAME[k], setups) for k in kinds}
+    said = [_mix_colours(ctx, fmt, mixes)] if "mix" in meant else []
+    said += [fmt.t("method.colour_setups")] if "setup" in meant else []
+    if said:  # a document with both says what each colour stands for
+        found.append(fmt.t("method.colours", list="; ".join(said)))
     spread = ctx.dataset.points.filter(pl.col("lat_p99_us").is_not_null())["hosts"].max()
     if "percentiles" in kinds and isinstance(spread, int) and spread > 1:
         found.append(fmt.t("method.percentiles_hosts"))  # fio's maps do not add up
     return found
+
+
+def _mix_colours(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> str:
+    """The mixes' colours: the house ones named, the others as in the legend."""
+    look = ctx.charts[0].palette
+    house = [m for m in mixes if m in (100, 70, 0) and look.mix(m) == theme().mix_colour(m, 0)]
+    named = [fmt.t(f"method.colour_{m:g}") for m in house]
+    rest = any(m not in house for m in mixes)
+    other = [fmt.t("method.colour_other" if named else "method.colour_legend")] if rest else []
+    return ", ".join(named + other)
 
 
 def _method(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:

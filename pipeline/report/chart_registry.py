@@ -90,6 +90,7 @@ class Chart:
     site: bool = True
     datasheet: int | None = None  # the datasheet's chart: the lowest rank present
     colours: Colours = "mix"  # what its colours mean: the document's palette (report/palette)
+    several: Colours | None = None  # what they mean where it draws several setups, if other
 
 
 CHARTS: tuple[Chart, ...] = (
@@ -124,11 +125,13 @@ CHARTS: tuple[Chart, ...] = (
     Chart(
         "block_size",
         "pipeline.charts.levels:block_size_chart",
-        "MB/s and IOPS against block size (log 2), one colour per mix (seed 002's IOMeter charts)",
-        per=("setup", "access"),
+        "MB/s and IOPS against block size, one colour per mix; with several setups a column "
+        "per mix, one colour per setup (seed 002's IOMeter charts)",
+        per=("access",),
         levels=LEVELS,
         x="block_size",
         default=_block_series,
+        several="setup",  # a column per mix, a line per setup
         title="chart.block_size_title",
         alt="chart.alt_block_size",
     ),
@@ -229,6 +232,11 @@ CHARTS: tuple[Chart, ...] = (
 )
 
 BY_NAME: dict[str, Chart] = {c.name: c for c in CHARTS}
+
+
+def colours_of(chart: Chart, setups: int) -> Colours:
+    """What the colours of ``chart`` mean in a document of ``setups`` setups."""
+    return chart.several if chart.several is not None and setups > 1 else chart.colours
 
 
 def declared(name: str) -> Chart:
