@@ -19,7 +19,7 @@ from pipeline.errors import InputError
 from pipeline.prepare import prepare
 from pipeline.report import chart_registry as kinds
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import chart_plan
+from pipeline.report.plan import chart_caption, chart_plan
 from tests.conftest import DATA, ROOT, SHARED
 
 LEVELS = DATA / "fio-levels"
@@ -184,6 +184,8 @@ def test_a_block_size_series_gives_the_block_size_chart() -> None:
     colour = left["encoding"]["color"]["scale"]
     assert colour["domain"] == ["100% read", "50% read", "100% write"]
     assert lines_with_one_x(chart) == []
+    assert chart["title"] == "Random: MB/s and IOPS against block size"  # as the others
+    assert chart_caption(ctx.charts[0], ctx.formatter("en")) == chart["title"]
 
 
 BS_SETUPS = """

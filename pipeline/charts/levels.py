@@ -204,5 +204,6 @@ def block_size_chart(
         colour = mix_colour(points, fmt, colours(ref)).legend(orient="right")
         grid = Grid(data.with_columns(all=pl.lit(0)), "all", {0: ""}, x, colour)
     chart = grid.draw(values)
-    title = fmt.t("chart.block_size_title", access=fmt.t.access(str(points["access"][0]), True))
+    access = fmt.t.access(str(points["access"][0]), start=True)
+    title = fmt.t("chart.block_size_title", access_start=access)
     return finish(chart, title, fmt)

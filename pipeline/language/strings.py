@@ -74,5 +74,7 @@ class Strings:
         read = f"{read_pct:g}"
         return self(prefix + "other", read=read, write=f"{100 - read_pct:g}")
 
-    def access(self, access: str, long: bool = False) -> str:
-        return self(f"access.{access}" + ("_long" if long else ""))
+    def access(self, access: str, long: bool = False, start: bool = False) -> str:
+        """The access pattern's name: short (a table's row), ``long`` (in a sentence) or as
+        the ``start`` of a title or heading ("Random: …", not "random: …")."""
+        return self(f"access.{access}" + ("_start" if start else "_long" if long else ""))

@@ -297,10 +297,9 @@ def _results(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
 
 def _profile_heading(access: str, block_size: int | None, fmt: Formatter) -> str:
     """ "8K random"; the access alone for charts over every block size."""
-    words = fmt.t.access(access, True)
-    return (
-        words[:1].upper() + words[1:] if block_size is None else f"{fmt.block(block_size)} {words}"
-    )
+    if block_size is None:
+        return fmt.t.access(access, start=True)
+    return f"{fmt.block(block_size)} {fmt.t.access(access, True)}"
 
 
 # Section of the registry -> (heading key, heading level, narrative section before the tables)

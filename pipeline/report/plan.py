@@ -323,6 +323,7 @@ def _words(ref: ChartRef, fmt: Formatter) -> dict[str, str]:
     words = {"unit": axis_symbol(ref.kind, fmt), "n": fmt.integer(1000)}
     if ref.access:
         words |= {"access": fmt.t.access(ref.access, True), "metric": metric(ref.access, fmt)}
+        words["access_start"] = fmt.t.access(ref.access, start=True)
     if ref.block_size is not None:
         words["block"] = fmt.block(ref.block_size)
     if ref.read_pct is not None:
