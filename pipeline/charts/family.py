@@ -180,6 +180,21 @@ def setups_chart(
         scale=alt.Scale(domain=mix_labels, range=[DASHES[_direction(m)] for m in mixes]),
     )
     colour = setup_colour(points, fmt, colours(ref))
+    detail = alt.Detail("setup_label:N")
+    both = side_by_side(
+        data, fmt, (value_title, unit), color=colour, strokeDash=dash, detail=detail
+    )
+    return finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
+
+
+def side_by_side(
+    data: pl.DataFrame, fmt: Formatter, titles: tuple[str, str], **encoding: Any
+) -> alt.HConcatChart:
+    """Throughput (left, axis titled ``titles[0]``) and service time (right, in the unit
+    ``titles[1]``) against parallelism, lines styled by ``encoding`` (colour, dash and
+    detail): the comparisons of setups and of frontend and backend. ``data``: the
+    columns ``parallelism``, ``throughput``, ``latency`` and those ``encoding`` names."""
+    value_title, unit = titles
 
     def panel(field: str, title: str, places: int) -> alt.Chart:
         number = value_format(data[field].to_list(), places)
@@ -190,21 +205,18 @@ def setups_chart(
                 point=alt.OverlayMarkDef(size=theme().point_size),
             )
             .encode(
-                x=_parallelism_x(points, fmt),
+                x=parallelism_x(data["parallelism"].to_list(), fmt),
                 y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
-                color=colour,
-                strokeDash=dash,
-                detail=alt.Detail("setup_label:N"),
+                **encoding,
             )
             .properties(width=250, height=190)
         )
         return chart
 
-    both = alt.hconcat(
+    return alt.hconcat(
         panel("throughput", value_title, 0),
         panel("latency", fmt.axis_title(unit), latency_places(unit)),
     )
-    return finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
 
 
 def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from pipeline.charts.family import finish, styles, throughput
-from pipeline.charts.standard import colours, latency_places, parallelism_x, value_format
-from pipeline.charts.theme import theme
+from pipeline.charts.family import finish, side_by_side, styles, throughput
+from pipeline.charts.standard import colours
 from pipeline.language.fmt import Formatter
 from pipeline.report.palette import pair_key
 from pipeline.report.plan import ChartRef, Pair, axis_unit
@@ -53,28 +52,9 @@ def frontend_backend_chart(
         "pair:N", title=None, sort=pairs, scale=alt.Scale(domain=pairs, range=pair_colour)
     )
     dash = styles([fmt.t("chart.frontend"), fmt.t("chart.backend")], ["solid", "dashed"])
-
-    def panel(field: str, title: str, places: int) -> alt.Chart:
-        number = value_format(data[field].to_list(), places)
-        chart: alt.Chart = (
-            alt.Chart(data)
-            .mark_line(
-                strokeWidth=theme().line_width, point=alt.OverlayMarkDef(size=theme().point_size)
-            )
-            .encode(
-                x=parallelism_x(data["parallelism"].to_list(), fmt),
-                y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
-                color=colour,
-                strokeDash=dash,
-                detail=alt.Detail("pair:N"),
-            )
-            .properties(width=250, height=190)
-        )
-        return chart
-
-    both = alt.hconcat(
-        panel("throughput", value_title, 0),
-        panel("latency", fmt.axis_title(unit), latency_places(unit)),
+    detail = alt.Detail("pair:N")
+    both = side_by_side(
+        data, fmt, (value_title, unit), color=colour, strokeDash=dash, detail=detail
     )
     title = fmt.t(
         "chart.frontend_backend_title",
