@@ -14,9 +14,15 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.compute.registry import check_names
-from pipeline.config import REPORT_FILE, Edition, Report, load_report, provenance_files
+from pipeline.config import REPORT_FILE, Edition, Report, provenance_files
 from pipeline.dataset import Dataset, Spc1Record
-from pipeline.dataset.sources import latency_bins, read_sources, spc1_files, spc1_records
+from pipeline.dataset.sources import (
+    latency_bins,
+    load_report,
+    read_sources,
+    spc1_files,
+    spc1_records,
+)
 from pipeline.errors import InputError
 from pipeline.inputs import digest
 from pipeline.machine import Machine, load_machine
