@@ -44,10 +44,11 @@ INGEST = """
 import json, resource, sys, time
 from pathlib import Path
 from pipeline.dataset.assemble import combine
-from pipeline.dataset.sources import read_jobs
+from pipeline.dataset.sources import read_jobs, reader_options
 from pipeline.ingest.base import ReadOptions
 paths = [Path(p) for p in json.loads(Path(sys.argv[1]).read_text())]
-options = ReadOptions(params=json.loads(sys.argv[3]) or None)
+params = json.loads(sys.argv[3])
+options = ReadOptions(options=reader_options({"params": params} if params else {}))
 start = time.perf_counter()
 jobs = [(p, options, sys.argv[2] or None) for p in paths]
 results, errors, _ = read_jobs(jobs, False)

@@ -185,7 +185,7 @@ def build(
 
             out_console.print(f"{Strings(TOOL)('cli.up_to_date')}: {target}", markup=False)
             return
-        from pipeline.config import load_report
+        from pipeline.dataset.sources import load_report
 
         load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
         from pipeline import commands

@@ -18,7 +18,7 @@ from pipeline import cache
 from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
-from pipeline.config import REPORT_FILE, ColumnMapping, Edition, Repeats, read_toml
+from pipeline.config import REPORT_FILE, Edition, Repeats
 from pipeline.console import err_console, out_console, print_error
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
@@ -30,7 +30,7 @@ from pipeline.dataset import (
     write,
 )
 from pipeline.dataset.assemble import combine
-from pipeline.dataset.sources import read_files
+from pipeline.dataset.sources import option_file, read_files
 from pipeline.errors import SHOWN, InputError, UsageError
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
@@ -123,8 +123,8 @@ def ingest_files(
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
     _not_an_input(output, [*paths, *([mapping] if mapping else [])])
-    column_mapping = ColumnMapping.model_validate(read_toml(mapping)) if mapping else None
-    results, errors, failed = read_files(paths, fmt, names, column_mapping, keep_going)
+    options = option_file("mapping", mapping) if mapping else {}
+    results, errors, failed = read_files(paths, fmt, names, options, keep_going)
     for failure in errors[:SHOWN]:
         print_error(failure)
     if len(errors) > SHOWN:

@@ -19,7 +19,6 @@ from pydantic import (
     PrivateAttr,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
 from pipeline import schema
@@ -27,7 +26,7 @@ from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text
 from pipeline.language.strings import Variant
 from pipeline.paths import languages
-from pipeline.units import MAX_COUNT, Access, Convention, parse_block_size, rate_factor
+from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
 LANGS = languages()  # the documents' languages: locales/*.toml
 REPORT_FILE = "report.toml"
@@ -105,69 +104,6 @@ def meant(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
     return synonyms.get(key.lower()) or next(iter(close), None)
 
 
-class ColumnMapping(Strict):
-    """How a tabular file maps onto the IOgen layout (see docs/formats/iogen.md)."""
-
-    columns: dict[str, str] = {}
-    delimiter: str = ";"
-    decimal: Literal[".", ","] = "."
-    thousands: Literal["", ",", ".", "'", "’", " "] = ""
-    comment: str = "#"
-    latency_unit: Literal["ns", "us", "µs", "ms", "s"] = "ms"
-    bandwidth_unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s"] = "MiB/s"
-
-    @field_validator("delimiter")
-    @classmethod
-    def _one_char(cls, v: str) -> str:
-        if len(v) != 1:
-            raise ValueError("delimiter must be a single character, e.g. ';' or ','")
-        return v
-
-    @model_validator(mode="after")
-    def _separators_differ(self) -> ColumnMapping:
-        if self.thousands == self.decimal:
-            raise ValueError("thousands and decimal separator must differ")
-        return self
-
-
-class FioParams(Strict):
-    """fio job options for logs without a JSON or job file beside them (fio's names)."""
-
-    synonyms: ClassVar[dict[str, str]] = {
-        "block_size": "bs",
-        "blocksize": "bs",
-        "readwrite": "rw",
-        "queue_depth": "iodepth",
-        "threads": "numjobs",
-        "jobs": "numjobs",
-    }
-    rw: Literal["read", "write", "rw", "readwrite", "randread", "randwrite", "randrw"] = "read"
-    bs: str = "4k"
-    numjobs: int = Field(default=1, ge=1, le=MAX_COUNT)
-    iodepth: int = Field(default=1, ge=1, le=MAX_COUNT)
-    rwmixread: float | None = Field(default=None, ge=0, le=100)
-    rwmixwrite: float | None = Field(default=None, ge=0, le=100)
-    log_avg_msec: int = Field(default=0, ge=0)
-    rate_iops: str | None = None
-    rate: str | None = None
-    latency_unit: Literal["ns", "us"] = "ns"
-
-    @field_validator("bs", "rate_iops", "rate", mode="before")
-    @classmethod
-    def _text(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
-
-    @field_validator("bs")
-    @classmethod
-    def _block(cls, v: str) -> str:
-        parse_block_size(v)
-        return v
-
-    def options(self) -> dict[str, str]:
-        """The options as fio writes them (strings), without those left unset."""
-        return {k: str(v) for k, v in self.model_dump(exclude_none=True).items()}
-
-
 class Source(Strict):
     """Raw files: one file, a glob (``raw/*.json``, ``raw/**/*.log``) or a folder
     (``raw/``: every file in it but hidden ones), read in sorted order."""
@@ -175,8 +111,8 @@ class Source(Strict):
     path: str
     format: str | None = None
     setup: str = "default"
-    mapping: ColumnMapping | None = None
-    params: FioParams | None = None  # fio job options for logs without JSON
+    # a reader's options (``[sources.<key>]``) are fields of the report model the format
+    # registry makes of what the readers declare (``ingest.REPORT``)
     elsewhere: ClassVar[dict[str, str]] = {
         "repeats": "repeats is the report's rule for every point measured more than once: "
         "write it at the top of report.toml, before the first [[sources]]"
@@ -185,6 +121,11 @@ class Source(Strict):
 
     def place(self, index: int) -> str:
         return self._listed or f"sources[{index}].path"
+
+    def options(self) -> dict[str, BaseModel]:
+        """The readers' options this source gives (the fields beyond ``Source``'s own)."""
+        extra = [k for k in type(self).model_fields if k not in Source.model_fields]
+        return {k: v for k in extra if isinstance(v := getattr(self, k), BaseModel)}
 
     @property
     def is_pattern(self) -> bool:
@@ -644,16 +585,17 @@ def _toml_place(text: str, message: str) -> tuple[str, str]:
     return "", message
 
 
-def load_report(folder: Path) -> Report:
-    """Read and validate ``folder/report.toml``; every problem is reported at once."""
+def load_report(folder: Path, model: type[Report]) -> Report:
+    """Read and validate ``folder/report.toml`` by ``model`` (``Report`` with the readers'
+    options: ``dataset.sources.load_report``); every problem is reported at once."""
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
     path = inside(folder, REPORT_FILE)
     data, text = read_toml_text(path)
     try:
-        report = Report.model_validate(data)
+        report = model.model_validate(data)
     except ValidationError as err:
-        raise from_validation(path, err, model=Report, text=text) from None
+        raise from_validation(path, err, model=model, text=text) from None
     report = _expanded(folder, path, report)
     _check_sources(folder, path, report)
     return report

@@ -3,6 +3,8 @@ the context the output stages write from."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline import images
@@ -10,28 +12,75 @@ from pipeline.compute import registry
 from pipeline.config import LANGS, REPORT_FILE, Edition
 from pipeline.dataset.sources import SPC1_CATALOGUE
 from pipeline.errors import InputError, InputErrors
-from pipeline.images import Placed
+from pipeline.images import Picture, Placed
 from pipeline.inputs import Seen, hard_links, ledger
 from pipeline.report import chapters
 from pipeline.report.context import ReportContext
+from pipeline.report.narrative import Section
 from pipeline.report.plan import chart_plan
-from pipeline.report.read import ReportInputs, read_report
+from pipeline.report.read import ReportInputs, Texts, read_report
 from pipeline.validate import steady_table, validate
+
+Pictures = Mapping[tuple[str, str], Picture | InputError]  # ReportInputs.pictures
 
 
 def prepare(
     folder: Path, keep_going: bool = False, edition: Edition | None = None
 ) -> ReportContext:
-    """Everything a build reads, read once (``report.read``), computed and filled, ready to
-    write. Each file is hashed as it is read, inside the folder (``inputs.ledger``);
+    """Everything a build reads, read once (``read_inputs``), computed and filled, ready
+    to write. Each file is hashed as it is read, inside the folder (``inputs.ledger``);
     ``edition`` in place of report.toml's (``--edition``)."""
     with ledger(folder, SPC1_CATALOGUE) as book:
-        ctx = context(read_report(folder, keep_going, edition), book.seen)
+        given = read_inputs(folder, keep_going, edition)
+        ctx = context(given, book.seen)
         ctx.fill_narrative()
-        _check_texts(ctx)
+        _check_texts(ctx, given.pictures)
         ctx.dataset.notes += hard_links(folder, book.seen)
         ctx.inputs()  # every file read, listed with its hash (the ledger's)
     return ctx
+
+
+def read_inputs(
+    folder: Path, keep_going: bool = False, edition: Edition | None = None
+) -> ReportInputs:
+    """Every input of the report (``report.read``) and the images its texts name, read
+    before anything is computed."""
+    given = read_report(folder, keep_going, edition)
+    return replace(given, pictures=read_pictures(folder, given.texts))
+
+
+def read_pictures(folder: Path, texts: Texts) -> dict[tuple[str, str], Picture | InputError]:
+    """Every image of the texts as written (a placeholder makes no image's path: the
+    filled text places the same), by (text file, path), each file read and checked once;
+    one that cannot be read is kept as its error, said where a filled text places it."""
+    from pipeline.render.pictures import line_of
+
+    found: dict[tuple[str, str], Picture | InputError] = {}
+    read: dict[str, Picture] = {}
+    for section in (s for sections in texts.values() for s in sections.values()):
+        for url in _image_paths(section):
+            if len(read) >= images.MAX_PLACED:  # more are refused once placed
+                return found
+            place = f"line {line_of(section.text, url)}"
+            try:
+                read[url] = read.get(url) or images.read(folder, url, section.path, place)
+                found[str(section.path), url] = read[url]
+            except InputError as err:
+                found[str(section.path), url] = err
+    return found
+
+
+def _image_paths(section: Section) -> list[str]:
+    """The paths of a text's images as written; none where its Markdown is refused (the
+    filled text says why)."""
+    from pipeline.render.sanitize import image_refs
+
+    if "![" not in section.text:  # no image without its mark
+        return []
+    try:
+        return list(dict.fromkeys(ref.url for ref in image_refs(section.text, section.path)))
+    except InputError:
+        return []
 
 
 def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
@@ -59,25 +108,24 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
     )
 
 
-def _check_texts(ctx: ReportContext) -> None:
-    """The chapters leave out nothing the report holds, and every image of the texts is
-    there and sound (read now, with the other inputs)."""
+def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:
+    """The chapters leave out nothing the report holds, and every image of the filled
+    texts is there and sound (read with the other inputs: ``pictures``)."""
     placed = set().union(*(ctx.placed(lang) for lang in LANGS))
     problems = chapters.unlisted(ctx.report, ctx.shown, ctx.chart_stems(), placed)
     problems += chapters.own_texts(ctx.report, ctx.folder, ctx.narrative)
-    problems += read_images(ctx)
+    problems += place_images(ctx, pictures)
     if problems:
         raise InputErrors(problems)
 
 
-def read_images(ctx: ReportContext) -> list[InputError]:
+def place_images(ctx: ReportContext, pictures: Pictures) -> list[InputError]:
     """Every image of every filled text into ``ctx.pictures`` (by text file) and the files
-    read into ``ctx.read``; the problems found, each naming the text file and line."""
+    placed into ``ctx.read``; the problems found, each naming the text file and line."""
     from pipeline.render.pictures import file_name, line_of
     from pipeline.render.sanitize import image_refs
 
     problems: list[InputError] = []
-    seen: dict[str, images.Picture] = {}  # each file read and checked once a build
     for lang, filled in ctx.filled.items():
         for name, text in filled.items():
             source = ctx.narrative[lang][name].text
@@ -91,10 +139,7 @@ def read_images(ctx: ReportContext) -> list[InputError]:
                     if placed >= images.MAX_PLACED:  # each goes into every PDF and the site
                         too_many = f"more than {images.MAX_PLACED} images placed in the texts"
                         return [*problems, InputError(text.path, place, too_many, images.HINT)]
-                    picture = seen.get(ref.url) or images.read(
-                        ctx.folder, ref.url, text.path, place
-                    )
-                    seen[ref.url] = picture
+                    picture = _picture(pictures, text.path, ref.url, place)
                 except InputError as err:
                     problems.append(err)
                     continue
@@ -102,3 +147,18 @@ def read_images(ctx: ReportContext) -> list[InputError]:
                 ctx.read.append((ctx.folder / ref.url, "image"))
             ctx.pictures[str(text.path)] = found
     return problems
+
+
+def _picture(pictures: Pictures, text: Path, url: str, place: str) -> Picture:
+    """The image ``url`` of ``text`` as read with the inputs, or why it cannot be."""
+    found = pictures.get((str(text), url))
+    if isinstance(found, InputError):
+        raise found
+    if found is None:
+        raise InputError(
+            text,
+            place,
+            f"image {url!r} is not in the text as written (a placeholder makes its path)",
+            "write the image's path itself, outside any {{ … }} or {% … %}",
+        )
+    return found

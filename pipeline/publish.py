@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.build import BuildResult, Step, build, draw_charts, draw_compare
-from pipeline.config import load_report
+from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError
 from pipeline.output import MARK, check_target, lock, scratch, staging, writing
 from pipeline.paths import TEMPLATES

@@ -13,6 +13,7 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.ingest import get_format
+from pipeline.ingest.iogen import ColumnMapping
 from pipeline.language.fmt import Formatter, significant_places
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
@@ -228,7 +229,8 @@ def units(data: Dataset, report: Report) -> list[Problem]:
     (a source read by a reader of column mappings, or by the one sniffed)."""
     problems = []
     for i, src in enumerate(report.sources):
-        mapping = src.mapping
+        mapping = src.options().get("mapping")
+        mapping = mapping if isinstance(mapping, ColumnMapping) else None
         declared = mapping is not None and "bandwidth_unit" in mapping.model_fields_set
         column = (mapping.columns.get("mb_s", "mb_s") if mapping else "mb_s").lower()
         if (

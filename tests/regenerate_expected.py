@@ -12,9 +12,9 @@ import tomllib
 from pathlib import Path
 
 from pipeline import ingest
-from pipeline.config import ColumnMapping
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
+from pipeline.ingest.iogen import ColumnMapping
 
 DATA = Path(__file__).resolve().parent / "data"
 SAMPLE_SUFFIXES = {
@@ -42,11 +42,12 @@ def samples(fmt: str, bad: bool) -> list[Path]:
 
 
 def options_for(path: Path) -> ReadOptions:
+    """The sample's column mapping (``<sample>.toml`` beside it), where it has one."""
     mapping_file = path.with_suffix(".toml")
-    mapping = ColumnMapping()
-    if mapping_file.exists():
-        mapping = ColumnMapping.model_validate(tomllib.loads(mapping_file.read_text()))
-    return ReadOptions(system="S", mapping=mapping)
+    if not mapping_file.exists():
+        return ReadOptions(system="S")
+    mapping = ColumnMapping.model_validate(tomllib.loads(mapping_file.read_text()))
+    return ReadOptions(system="S", options={"mapping": mapping})
 
 
 def expected_paths(path: Path) -> tuple[Path, Path, Path]:

@@ -328,3 +328,43 @@ def test_an_image_placed_many_times_is_read_once(
     monkeypatch.setattr(checked, "MAX_PLACED", 20)
     with pytest.raises(InputErrors, match="more than 20 images placed in the texts"):
         prepare(report)
+
+
+def test_no_input_is_opened_once_compute_begins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The texts' images were read after the placeholders were filled, after compute;
+    they are read with every other input now (``prepare.read_inputs``): from compute on,
+    through the PDF's source and the site's pages, no input file is opened."""
+    from pipeline import inputs
+    from pipeline import prepare as P
+    from pipeline.config import LANGS
+    from pipeline.render import site, whitepaper
+
+    report = authored(tmp_path / "report")
+    computing = False
+    original_context, original_opened = P.context, inputs._opened
+
+    def context(*args: Any) -> Any:
+        nonlocal computing
+        computing = True
+        return original_context(*args)
+
+    def opened(path: Path) -> Any:
+        assert not computing, f"{path} opened after the read"
+        return original_opened(path)
+
+    monkeypatch.setattr(P, "context", context)
+    monkeypatch.setattr(inputs, "_opened", opened)
+    ctx = P.prepare(report)
+    assert computing
+    placed = {p.file for found in ctx.pictures.values() for p in found}
+    assert len(placed) == 3  # rack, slide and portrait, each once in both languages
+    for lang in LANGS:
+        assert "images/" in whitepaper.body(ctx, lang)
+    assert any("images/" in page for page in site.pages([site.Built(ctx, tmp_path)]).values())
+
+
+def test_an_image_path_made_by_a_placeholder_is_refused(tmp_path: Path) -> None:
+    found = _refused(tmp_path, '![Rack]({{ "images/rack.jpg" }} "made")')
+    assert "image 'images/rack.jpg' is not in the text as written" in found

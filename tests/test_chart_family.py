@@ -224,15 +224,16 @@ def test_the_datasheet_shows_one_queue_depth_and_says_which(tmp_path: Path) -> N
     """An iodepth sweep's datasheet mixed its depths (minimum latency at 1, speed at 8)
     without a word; it shows the deepest, or the one [datasheet] names, and says so."""
     from pipeline.render import datasheet
+    from pipeline.report import datasheet_view
 
     folder = _depth_sweep(tmp_path / "depths")
     ctx = prepare(folder)
-    assert datasheet._of_setup(ctx, "performance")["queue_depth"].unique().to_list() == [8]
+    assert datasheet_view.of_setup(ctx, "performance")["queue_depth"].unique().to_list() == [8]
     assert "Queue depth 8." in datasheet.source(ctx, "en")
     toml = folder / "report.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + "[datasheet]\nqueue_depth = 1\n")
     chosen = prepare(folder)
-    assert datasheet._of_setup(chosen, "min_latency")["queue_depth"].unique().to_list() == [1]
+    assert datasheet_view.of_setup(chosen, "min_latency")["queue_depth"].unique().to_list() == [1]
     assert "Queue Depth 1." in datasheet.source(chosen, "de")
 
 

@@ -70,6 +70,18 @@ def test_ingest_with_mapping(tmp_path: Path) -> None:
     assert pl.read_parquet(out)["iops"].to_list() == [12172.75]
 
 
+def test_ingest_with_a_bad_mapping_names_the_file_and_the_field(tmp_path: Path) -> None:
+    """The mapping file is checked by the model its reader declares: a clear error, not
+    pydantic's traceback."""
+    mapping = tmp_path / "bad.toml"
+    mapping.write_text('decimal = ";"\n', encoding="utf-8")
+    out = tmp_path / "m.parquet"
+    run = iopress("ingest", str(IOGEN / "mapped.csv"), "-o", str(out), "--mapping", str(mapping))
+    assert run.returncode == 1
+    assert f"{mapping}: decimal: Input should be '.' or ','" in run.stderr
+    assert "Traceback" not in run.stderr and not out.exists()
+
+
 def test_tables_from_dataset_in_both_languages(tmp_path: Path) -> None:
     out = tmp_path / "fs.parquet"
     assert iopress("ingest", str(FS840 / "raw" / "fs840.iogen.csv"), "-o", str(out)).returncode == 0

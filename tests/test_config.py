@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from pipeline import config
-from pipeline.config import ColumnMapping, load_report
+from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError, InputErrors
+from pipeline.ingest.iogen import ColumnMapping
 from tests.conftest import FS840
 
 

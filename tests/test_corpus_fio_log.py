@@ -8,6 +8,7 @@ import pytest
 from pipeline import ingest
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions
+from pipeline.ingest.fio_log import FioParams
 from tests.conftest import SHARED
 
 CORPUS = SHARED / "corpus"
@@ -86,7 +87,7 @@ def test_logs_without_parameters_need_them_from_the_configuration() -> None:
         with pytest.raises(InputError, match="no fio JSON or job file"):
             ingest.read(log, ReadOptions(), "fio-log")
         configured = ReadOptions(
-            params={"rw": "read", "bs": "128k", "log_avg_msec": "500", "latency_unit": "us"}
+            options={"params": FioParams(rw="read", bs="128k", log_avg_msec=500, latency_unit="us")}
         )
         result = ingest.read(log, configured, "fio-log")
         assert result.accepted > 100  # bw and iops logs only: IOPS and bandwidth, no latency

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 from pathlib import Path
@@ -13,7 +14,10 @@ from pipeline.build import BuildResult
 from pipeline.prepare import prepare
 from pipeline.publish import write_datasheets
 from pipeline.render import datasheet
+from pipeline.report import datasheet_view as D
+from pipeline.report import views as V
 from pipeline.report.context import ReportContext
+from pipeline.report.datasheet_view import Profile
 from tests.conftest import FS840, ROOT, pdf_text
 
 
@@ -146,3 +150,48 @@ def test_key_figures_and_chart_fill_the_page(a800_shared: BuildResult) -> None:
         text = _text(path)
         assert ("Kennzahlen" if lang == "de" else "Key figures") in text
         assert ("648’293" if lang == "de" else "648,293") in text
+
+
+def test_the_datasheet_module_only_lays_out() -> None:
+    """The datasheet picked its rows itself (its own filters of the tables and points);
+    it now takes them from the report's datasheet view and reads no frame."""
+    tree = ast.parse((ROOT / "pipeline" / "render" / "datasheet.py").read_text("utf-8"))
+    imported = {
+        a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    imported |= {
+        (n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+    }
+    assert "polars" not in imported
+    touched = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert not touched & {"filter", "dataset", "row", "iter_rows", "get"}, touched
+
+
+def _whitepaper_cell(ctx: ReportContext, name: str, profile: Profile, lang: str) -> str:
+    """The whitepaper's cell of table ``name`` at the datasheet's setup and profile."""
+    fmt, table, setup = ctx.formatter(lang), ctx.frame(name), D.setup(ctx)
+    keys = [  # the whitepaper's rows, in its order
+        (k.access, k.block, dict(k.extra).get("setup", setup)) for k in V._profiles(table)
+    ]
+    index = keys.index((profile.access, profile.block, setup))
+    column = 1 + V._mixes(table).index(profile.read_pct)
+    return ctx.views(fmt)[name].rows[index][column][0].text
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_the_datasheet_shows_the_whitepapers_cells(
+    fs840_context: ReportContext, a800_shared: BuildResult, lang: str
+) -> None:
+    """The datasheet's minimum latencies and limits are the whitepaper's cells of the
+    same rows (a800: of the datasheet's setup, one of two)."""
+    for ctx in (fs840_context, a800_shared.ctx):
+        sheet, fmt = D.sheet(ctx), ctx.formatter(lang)
+        found = dict(datasheet.groups(ctx, fmt))
+        latencies = found[fmt.t("datasheet.latency")]
+        assert len(latencies) == len(sheet.latency) > 0
+        for item, (profile, _) in zip(latencies, sheet.latency, strict=True):
+            assert item.value == _whitepaper_cell(ctx, "min_latency", profile, lang)
+        limits = found[fmt.t("datasheet.limit")]
+        assert len(limits) == len(sheet.limits) > 0
+        for item, (profile, _) in zip(limits, sheet.limits, strict=True):
+            assert item.value == _whitepaper_cell(ctx, "iops_at_latency", profile, lang)

@@ -205,7 +205,7 @@ def test_malformed_spc1_record_names_file_and_field(
 
 
 def test_malformed_cost_record_names_record_and_field(tmp_path: Path) -> None:
-    from pipeline.config import load_report
+    from pipeline.dataset.sources import load_report
 
     report = tmp_path / "r"
     shutil.copytree(FS840, report)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline import ingest
+from pipeline.dataset.sources import reader_options
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions
 from tests.conftest import DATA
@@ -41,7 +42,9 @@ def _read(fmt: str, data: bytes) -> None:
         path.write_bytes(data)
         params = {"rw": "randread", "log_avg_msec": "200"} if fmt == "fio-log" else None
         try:
-            result = ingest.read(path, ReadOptions(params=params), fmt)
+            result = ingest.read(
+                path, ReadOptions(options=reader_options({"params": params} if params else {})), fmt
+            )
         except InputError as err:
             assert str(path) in str(err) and err.where
             return

@@ -17,6 +17,7 @@ from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import fio
 from pipeline.ingest.base import ReadOptions
+from pipeline.ingest.fio_log import FioParams
 from pipeline.language import Formatter, Strings
 from pipeline.normalise import to_points
 from pipeline.validate import agreement, message
@@ -419,8 +420,10 @@ def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:
 
 def test_params_given_for_a_file_that_is_no_fio_log_are_said_to_be_unused() -> None:
     vdbench = DATA / "vdbench" / "vdbconvert_flatfile.html"
-    read = ingest.read(vdbench, ReadOptions(params={"bs": "8k"}, root=vdbench.parent))
-    assert "[sources.params] not used: they describe fio logs, this is vdbench output" in (
+    read = ingest.read(
+        vdbench, ReadOptions(options={"params": FioParams(bs="8k")}, root=vdbench.parent)
+    )
+    assert "[sources.params] not used: they describe fio-log output, this is vdbench output" in (
         read.notes
     )
     assert not any("params" in n for n in ingest.read(vdbench, ReadOptions()).notes)

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline import ingest
 from pipeline.dataset.assemble import combine
+from pipeline.dataset.sources import reader_options
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.normalise import to_points
 from pipeline.validate import agreement, log_window
@@ -55,7 +56,7 @@ def test_one_clone_without_its_last_window_is_rejected_not_lost() -> None:
     accepted nor rejected (a comparison with an empty count), so read != accepted +
     rejected."""
     params = {"rw": "randread", "bs": "4k", "numjobs": "1", "log_avg_msec": "500"}
-    result = _logs("clonetail", params=params)
+    result = _logs("clonetail", options=reader_options({"params": params}))
     assert (result.records_read, result.accepted, len(result.rejects)) == (6, 5, 1)
     assert "no entry for this window" in str(result.rejects[0].reason)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from pipeline import ingest
-from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
 from pipeline.ingest import iogen
 from pipeline.ingest.base import ReadOptions
+from pipeline.ingest.iogen import ColumnMapping
 from tests.conftest import DATA
 from tests.regenerate_expected import options_for
 
@@ -53,7 +53,7 @@ def test_decimal_comma_with_point_thousands(tmp_path: Path) -> None:
         "service_ms\nh;4K;random;100;1;1;20;1.234,5;0,25\n"
     )
     mapping = ColumnMapping(decimal=",", thousands=".")
-    result = ingest.read(sample, ReadOptions(mapping=mapping))
+    result = ingest.read(sample, ReadOptions(options={"mapping": mapping}))
     assert result.intervals["iops"].to_list() == [1234.5]
     assert result.intervals["lat_mean_us"].to_list() == [250.0]
 

@@ -4,6 +4,7 @@ the locales and of fs840, and the report builds in it: PDFs, datasheet and site.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -101,3 +102,38 @@ def test_the_site_has_the_documents_languages(
         strings._with_variant.cache_clear()
     assert (added.locale, added.name, added.default) == (PSEUDO, "English", False)
     assert added.theme == {"language": "en"}
+
+
+def test_the_site_default_is_mkdocs_yml_s_where_it_is_a_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The site's default language (pages without a suffix) was the constant "en" beside
+    mkdocs.yml's: it is mkdocs.yml's default where a locale file is there for it, else the
+    first language, and exactly one language is the default."""
+    from mkdocs.config import load_config
+
+    from pipeline.paths import MKDOCS_CONFIG
+    from pipeline.render import site
+
+    configured = load_config(config_file=str(MKDOCS_CONFIG)).plugins["i18n"].config.languages
+    assert site.default_language(configured, ("de", "en")) == "en"
+    assert site.default_language(configured, ("de", "fr")) == "de"
+    alone = site.site_languages(configured, ("de",))
+    assert [(x.locale, x.default) for x in alone] == [("de", True)]
+    monkeypatch.setattr(site, "LANGS", ("de", "en"))
+    assert (site.suffix("en"), site.suffix("de")) == ("", ".de")
+
+
+def test_no_code_lists_the_languages() -> None:
+    """A language is a locale file: no module of the pipeline spells one, but the command
+    line's (``paths.TOOL``, the one locale with a [cli] table)."""
+    langs = {path.stem for path in (ROOT / "locales").glob("*.toml")}
+    found = []
+    for path in sorted((ROOT / "pipeline").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [
+            f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in langs
+        ]
+    assert [place.split(":")[0] for place in found] == ["pipeline/paths.py"], found

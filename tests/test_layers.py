@@ -147,7 +147,8 @@ def opens_an_input(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_compute_and_render_open_no_input(path: Path) -> None:
     """Every input of a report is read by ``report.read`` (the texts' images by
-    ``prepare``): compute, report, charts and render work from what it read."""
+    ``prepare.read_inputs``, before compute): compute, report, charts and render work
+    from what it read."""
     name = str(path.relative_to(PACKAGE))
     if not name.startswith(WORKING) or name in READERS_OF_A_REPORT:
         return

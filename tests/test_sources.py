@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_report
+from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError, InputErrors
 from pipeline.prepare import prepare
 from pipeline.provenance import inputs

@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 
 from pipeline.build import build
-from pipeline.config import load_report
 from pipeline.dataset import Dataset
 from pipeline.dataset.assemble import combine
+from pipeline.dataset.sources import load_report
 from pipeline.errors import InputErrors
 from pipeline.ingest.base import ReadResult
 from pipeline.language.fmt import Formatter

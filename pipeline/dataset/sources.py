@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+from pydantic import BaseModel, ValidationError
 
-from pipeline import ingest
-from pipeline.config import REPORT_FILE, ColumnMapping, Report
+from pipeline import config, ingest
+from pipeline.config import REPORT_FILE, Report
 from pipeline.dataset import Dataset
 from pipeline.dataset.assemble import combine
 from pipeline.dataset.hosts import host_names
@@ -19,6 +21,30 @@ from pipeline.ingest.spc1 import Spc1Record
 from pipeline.inputs import inside, is_inside
 
 Outcomes = tuple[list[ingest.ReadResult], list[InputError], list[InputError]]
+
+
+def load_report(folder: Path) -> Report:
+    """``folder/report.toml``, checked with the options its readers declare
+    (``ingest.REPORT``) before anything is read."""
+    return config.load_report(folder, ingest.REPORT)
+
+
+def reader_options(given: dict[str, Any]) -> dict[str, BaseModel]:
+    """Readers' options by report.toml source key (``{"params": {"bs": "8k"}}``), each
+    checked by the model its reader declares (a pydantic ``ValidationError``)."""
+    models = ingest.option_models()
+    return {key: models[key].model_validate(value) for key, value in given.items()}
+
+
+def option_file(key: str, path: Path) -> dict[str, BaseModel]:
+    """A reader's option ``key`` (``iopress ingest --mapping``) from a TOML file, checked
+    by the model its reader declares; an error names the file and the field."""
+    data, text = config.read_toml_text(path)
+    try:
+        return reader_options({key: data})
+    except ValidationError as err:
+        model = ingest.option_models()[key]
+        raise config.from_validation(path, err, model=model, text=text) from None
 
 
 def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Dataset:
@@ -32,8 +58,7 @@ def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Data
                 system=report.system.name,
                 setup=src.setup,
                 label=src.path,
-                mapping=src.mapping or ReadOptions().mapping,
-                params=src.params.options() if src.params else None,
+                options=src.options(),
                 root=folder,
                 units=report.units,
             ),
@@ -52,7 +77,7 @@ def read_files(
     paths: list[Path],
     fmt: str | None,
     names: tuple[str, str],
-    mapping: ColumnMapping | None,
+    options: dict[str, BaseModel],
     keep_going: bool,
 ) -> Outcomes:
     """Files named on the command line (``iopress ingest``): each in ``fmt`` or sniffed,
@@ -64,7 +89,7 @@ def read_files(
                 system=names[0],
                 setup=names[1],
                 label=str(path),
-                mapping=mapping or ColumnMapping(),
+                options=options,
                 root=Path.cwd() if is_inside(Path.cwd(), path) else None,
             ),
             fmt,

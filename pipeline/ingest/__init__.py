@@ -16,7 +16,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field, create_model
+
 from pipeline import inputs, procs
+from pipeline.config import Report, Source
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest import (
     crystaldiskmark,
@@ -45,8 +48,26 @@ FORMATS: tuple[Reader, ...] = (
 )
 SNIFF_BYTES = 8192
 
+
+def option_models() -> dict[str, type[BaseModel]]:
+    """Every report.toml source key a reader reads (``Reader.OPTIONS``), with its model."""
+    return {key: model for fmt in FORMATS for key, model in fmt.OPTIONS.items()}
+
+
+def _report_model() -> type[Report]:
+    """``config.Report`` whose sources take the readers' options, each by its model: the
+    one model report.toml is checked by before anything is read."""
+    fields: dict[str, Any] = {k: (m | None, None) for k, m in option_models().items()}
+    source = create_model("Source", __base__=Source, __doc__=Source.__doc__, **fields)
+    sources = (list[source], Field(min_length=1))  # type: ignore[valid-type]
+    return create_model("Report", __base__=Report, __doc__=Report.__doc__, sources=sources)
+
+
+REPORT = _report_model()
+
 __all__ = [
     "FORMATS",
+    "REPORT",
     "ReadOptions",
     "ReadResult",
     "Reader",
@@ -115,11 +136,20 @@ def read(path: Path, options: ReadOptions, fmt: str | None = None) -> ReadResult
         raise InputError(path, "", DEEP, "give the file as the tool wrote it") from None
     result.format = module.NAME
     result.path = path
-    if options.params and "params" not in module.OPTIONS:  # said, not silently ignored
-        result.notes.append(
-            f"[sources.params] not used: they describe fio logs, this is {module.NAME} output"
-        )
+    result.notes += _unused(options, module)
     return result
+
+
+def _unused(options: ReadOptions, module: Reader) -> list[str]:
+    """A note for each option given that the file's reader does not read (said, not
+    silently ignored), naming the readers it is for."""
+    return [
+        f"[sources.{key}] not used: they describe "
+        f"{', '.join(f.NAME for f in FORMATS if key in f.OPTIONS)} output, "
+        f"this is {module.NAME} output"
+        for key in options.options
+        if key not in module.OPTIONS
+    ]
 
 
 # A pool pays only for large batches: starting it costs ~0.5 s, and every row crosses back

@@ -6,12 +6,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import polars as pl
 from pydantic import BaseModel
 
-from pipeline.config import ColumnMapping
 from pipeline.errors import InputError
 from pipeline.inputs import Seen, is_inside
 from pipeline.language.message import Message
@@ -31,6 +30,9 @@ class Reject:
         return f"{self.source}: {self.where}: {self.reason}"
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
 @dataclass(frozen=True)
 class ReadOptions:
     """What a reader needs to know beyond the file itself."""
@@ -38,11 +40,17 @@ class ReadOptions:
     system: str = "unnamed"
     setup: str = "default"
     host: str = "local"
-    params: dict[str, str] | None = None
     label: str = ""
-    mapping: ColumnMapping = field(default_factory=ColumnMapping)
+    # the readers' options by report.toml source key (``Reader.OPTIONS``): a reader takes
+    # its own by ``option``; given to another, they are noted as not used
+    options: Mapping[str, BaseModel] = field(default_factory=dict)
     root: Path | None = None  # sidecar files must lie inside (default: the file's folder)
     units: Convention = "binary"  # what KB/s, MB/s mean in the file
+
+    def option(self, key: str, model: type[Model]) -> Model | None:
+        """The option ``key`` of a reader that declares it as ``model``, if given."""
+        found = self.options.get(key)
+        return found if isinstance(found, model) else None
 
     def source_label(self, path: Path) -> str:
         return self.label or path.name

@@ -10,18 +10,58 @@ import configparser
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import polars as pl
+from pydantic import Field, field_validator
 
-from pipeline.config import FioParams
+from pipeline.config import Strict
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
-from pipeline.units import TIME_UNITS_US, convert_time
+from pipeline.units import MAX_COUNT, TIME_UNITS_US, convert_time, parse_block_size
+
+
+class FioParams(Strict):
+    """fio job options for logs without a JSON or job file beside them (fio's names)."""
+
+    synonyms: ClassVar[dict[str, str]] = {
+        "block_size": "bs",
+        "blocksize": "bs",
+        "readwrite": "rw",
+        "queue_depth": "iodepth",
+        "threads": "numjobs",
+        "jobs": "numjobs",
+    }
+    rw: Literal["read", "write", "rw", "readwrite", "randread", "randwrite", "randrw"] = "read"
+    bs: str = "4k"
+    numjobs: int = Field(default=1, ge=1, le=MAX_COUNT)
+    iodepth: int = Field(default=1, ge=1, le=MAX_COUNT)
+    rwmixread: float | None = Field(default=None, ge=0, le=100)
+    rwmixwrite: float | None = Field(default=None, ge=0, le=100)
+    log_avg_msec: int = Field(default=0, ge=0)
+    rate_iops: str | None = None
+    rate: str | None = None
+    latency_unit: Literal["ns", "us"] = "ns"
+
+    @field_validator("bs", "rate_iops", "rate", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("bs")
+    @classmethod
+    def _block(cls, v: str) -> str:
+        parse_block_size(v)
+        return v
+
+    def options(self) -> dict[str, str]:
+        """The options as fio writes them (strings), without those left unset."""
+        return {k: str(v) for k, v in self.model_dump(exclude_none=True).items()}
+
 
 NAME = "fio-log"
 DESCRIPTION = (
@@ -194,9 +234,10 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
 
 
 def _from_options(options: ReadOptions) -> _Job | None:
-    if not options.params:
+    params = options.option("params", FioParams)
+    if params is None:
         return None
-    opts = {**fio_params.DEFAULTS, **{k.lower(): str(v) for k, v in options.params.items()}}
+    opts = {**fio_params.DEFAULTS, **params.options()}
     resolver = fio_params.Resolver(Path("."), {}, None)
     profile = resolver.profile({"job options": opts, "jobname": "config"})
     scale = 1.0 if opts.get("latency_unit") == "us" else TIME_UNITS_US["ns"]

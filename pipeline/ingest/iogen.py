@@ -7,10 +7,12 @@ import io
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
+from pydantic import Field, field_validator, model_validator
 
-from pipeline.config import ColumnMapping
+from pipeline.config import Strict
 from pipeline.errors import InputError
 from pipeline.ingest.base import ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
@@ -18,10 +20,42 @@ from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.units import TIME_UNITS_US, parse_block_size, rate_factor
 
+
+class ColumnMapping(Strict):
+    """How a tabular file maps onto the IOgen layout (see docs/formats/iogen.md)."""
+
+    columns: dict[str, str] = Field(default_factory=dict)
+    delimiter: str = ";"
+    decimal: Literal[".", ","] = "."
+    thousands: Literal["", ",", ".", "'", "’", " "] = ""
+    comment: str = "#"
+    latency_unit: Literal["ns", "us", "µs", "ms", "s"] = "ms"
+    bandwidth_unit: Literal["B/s", "KiB/s", "MiB/s", "GiB/s", "KB/s", "MB/s", "GB/s"] = "MiB/s"
+
+    @field_validator("delimiter")
+    @classmethod
+    def _one_char(cls, v: str) -> str:
+        if len(v) != 1:
+            raise ValueError("delimiter must be a single character, e.g. ';' or ','")
+        return v
+
+    @model_validator(mode="after")
+    def _separators_differ(self) -> ColumnMapping:
+        if self.thousands == self.decimal:
+            raise ValueError("thousands and decimal separator must differ")
+        return self
+
+
 NAME = "iogen"
 DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
 OPTIONS = {"mapping": ColumnMapping}  # report.toml [sources.mapping]
 EMPTY = None
+
+
+def mapping_of(options: ReadOptions) -> ColumnMapping:
+    """The source's column mapping, else IOgen's own layout."""
+    return options.option("mapping", ColumnMapping) or ColumnMapping()
+
 
 # canonical name -> column name in IOgen's own export
 DEFAULT_COLUMNS: dict[str, str] = {
@@ -79,7 +113,7 @@ def sniff(head: bytes) -> bool:
 def read(path: Path, options: ReadOptions) -> ReadResult:
     label = options.source_label(path)
     text = read_text(path)
-    rows = _guarded(path, _data_lines(text, options.mapping))
+    rows = _guarded(path, _data_lines(text, mapping_of(options)))
     header_no, header = next(rows, (0, []))
     if not header:
         raise InputError(
@@ -88,7 +122,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             "no header row found",
             "the first non-comment line must name the columns (see docs/formats/iogen.md)",
         )
-    index = _column_index(path, header_no, header, options.mapping)
+    index = _column_index(path, header_no, header, mapping_of(options))
     parser = _RowParser(index, options, label)
     records, rejects, count = [], [], 0
     for line_no, cells in rows:
@@ -179,9 +213,10 @@ class _RowParser:
         self.index = index
         self.options = options
         self.label = label
-        self.names = {**DEFAULT_COLUMNS, **options.mapping.columns}
-        self.lat_factor = TIME_UNITS_US[options.mapping.latency_unit]
-        self.rate_factor = rate_factor(options.mapping.bandwidth_unit, options.units)
+        self.mapping = mapping_of(options)
+        self.names = {**DEFAULT_COLUMNS, **self.mapping.columns}
+        self.lat_factor = TIME_UNITS_US[self.mapping.latency_unit]
+        self.rate_factor = rate_factor(self.mapping.bandwidth_unit, options.units)
         self.width = max(index.values()) + 1 if index else 0
 
     def cell(self, cells: list[str], key: str) -> str | None:
@@ -256,7 +291,7 @@ class _RowParser:
 
     def _value(self, text: str, key: str, check: Callable[[float], str]) -> float:
         """``text`` of the column ``key`` as a number that passes ``check``."""
-        mapping = self.options.mapping
+        mapping = self.mapping
         text = text.rstrip("%").strip()
         if mapping.thousands:
             text = text.replace(mapping.thousands, "")

@@ -1,5 +1,5 @@
-"""The narrative's images (read and checked once while the report is prepared:
-``prepare.read_images``), numbered with the charts and
+"""The narrative's images (read and checked once with the report's other inputs:
+``prepare.read_inputs``), numbered with the charts and
 placed in the PDF and on the site under a name of their content (``images/<hash>.<ext>``)."""
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ descriptions, and every point's steady-state verdict.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
@@ -78,7 +79,6 @@ def md_table(view: TableView, number: int | None, fmt: Formatter) -> str:
 
 
 URL_SAFE = ":/?#@!$&'*+,;=%-._~"  # no brackets, parentheses, quotes or spaces
-SITE_DEFAULT_LANG = "en"  # must match the default language in mkdocs.yml
 ASSETS = ("assets/vega-embed.js", "assets/iopress.js")
 STYLESHEET = "assets/iopress.css"
 # the site's own script and style (templates/site): charts drawn from the inlined specs,
@@ -99,8 +99,23 @@ class Built:
         return self.ctx.report.id
 
 
+@functools.cache
+def _house_languages() -> tuple[Any, ...]:
+    """The site languages mkdocs.yml lists (its i18n plugin's entries)."""
+    return tuple(load_config(config_file=str(MKDOCS_CONFIG)).plugins["i18n"].config.languages)
+
+
+def default_language(configured: Sequence[Any], langs: Sequence[str]) -> str:
+    """The site's default language (its pages' names have no language suffix): the one
+    mkdocs.yml marks ``default`` where it is one of the documents' ``langs``, else the
+    first of them."""
+    marked = [language.locale for language in configured if language.default]
+    return next((lang for lang in marked if lang in langs), langs[0])
+
+
 def suffix(lang: str) -> str:
-    return "" if lang == SITE_DEFAULT_LANG else f".{lang}"
+    default = default_language(_house_languages(), LANGS)
+    return "" if lang == default else f".{lang}"
 
 
 def chart_md(path: str, alt: str, caption: str) -> str:
@@ -671,7 +686,7 @@ def site_languages(configured: list[Any], langs: Sequence[str]) -> list[Any]:
     """The site's languages: the documents' ``langs``, those mkdocs.yml lists as it lists
     them (a locale file removed is left out), the others (a locale file added) named as
     their locale file says, in the theme's language of their babel locale (the theme
-    knows no other)."""
+    knows no other); one of them the default (``default_language``)."""
     from mkdocs_static_i18n.config import I18nPluginLanguage
 
     known = {language.locale for language in configured}
@@ -689,6 +704,9 @@ def site_languages(configured: list[Any], langs: Sequence[str]) -> list[Any]:
         )
         entry.validate()
         added.append(entry)
+    default = default_language(configured, langs)
+    for language in kept + added:
+        language.default = language.locale == default
     return kept + added
 
 

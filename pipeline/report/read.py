@@ -1,23 +1,31 @@
 """Every input of a report, read once into one immutable object before anything is
 computed: report.toml, the chapters' texts, the raw data (one dataset), the SPC-1 records,
 the machines, the fio histograms' bins and the list of the other files read (the method
-files, only hashed). Compute, report and render work from it and open no input file;
-only the texts' images are read later, once the texts' placeholders are filled
-(``prepare``), since a filled text names them."""
+files, only hashed), and the images the texts name (``pictures``: read with the rest by
+``prepare.read_inputs``, from the texts as written, since reading them takes the
+narrative's Markdown reader, a layer above). Compute, report and render work from it
+and open no input file."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from pipeline.compute.registry import check_names
-from pipeline.config import REPORT_FILE, Edition, Report, load_report, provenance_files
+from pipeline.config import REPORT_FILE, Edition, Report, provenance_files
 from pipeline.dataset import Dataset, Spc1Record
-from pipeline.dataset.sources import latency_bins, read_sources, spc1_files, spc1_records
+from pipeline.dataset.sources import (
+    latency_bins,
+    load_report,
+    read_sources,
+    spc1_files,
+    spc1_records,
+)
 from pipeline.errors import InputError
+from pipeline.images import Picture
 from pipeline.inputs import digest
 from pipeline.machine import Machine, load_machine
 from pipeline.report import chapters, narrative
@@ -35,6 +43,9 @@ class ReportInputs:
     machines: tuple[Machine, ...]  # what ran the load (report.toml ``machines``)
     bins: Mapping[tuple[str, int], pl.DataFrame]  # (fio json+ file, job) -> latency bins
     read: tuple[tuple[Path, str], ...]  # the files besides the raw data, and their kind
+    # (text file, image path as written) -> the image, or why it cannot be read (said where
+    # a filled text places it)
+    pictures: Mapping[tuple[str, str], Picture | InputError] = field(default_factory=dict)
 
 
 def read_report(

@@ -76,6 +76,21 @@ class RowKey:
         return f" ({', '.join(parts)})" if parts else ""
 
 
+Row = dict[str, Any]
+
+
+def row(table: pl.DataFrame, key: RowKey, mix: float) -> Row | None:
+    """The row of ``table`` at one cell of a grid (``key``'s profile at ``mix``), or None:
+    the whitepaper's cells and the datasheet's figures select their rows by it."""
+    hit = table.filter(key.filter(mix))
+    return hit.row(0, named=True) if hit.height else None
+
+
+def kinds(table: pl.DataFrame, key: RowKey, mix: float) -> dict[str, Row]:
+    """The rows of a performance cell by their kind (speed, optimum, maximum)."""
+    return {r["kind"]: r for r in table.filter(key.filter(mix)).iter_rows(named=True)}
+
+
 def latency(fmt: Formatter, table: str, us: float, column: str = "lat_mean_us") -> str:
     """A latency of ``table`` as it prints it: in the unit the registry declares for the
     column (ms columns in µs where the document's latencies are small), with the unit."""
@@ -153,7 +168,7 @@ def _has_cpu(frame: pl.DataFrame) -> bool:
 
 def _perf_cell(perf: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     access = key.access
-    rows = {r["kind"]: r for r in perf.filter(key.filter(mix)).iter_rows(named=True)}
+    rows = kinds(perf, key, mix)
     if "maximum" not in rows:
         return [Span(fmt.t("table.none"))]
     cell = [Span(_perf_text(rows["maximum"], access, fmt))]
@@ -218,10 +233,10 @@ class _Grid:
 
 
 def _lat_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
-    hit = table.filter(key.filter(mix))
-    if hit.is_empty():
+    hit = row(table, key, mix)
+    if hit is None:
         return [Span(fmt.t("table.none"))]
-    return [Span(latency(fmt, "min_latency", hit["lat_mean_us"][0]))]
+    return [Span(latency(fmt, "min_latency", hit["lat_mean_us"]))]
 
 
 def _sequential(access: str) -> bool:
@@ -265,13 +280,17 @@ def min_latency_view(
 
 
 def _limit_cell(table: pl.DataFrame, key: RowKey, mix: float, fmt: Formatter) -> Cell:
-    hit = table.filter(key.filter(mix))
-    if hit.is_empty() or hit["iops"][0] is None:
+    hit = row(table, key, mix)
+    if hit is None or hit["iops"] is None:
         return [Span(fmt.t("table.none"))]
-    row = hit.row(0, named=True)
     if key.access == "sequential":
-        return [Span(bandwidth(fmt, "iops_at_latency", row["bytes_per_s"], with_unit=True))]
-    return [Span(f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}")]
+        return [Span(bandwidth(fmt, "iops_at_latency", hit["bytes_per_s"], with_unit=True))]
+    return [Span(rate(fmt, hit["iops"]))]
+
+
+def rate(fmt: Formatter, iops: float) -> str:
+    """An I/O rate with its unit, as the limit grid and the key figures print it."""
+    return f"{fmt.integer(iops)} {fmt.t('unit.iops')}"
 
 
 IOPS_AT_LATENCY = _Grid(
@@ -297,7 +316,7 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     value = (
         bandwidth(fmt, "key_figures", row["bytes_per_s"], with_unit=True)
         if access == "sequential"
-        else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
+        else rate(fmt, row["iops"])
     )
     cell = [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
     load = row.get("cpu_pct")
@@ -309,7 +328,7 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     rows = []
     for key in _profiles(perf):
         for mix in _mixes(perf):
-            found = {r["kind"]: r for r in perf.filter(key.filter(mix)).iter_rows(named=True)}
+            found = kinds(perf, key, mix)
             if not found:
                 continue
             direction = {100.0: fmt.t("table.key_read"), 0.0: fmt.t("table.key_write")}.get(

@@ -1,0 +1,205 @@
+"""What the datasheet shows, before any layout: its setup and queue depth, its profiles,
+and the rows of the registry's tables its figures come from, picked by the row functions
+the whitepaper's tables use (``views.RowKey``, ``views.row``, ``views.kinds``).
+``render/datasheet`` lays them out and formats them; it reads no table itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipeline.config import REPORT_FILE
+from pipeline.dataset import Spc1Record
+from pipeline.errors import InputError
+from pipeline.report import chart_registry
+from pipeline.report.context import ReportContext
+from pipeline.report.plan import ChartRef
+from pipeline.report.views import Row, RowKey, kinds, row
+from pipeline.units import convert_time, per_kiops
+
+# The standard profiles of the latency and limit tiles: (block size, read share)
+LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
+KINDS = ("speed", "optimum", "maximum")
+
+# The datasheet's speed, optimum and maximum print in the units of the table the
+# whitepaper shows them in: key_figures where it shows that table (seed 004 Tabelle 2:
+# 11.5 GB/s, 590 µs), else performance (seed 000: 1'003'798 @ 0.55 ms), so that a figure
+# reads as on the whitepaper's table and one page has one bandwidth unit.
+KEY = "key_figures"
+
+
+@dataclass(frozen=True)
+class Profile:
+    access: str
+    block: int
+    read_pct: float
+
+
+@dataclass(frozen=True)
+class Spc1Figures:
+    """The SPC-1 result the datasheet names, its latency at full load and its price per
+    1,000 IOPS."""
+
+    record: Spc1Record
+    lat_us: float
+    price_per_kiops: float
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """Every row the datasheet shows, unformatted."""
+
+    setup: str
+    depth: int | None  # None where the setup was measured at one queue depth
+    units: str  # the table whose units the speed, optimum and maximum print in
+    latency: list[tuple[Profile, Row | None]]
+    best_iops: Row | None  # the random maximum with the highest IOPS
+    best_bandwidth: Row | None  # the sequential maximum with the highest bandwidth
+    limits: list[tuple[Profile, Row]]
+    footprint: Row | None
+    spc1: Spc1Figures | None
+    key_figures: list[tuple[Profile, dict[str, Row]]]  # speed, optimum, maximum by kind
+    chart: ChartRef | None
+
+
+def setup(ctx: ReportContext) -> str:
+    return ctx.report.datasheet.setup or ctx.report.setups[0].name
+
+
+def depth(ctx: ReportContext) -> int | None:
+    """The queue depth the datasheet shows where its setup was measured at several: the
+    one ``[datasheet]`` names, else the deepest (None where there is one)."""
+    points = ctx.dataset.points.filter(pl.col("setup") == setup(ctx))
+    depths = sorted(points["queue_depth"].unique().to_list())
+    named = ctx.report.datasheet.queue_depth
+    if named is not None and named not in depths:
+        raise InputError(
+            ctx.folder / REPORT_FILE,
+            "datasheet.queue_depth",
+            f"no point of setup {setup(ctx)!r} at queue depth {named}",
+            f"name one of the measured queue depths: {depths}",
+        )
+    if len(depths) < 2:
+        return None
+    return named or int(depths[-1])
+
+
+Scope = tuple[tuple[str, object], ...]
+
+
+def _scope(ctx: ReportContext) -> Scope:
+    """The datasheet's setup and queue depth, as a grid row's extra keys."""
+    shown = depth(ctx)
+    return (("setup", setup(ctx)),) + ((("queue_depth", shown),) if shown is not None else ())
+
+
+def _within(table: pl.DataFrame, scope: Scope) -> pl.DataFrame:
+    for column, value in scope:
+        table = table.filter(pl.col(column) == value)
+    return table
+
+
+def of_setup(ctx: ReportContext, name: str) -> pl.DataFrame:
+    """Table ``name``'s rows of the datasheet's setup (and queue depth)."""
+    return _within(ctx.tables[name], _scope(ctx))
+
+
+def shown_profiles(table: pl.DataFrame) -> list[Profile]:
+    """The standard profiles (4K and 8K random, read and write) the report measured; where
+    it measured none of them, its first four random profiles (smallest blocks first)."""
+    random = table.filter(pl.col("access") == "random")
+    found = set(zip(random["block_size"], random["read_pct"], strict=True))
+    standard = [p for p in LATENCY_PROFILES if p in found]
+    chosen = standard or sorted(found, key=lambda p: (p[0], -p[1]))[:4]
+    return [Profile("random", int(block), float(read)) for block, read in chosen]
+
+
+def _rows(table: pl.DataFrame, scope: Scope) -> list[tuple[Profile, Row | None]]:
+    """The table's row per shown profile, as the whitepaper's grid cell holds it."""
+    return [
+        (p, row(table, RowKey(p.access, p.block, scope), p.read_pct))
+        for p in shown_profiles(_within(table, scope))
+    ]
+
+
+def _best(perf: pl.DataFrame, access: str, column: str) -> Row | None:
+    rows = perf.filter((pl.col("kind") == "maximum") & (pl.col("access") == access))
+    return rows.sort(column, descending=True).row(0, named=True) if rows.height else None
+
+
+def key_profiles(perf: pl.DataFrame) -> list[Profile]:
+    """The key figures' profiles: the standard random ones, and the sequential read and
+    write with the highest bandwidth."""
+    found = shown_profiles(perf)
+    sequential = perf.filter((pl.col("access") == "sequential") & (pl.col("kind") == "maximum"))
+    for read in (100.0, 0.0):
+        rows = sequential.filter(pl.col("read_pct") == read).sort("bytes_per_s")
+        if rows.height:
+            found.append(Profile("sequential", int(rows["block_size"][-1]), read))
+    return found
+
+
+def _footprint(ctx: ReportContext) -> Row | None:
+    name, table = ctx.report.datasheet.footprint, ctx.tables.get("footprint")
+    if name is None or table is None:
+        return None
+    rows = table.filter(pl.col("system") == name)
+    return rows.row(0, named=True) if rows.height else None
+
+
+def _spc1(ctx: ReportContext) -> Spc1Figures | None:
+    record = next((r for r in ctx.spc1 if r.submission == ctx.report.datasheet.spc1), None)
+    if record is None:
+        return None
+    lat_us = convert_time(record.ramp[-1].lat_ms, "ms")
+    return Spc1Figures(record, lat_us, per_kiops(record.price, record.spc1_iops))
+
+
+def sheet(ctx: ReportContext) -> Sheet:
+    """The rows of the report's datasheet."""
+    scope, performance = _scope(ctx), ctx.tables["performance"]
+    perf = _within(performance, scope)
+    limits = _rows(ctx.tables["iops_at_latency"], scope)
+    return Sheet(
+        setup=setup(ctx),
+        depth=depth(ctx),
+        units=KEY if KEY in ctx.shown else "performance",
+        latency=_rows(ctx.tables["min_latency"], scope),
+        best_iops=_best(perf, "random", "iops"),
+        best_bandwidth=_best(perf, "sequential", "bytes_per_s"),
+        limits=[(p, found) for p, found in limits if found is not None],
+        footprint=_footprint(ctx),
+        spc1=_spc1(ctx),
+        key_figures=[
+            (p, kinds(performance, RowKey(p.access, p.block, scope), p.read_pct))
+            for p in key_profiles(perf)
+        ],
+        chart=chart(ctx),
+    )
+
+
+def _rank(kind: str) -> int | None:
+    """The datasheet's preference for a chart of ``kind`` (registry ``datasheet``)."""
+    return chart_registry.BY_NAME[kind].datasheet
+
+
+def chart(ctx: ReportContext) -> ChartRef | None:
+    """The datasheet's chart, one the whitepaper draws too: of its first random profile
+    (reads where the chart is per mix), for its setup; of the kind the registry ranks
+    first (the standard chart where there is one)."""
+    scope = _scope(ctx)
+    blocks = [p.block for p in shown_profiles(_within(ctx.tables["performance"], scope))]
+    shown_setup, shown_depth = setup(ctx), dict(scope).get("queue_depth")
+    found = [
+        r
+        for r in ctx.charts
+        if _rank(r.kind) is not None
+        and r.access == "random"
+        and r.setup in (None, shown_setup)
+        and r.queue_depth in (None, shown_depth)
+        and r.read_pct in (None, 100.0)
+        and r.block_size in blocks
+    ]
+    found.sort(key=lambda r: (blocks.index(r.block_size or 0), _rank(r.kind) or 0))
+    return found[0] if found else None
