@@ -13,7 +13,7 @@ import polars as pl
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.ingest import get_format
-from pipeline.ingest.iogen import ColumnMapping
+from pipeline.ingest.base import UnitOptions
 from pipeline.language.fmt import Formatter, significant_places
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
@@ -225,30 +225,18 @@ def completeness(data: Dataset, report: Report) -> list[Problem]:
 
 
 def units(data: Dataset, report: Report) -> list[Problem]:
-    """A bandwidth unit left to the default where the file's own column says KB or MB
-    (a source read by a reader of column mappings, or by the one sniffed)."""
+    """A bandwidth unit left to the default where the file's own column says KB or MB:
+    asked of every source option that knows its units (``ingest.base.UnitOptions``)."""
     problems = []
     for i, src in enumerate(report.sources):
-        mapping = src.options().get("mapping")
-        mapping = mapping if isinstance(mapping, ColumnMapping) else None
-        declared = mapping is not None and "bandwidth_unit" in mapping.model_fields_set
-        column = (mapping.columns.get("mb_s", "mb_s") if mapping else "mb_s").lower()
-        if (
-            (src.format is None or "mapping" in get_format(src.format).OPTIONS)
-            and not declared
-            and ("kb" in column or "mb" in column)
-            and mapping is not None
-        ):
-            problems.append(
-                Problem(
-                    "units",
-                    "warning",
-                    None,
-                    f"sources[{i}] {src.path}",
-                    "units",
-                    {"column": column},
+        for key, value in src.options().items():
+            read = src.format is None or key in get_format(src.format).OPTIONS
+            column = value.undeclared_unit() if isinstance(value, UnitOptions) else None
+            if read and column is not None:
+                where = f"sources[{i}] {src.path}"
+                problems.append(
+                    Problem("units", "warning", None, where, "units", {"column": column})
                 )
-            )
     return problems
 
 

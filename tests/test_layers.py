@@ -109,6 +109,24 @@ def test_only_the_dataset_layer_reads(path: Path) -> None:
     assert not found, f"{path.name} imports a reader: {found}"
 
 
+# the registry's name and its record types; a reader's own module is format knowledge
+FORMAT_FREE = ("validate.py", "build.py", "prepare.py", "normalise.py")
+
+
+@pytest.mark.parametrize("name", FORMAT_FREE)
+def test_no_format_knowledge_outside_the_readers(name: str) -> None:
+    """The rules and the build ask the registry (``ingest.get_format``, the options'
+    protocols in ``ingest.base``), never a reader module by name."""
+    found = [
+        f"line {line}: {t}"
+        for line, t in imported(PACKAGE / name)
+        if t.startswith("pipeline.ingest.")
+        and not t.startswith("pipeline.ingest.base")
+        and t.removeprefix("pipeline.ingest.") not in ("get_format", "FORMATS", "REPORT")
+    ]
+    assert not found, f"{name} imports a reader: {found}"
+
+
 # the benchmarks run code of their own in a fresh interpreter: its imports are text
 READER_TEXT = re.compile(
     r"pipeline\.ingest\.(?!base\b)\w+|from pipeline import ingest|pipeline\.build import"

@@ -129,3 +129,29 @@ def test_problems_appear_in_the_report(tmp_path: Path) -> None:
     every = build(report, tmp_path / "auditor")
     typ = (every.out / "a800.de.typ").read_text(encoding="utf-8")
     assert "Befunde der Validierung" in typ and typ.count("Littles Gesetz") > 1
+
+
+@pytest.mark.parametrize(
+    ("mapping", "fmt", "warned"),
+    [
+        ('columns = { mb_s = "KB/s" }', "", ["KB/s"]),  # the column says KB: which KB?
+        ('bandwidth_unit = "KB/s"\ncolumns = { mb_s = "KB/s" }', "", []),  # declared
+        ('columns = { mb_s = "Rate" }', "", []),  # the name says no unit
+        ('columns = { mb_s = "KB/s" }', 'format = "fio"\n', []),  # fio reads no mapping
+    ],
+)
+def test_a_bandwidth_column_naming_a_unit_wants_it_declared(
+    tmp_path: Path, mapping: str, fmt: str, warned: list[str]
+) -> None:
+    """The rule is asked of the options (``UnitOptions``), not of a format named in
+    validate; a reader that does not read the mapping is not warned about it."""
+    from pipeline.validate import units
+
+    shutil.copytree(FS840, tmp_path / "r")
+    toml = tmp_path / "r" / "report.toml"
+    source = f'\n[[sources]]\npath = "raw/x.csv"\n{fmt}[sources.mapping]\n{mapping}\n'
+    toml.write_text(toml.read_text() + source)
+    (tmp_path / "r" / "raw" / "x.csv").write_text("")
+    report = load_report(tmp_path / "r")
+    columns = [p.values["column"] for p in units(_data([]), report)]
+    assert columns == warned

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 import polars as pl
 from pydantic import BaseModel
@@ -168,6 +168,14 @@ def problems(result: ReadResult, path: Path) -> list[InputError]:
             "fix the file, leave it out, or pass --keep-going to build from the other files",
         )
     ]
+
+
+@runtime_checkable
+class UnitOptions(Protocol):
+    """Source options that say in which units a file's columns are (``[sources.mapping]``)."""
+
+    def undeclared_unit(self) -> str | None:
+        """The column whose name gives a unit the options leave to the default, if any."""
 
 
 NO_OPTIONS: Mapping[str, type[BaseModel]] = {}  # a reader that reads no report.toml options

@@ -45,6 +45,13 @@ class ColumnMapping(Strict):
             raise ValueError("thousands and decimal separator must differ")
         return self
 
+    def undeclared_unit(self) -> str | None:
+        """The bandwidth column where its name says KB or MB and no unit is declared."""
+        column = self.columns.get("mb_s", "mb_s")
+        declared = "bandwidth_unit" in self.model_fields_set
+        named = "kb" in column.lower() or "mb" in column.lower()
+        return column if named and not declared else None
+
 
 NAME = "iogen"
 DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
