@@ -23,7 +23,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
-from pipeline.report.attributes import block_names, setup_names
+from pipeline.report.attributes import block_names, profile_names, setup_names
 from pipeline.report.narrative import Deprecated, Filled, Section, Values, fill
 from pipeline.report.plan import COST_CHART, ChartRef, left_out
 from pipeline.validate import Problem
@@ -67,6 +67,7 @@ def report_formatter(
     if points is None:
         return Formatter(strings, setups, shown.units, style, small)
     fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
+    fmt.profiles = profile_names(points)
     fmt.setups = setup_names(points, fmt)
     return fmt
 

@@ -51,11 +51,22 @@ EXTRA_KEYS = ("setup", "queue_depth")  # present in a table only when they vary
 
 @dataclass(frozen=True)
 class RowKey:
-    """One table row: access and block size, plus setup and queue depth where they vary."""
+    """One table row: access and block size, plus setup and queue depth where they vary;
+    a workload mix with a name ("Database") is a row of its own, labelled by the name."""
 
     access: str
     block: int
     extra: tuple[tuple[str, Any], ...] = ()
+    name: str | None = None
+
+    def holds(self, mix: float, fmt: Formatter) -> bool:
+        """The row's cell of ``mix`` is this row's profile (a named mix's row holds its
+        own read share only, the other rows none of a named mix)."""
+        return fmt.profile(self.access, self.block, mix) == self.name
+
+    def label(self, fmt: Formatter, words: str) -> str:
+        """The row's name, else ``words`` (its block size and access), and its suffix."""
+        return (self.name or words) + self.suffix(fmt)
 
     def filter(self, mix: float) -> pl.Expr:
         cond = (
@@ -99,10 +110,14 @@ def figure(fmt: Formatter, table: str, metric: str, value: float) -> str:
     return latency(fmt, table, value, metric)
 
 
-def _profiles(table: pl.DataFrame) -> list[RowKey]:
+def _profiles(table: pl.DataFrame, fmt: Formatter) -> list[RowKey]:
     extra = [c for c in EXTRA_KEYS if c in table.columns and table[c].n_unique() > 1]
-    rows = table.select(*extra, "access", "block_size").unique(maintain_order=True)
-    return [RowKey(r[-2], r[-1], tuple(zip(extra, r[:-2], strict=True))) for r in rows.iter_rows()]
+    rows = table.select(*extra, "access", "block_size", "read_pct").unique(maintain_order=True)
+    keys = [
+        RowKey(a, b, tuple(zip(extra, r, strict=True)), fmt.profile(a, b, m))
+        for *r, a, b, m in rows.iter_rows()
+    ]
+    return list(dict.fromkeys(keys))
 
 
 def _mixes(table: pl.DataFrame) -> list[float]:
@@ -196,23 +211,27 @@ class _Grid:
     ) -> TableView:
         mixes = _mixes(table)
         rows = []
-        for key in _profiles(table):
+        for key in _profiles(table, fmt):
             access, block = key.access, key.block
-            label = fmt.t(
+            words = fmt.t(
                 self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
-            ) + key.suffix(fmt)
+            )
             cells = [
-                self.cell(table, key, m, fmt)
+                (
+                    self.cell(table, key, m, fmt)
+                    if key.holds(m, fmt)
+                    else [Span(fmt.t("table.none"))]
+                )
                 + (
                     _vendor_spans(
                         figures, self.metric(access), access, block, m, fmt, vendor, self.name
                     )
-                    if not key.extra
+                    if not key.extra and key.holds(m, fmt)
                     else []
                 )
                 for m in mixes
             ]
-            rows.append([[Span(label)], *cells])
+            rows.append([[Span(key.label(fmt, words))], *cells])
         header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
         return TableView(self.name, fmt.t(f"table.{self.name}"), header, rows)
 
@@ -307,16 +326,16 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
     rows = []
-    for key in _profiles(perf):
+    for key in _profiles(perf, fmt):
         for mix in _mixes(perf):
             found = {r["kind"]: r for r in perf.filter(key.filter(mix)).iter_rows(named=True)}
-            if not found:
+            if not found or not key.holds(mix, fmt):
                 continue
             direction = {100.0: fmt.t("table.key_read"), 0.0: fmt.t("table.key_write")}.get(
                 mix, fmt.t.mix(mix, short=True)
             )
             label = [
-                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt)}"),
+                Span(key.label(fmt, f"{fmt.block(key.block)} {direction}")),
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
             rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
