@@ -147,13 +147,12 @@ def performance_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
 def _note(row: dict[str, Any] | None, fmt: Formatter, table: str) -> str:
     if row is None:
         return ""
-    shown = latency(fmt, table, row["lat_mean_us"])
-    return (
-        fmt.t(
-            "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
-        )
-        + f", {shown}"
+    said = fmt.t(
+        "datasheet.profile_note", profile=_profile(row, fmt), parallelism=_parallelism(row, fmt)
     )
+    if row["lat_mean_us"] is None:  # the tool printed no latency (CrystalDiskMark 3 to 6)
+        return said
+    return f"{said}, {latency(fmt, table, row['lat_mean_us'])}"
 
 
 def limit_items(ctx: ReportContext, fmt: Formatter) -> list[Item]:
@@ -227,9 +226,14 @@ def _figure(row: dict[str, Any], fmt: Formatter, table: str) -> str:
     return fmt.t(
         "datasheet.figure",
         rate=rate,
-        latency=latency(fmt, table, row["lat_mean_us"]),
+        latency=_latency(row, fmt, table),
         parallelism=fmt.integer(row["parallelism"]),
     )
+
+
+def _latency(row: dict[str, Any], fmt: Formatter, table: str) -> str:
+    lat = row["lat_mean_us"]
+    return fmt.t("table.none") if lat is None else latency(fmt, table, lat)
 
 
 def _key_profiles(perf: pl.DataFrame) -> list[tuple[str, int, float]]:

@@ -153,13 +153,15 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
     """ "rate @ latency (P n)", and the CPU load where the tool measured it."""
     rate = "bytes_per_s" if access == "sequential" else "iops"
     load = row.get("cpu_pct")
-    return fmt.t(
-        "table.point" if load is None else "table.point_cpu",
-        rate=figure(fmt, "performance", rate, float(row[rate])),
-        latency=latency(fmt, "performance", float(row["lat_mean_us"])),
-        parallelism=fmt.integer(row["parallelism"]),
+    words = {
+        "rate": figure(fmt, "performance", rate, float(row[rate])),
+        "parallelism": fmt.integer(row["parallelism"]),
         **({} if load is None else {"cpu": cpu(fmt, load)}),
-    )
+    }
+    if row["lat_mean_us"] is None:  # the tool printed none (CrystalDiskMark 3 to 6)
+        return fmt.t("table.point_rate" if load is None else "table.point_rate_cpu", **words)
+    words["latency"] = latency(fmt, "performance", float(row["lat_mean_us"]))
+    return fmt.t("table.point" if load is None else "table.point_cpu", **words)
 
 
 def _has_cpu(frame: pl.DataFrame) -> bool:
@@ -268,6 +270,8 @@ def performance_view(
     # the key figures' note (the optimum, the CPU) begins this one: said once beside it
     note = [fmt.t("method.optimum"), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
     note.append(fmt.t("table.point_note"))
+    if perf["lat_mean_us"].null_count():
+        note.append(fmt.t("table.no_latency_note"))
     note += [
         fmt.t(f"method.{k}") for s, k in (("optimum", "italic"), ("vendor", "bold")) if s in styles
     ]
@@ -318,7 +322,9 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
         if access == "sequential"
         else f"{fmt.integer(row['iops'])} {fmt.t('unit.iops')}"
     )
-    cell = [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
+    lat = row["lat_mean_us"]
+    shown = fmt.t("table.none") if lat is None else latency(fmt, "key_figures", lat)
+    cell = [Span(parallelism), Span(value), Span(shown)]
     load = row.get("cpu_pct")
     return cell if load is None else [*cell, Span(fmt.t("table.cpu", cpu=cpu(fmt, load)))]
 
@@ -338,7 +344,9 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
                 Span(key.label(fmt, f"{fmt.block(key.block)} {direction}")),
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
-            rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
+            none = [Span(fmt.t("table.none"))]
+            cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in KINDS]
+            rows.append([label, *cells])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
     note = fmt.t("method.optimum") + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
