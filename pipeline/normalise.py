@@ -84,6 +84,7 @@ def check_attributes(intervals: pl.DataFrame) -> None:
         return
     _check_split_sizes(intervals)
     _check_profile_names(intervals)
+    _check_one_tool(intervals)
     mixed = (
         conform(intervals, INTERVAL_FIELDS)
         .group_by(list(POINT_KEY))
@@ -141,6 +142,36 @@ def _check_profile_names(intervals: pl.DataFrame) -> None:
         "make them one row",
         "name the profile once in report.toml ([[profiles]] name = ...), or give the "
         "workload mixes different figures",
+    )
+
+
+PROFILE = ("setup", "queue_depth", "access", "block_size", "read_pct")  # a row of the tables
+
+
+def _check_one_tool(intervals: pl.DataFrame) -> None:
+    """The tables and charts know a profile by its setup, queue depth, access, block size
+    and read share, not by its tool: two tools' points there would be one curve."""
+    both = (
+        intervals.group_by(PROFILE)
+        .agg(pl.struct("tool", "source").unique().sort().alias("by"))
+        .filter(
+            pl.col("by").list.eval(pl.element().struct.field("tool").n_unique()).list.first() > 1
+        )
+        .sort(PROFILE)
+    )
+    if both.is_empty():
+        return
+    row = both.row(0, named=True)
+    tools: dict[str, list[str]] = {}
+    for found in row["by"]:
+        tools.setdefault(found["tool"], []).append(found["source"])
+    said = " and ".join(f"{t} ({', '.join(sorted(s))})" for t, s in sorted(tools.items()))
+    raise InputError(
+        ", ".join(sorted({s for found in tools.values() for s in found})),
+        f"setup {row['setup']!r}: {row['access']} {row['block_size']} B "
+        f"{row['read_pct']:g} % read, queue depth {row['queue_depth']}",
+        f"measured by {said}: the tables and charts would mix the tools' points in one profile",
+        "give each tool's files a setup of their own (report.toml [[sources]] setup = ...)",
     )
 
 
