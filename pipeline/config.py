@@ -180,6 +180,31 @@ class VendorFigure(Strict):
         return parse_block_size(str(v))
 
 
+class NamedProfile(Strict):
+    """A workload mix known by its name (Iometer's "Database": 8K, 67 % read, random):
+    points of this access, block size and read share (of one fixed size: a split is
+    named by its tool) are shown by ``name`` (report.toml ``[[profiles]]``)."""
+
+    synonyms: ClassVar[dict[str, str]] = {"read": "read_pct", "bs": "block_size"}
+
+    name: str = Field(min_length=1, max_length=60)
+    access: Access
+    block_size: int
+    read_pct: float = Field(ge=0, le=100)
+
+    @field_validator("block_size", mode="before")
+    @classmethod
+    def _size(cls, v: Any) -> int:
+        return parse_block_size(str(v))
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if v != v.strip():
+            raise ValueError(f"name {v!r} begins or ends with a space")
+        return v
+
+
 def _currency(code: str) -> str:
     from babel.numbers import list_currencies
 
@@ -381,11 +406,25 @@ class Report(Strict):
                 )
         return v
 
+    @field_validator("profiles")
+    @classmethod
+    def _one_name_each(cls, v: list[NamedProfile]) -> list[NamedProfile]:
+        """A profile has one name, and a name one profile."""
+        seen: dict[object, str] = {}
+        for i, p in enumerate(v):
+            figures = (p.access, p.block_size, p.read_pct)
+            for key, what in ((figures, "figures"), (p.name, "name")):
+                if key in seen:
+                    raise ValueError(f"profiles[{i}] ({p.name!r}) has the {what} of {seen[key]}")
+                seen[key] = f"profiles[{i}] ({p.name!r})"
+        return v
+
     system: SystemUnderTest
     hosts: list[Host] = []
     setups: list[Setup] = [Setup()]
     sources: list[Source] = Field(min_length=1)
     vendor_figures: list[VendorFigure] = []
+    profiles: list[NamedProfile] = []  # workload mixes shown by their name
     cost: list[CostRecord] = []
     cost_note: Text | None = None
     footprint: list[FootprintRecord] = []

@@ -83,6 +83,8 @@ def check_attributes(intervals: pl.DataFrame) -> None:
     if intervals.is_empty():
         return
     _check_split_sizes(intervals)
+    _check_profile_names(intervals)
+    _check_one_tool(intervals)
     mixed = (
         conform(intervals, INTERVAL_FIELDS)
         .group_by(list(POINT_KEY))
@@ -115,6 +117,61 @@ def _check_split_sizes(intervals: pl.DataFrame) -> None:
         f"block size {row['block_size']} B",
         f"{names} have one block size (a split's is its mean): the tables would make them one",
         "change a split's shares (bssplit) so that its mean block size differs",
+    )
+
+
+def _check_profile_names(intervals: pl.DataFrame) -> None:
+    """A profile is one row of the tables by its access, block size and read share, shown
+    by its name where it has one: two names there (or a name and none) would be one row."""
+    if "profile" not in intervals.columns:
+        return
+    shared = (
+        intervals.group_by("access", "block_size", "read_pct")
+        .agg(pl.col("profile").unique().sort(nulls_last=True), pl.col("source").unique())
+        .filter(pl.col("profile").list.len() > 1)
+        .sort("access", "block_size", "read_pct")
+    )
+    if shared.is_empty():
+        return
+    row = shared.row(0, named=True)
+    names = " and ".join("no name" if n is None else repr(n) for n in row["profile"])
+    raise InputError(
+        ", ".join(sorted(row["source"])),
+        f"{row['access']} {row['block_size']} B {row['read_pct']:g} % read",
+        f"{names} are one profile (access, block size and read share): the tables would "
+        "make them one row",
+        "name the profile once in report.toml ([[profiles]] name = ...), or give the "
+        "workload mixes different figures",
+    )
+
+
+PROFILE = ("setup", "queue_depth", "access", "block_size", "read_pct")  # a row of the tables
+
+
+def _check_one_tool(intervals: pl.DataFrame) -> None:
+    """The tables and charts know a profile by its setup, queue depth, access, block size
+    and read share, not by its tool: two tools' points there would be one curve."""
+    both = (
+        intervals.group_by(PROFILE)
+        .agg(pl.struct("tool", "source").unique().sort().alias("by"))
+        .filter(
+            pl.col("by").list.eval(pl.element().struct.field("tool").n_unique()).list.first() > 1
+        )
+        .sort(PROFILE)
+    )
+    if both.is_empty():
+        return
+    row = both.row(0, named=True)
+    tools: dict[str, list[str]] = {}
+    for found in row["by"]:
+        tools.setdefault(found["tool"], []).append(found["source"])
+    said = " and ".join(f"{t} ({', '.join(sorted(s))})" for t, s in sorted(tools.items()))
+    raise InputError(
+        ", ".join(sorted({s for found in tools.values() for s in found})),
+        f"setup {row['setup']!r}: {row['access']} {row['block_size']} B "
+        f"{row['read_pct']:g} % read, queue depth {row['queue_depth']}",
+        f"measured by {said}: the tables and charts would mix the tools' points in one profile",
+        "give each tool's files a setup of their own (report.toml [[sources]] setup = ...)",
     )
 
 

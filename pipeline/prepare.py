@@ -105,6 +105,7 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
         machines=list(given.machines),
         steady=steady_table(dataset.intervals),
         seen=seen,
+        empty=registry.left_out(inputs, tables),
     )
 
 

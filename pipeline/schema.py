@@ -12,6 +12,9 @@ Schema history (bump SCHEMA_VERSION and note the change here):
   3 — 2026-11-25: nullable attributes of a point, not of its key: block_split (fio
       bssplit, "4K/8K/64K 50/30/20"; block_size is then the split's mean), compress_pct
       and dedupe_pct (fio buffer_compress_percentage, dedupe_percentage).
+  4 — 2026-11-25: the nullable profile (a named workload mix: Iometer's "File Server",
+      report.toml [[profiles]]) joins the point key; empty for a profile known by its
+      block size, access and read share alone.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ import polars as pl
 from pipeline.inputs import CONTROL
 from pipeline.units import Access
 
-SCHEMA_VERSION = 3
-# the versions a dataset may have to be read: 2 lacks the nullable attributes of 3 (empty)
-READABLE_VERSIONS = ("2", "3")
+SCHEMA_VERSION = 4
+# the versions a dataset may have to be read: 2 lacks the nullable attributes of 3, 3 the
+# profile name of 4 (empty)
+READABLE_VERSIONS = ("2", "3", "4")
 METADATA_KEY = "iopress.schema_version"
 
 Check = Callable[[pl.Expr], pl.Expr]
@@ -74,6 +78,8 @@ _KEY = [
     Field("parallelism", pl.Int64, "workers/host", "field.parallelism", _positive),
     Field("queue_depth", pl.Int64, "I/Os/worker", "field.queue_depth", _positive),
     Field("target_iops", pl.Float64, "IOPS", "field.target_iops", _positive, True),
+    # a named workload mix ("File Server", "Database"): shown by its name
+    Field("profile", pl.String, "", "field.profile", _plain, True),
 ]
 
 # what a point's data was, besides its key: one value per point (normalise checks), empty

@@ -25,7 +25,7 @@ SAMPLE_SUFFIXES = {
     "diskspd": (".txt", ".xml"),
     "crystaldiskmark": (".txt",),
     "iometer": (".csv",),
-    "elbencho": (".csv", ".json"),
+    "elbencho": (".csv", ".json", ".txt"),
 }
 EXPECTED_MARKERS = (".expected.", ".rejects.", "SOURCE")
 

@@ -119,15 +119,19 @@ def test_every_mix_with_writes_peaks_at_4k(
 
 def test_crystaldiskmark_and_the_mixed_specifications(fs820_build: BuildResult) -> None:
     """CrystalDiskMark's eight tests per setup are read (no latency in 3.x); Iometer's File
-    Server and Web Server mix transfer sizes and are rejected with their reason."""
+    Server and Web Server mix transfer sizes and are named profiles, as are Database and
+    Workstation (report.toml [[profiles]])."""
     cdm = _points(fs820_build, "crystaldiskmark")
     assert cdm.group_by("setup").len().sort("setup")["len"].to_list() == [8, 8]
     assert cdm["lat_mean_us"].null_count() == 16
-    rejects = pl.read_csv(fs820_build.out / "rejects.csv")
-    assert len(rejects) == 32
-    assert all("File Server" in r or "Web Server" in r for r in rejects["reason"])
+    assert len(pl.read_csv(fs820_build.out / "rejects.csv")) == 0
     manifest = json.loads((fs820_build.out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["accounting"] == {"records_read": 796, "accepted": 764, "rejected": 32}
+    assert manifest["accounting"] == {"records_read": 796, "accepted": 796, "rejected": 0}
+    names = _points(fs820_build, "iometer")["profile"].drop_nulls().unique().sort().to_list()
+    assert names == ["Database", "File Server", "Web Server", "Workstation"]
+    en = " ".join(pdf_text(fs820_build.out / "fs820.en.pdf").split())
+    assert "File Server is a mix of block sizes (512B/1K/2K/4K/8K/16K/32K/64K" in en
+    assert "Web Server" in en and "Workstation" in en
 
 
 def test_both_pdfs_say_reconstructed_and_pass_the_layout_check(

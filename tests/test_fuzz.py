@@ -28,6 +28,7 @@ SAMPLES = {
     "iometer": DATA / "iometer" / "iometer_11.csv",
     "elbencho": DATA / "elbencho" / "two_runs.csv",
     "elbencho-json": DATA / "elbencho" / "seq.json",
+    "elbencho-resfile": DATA / "elbencho" / "resfile.txt",
 }
 
 
@@ -122,7 +123,8 @@ def test_fio_json_with_values_replaced(changes: list[tuple[list[int], object]]) 
     _read("fio", json.dumps(doc).encode())
 
 
-SEPARATORS = {"diskspd": "|", "iometer": ",", "elbencho": ","}  # of the table lines in each sample
+# of the table lines in each sample
+SEPARATORS = {"diskspd": "|", "iometer": ",", "elbencho": ",", "elbencho-resfile": ":"}
 
 
 @pytest.mark.parametrize("sample", sorted(SEPARATORS))

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline import ingest
 from pipeline.errors import InputError
+from pipeline.ingest import elbencho_text
 from pipeline.ingest.base import ReadOptions
 from tests.conftest import DATA
 
@@ -67,3 +68,56 @@ def test_sniffed_and_an_explicit_format_wins() -> None:
     assert ingest.detect(RUNS).NAME == "elbencho" and ingest.detect(JSON).NAME == "elbencho"
     with pytest.raises(InputError, match="no 'Results section"):
         ingest.read(RUNS, ReadOptions(), "iometer")
+
+
+RESFILE, OLD = OURS / "resfile.txt", OURS / "resfile_old.txt"
+
+
+def test_the_resfile_reads_as_the_csvfile() -> None:
+    """--resfile: each run's settings from its COMMAND LINE, the LAST DONE column, elapsed
+    times in elbencho's units (1m0.2s), the latency line in µs."""
+    result = ingest.read(RESFILE, ReadOptions())
+    assert (result.format, result.records_read, result.accepted) == ("elbencho", 5, 3)
+    assert [r.reason.key for r in result.rejects] == ["elbencho.phase", "elbencho.phase"]
+    write, read, seq = result.intervals.rows(named=True)
+    assert (write["access"], write["block_size"], write["parallelism"]) == ("random", 4096, 8)
+    assert (write["queue_depth"], write["read_pct"], write["line"]) == (16, 0.0, 6)
+    assert write["interval_s"] == pytest.approx(60.2) and write["iops"] == 180100
+    assert (write["lat_mean_us"], write["lat_max_us"]) == (708.0, 12650.0)
+    assert (read["read_pct"], read["interval_s"], read["lat_mean_us"]) == (100.0, 40.001, 487.0)
+    assert (seq["access"], seq["block_size"], seq["parallelism"]) == ("sequential", 1 << 20, 16)
+    assert seq["queue_depth"] == 1 and seq["lat_mean_us"] is None  # elbencho's default depth
+
+
+def test_a_resfile_without_its_command_line_is_rejected_with_the_reason() -> None:
+    result = ingest.read(OLD, ReadOptions())
+    assert result.format == "elbencho" and result.accepted == 0
+    assert [r.reason.key for r in result.rejects] == ["elbencho.no_command"]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('"elbencho" "-t" "4" "-b" "128k" "--rand"', ("4", "128k", "1", "1")),
+        ("elbencho --threads=2 --block=8K --iodepth 32 --hosts a,b,c", ("2", "8K", "0", "3")),
+        ("elbencho -t12 -b4m /dev/sdb", ("12", "4m", "0", "1")),
+    ],
+)
+def test_the_command_line_gives_the_settings(command: str, expected: tuple[str, ...]) -> None:
+    found = elbencho_text.command_settings(command, RESFILE, 2)
+    assert (found["threads"], found["block size"], found["random"], found["hosts"]) == expected
+
+
+def test_a_resfile_write_with_rwmixpct_is_rejected(tmp_path: Path) -> None:
+    text = RESFILE.read_text(encoding="utf-8").replace('"--rand"', '"--rand" "--rwmixpct" "30"')
+    path = tmp_path / "mix.txt"
+    path.write_text(text, encoding="utf-8")
+    keys = [r.reason.key for r in ingest.read(path, ReadOptions()).rejects]
+    assert keys[0] == "elbencho.rwmix_text"
+
+
+def test_a_hundred_times_the_runs_read(tmp_path: Path) -> None:
+    path = tmp_path / "many.txt"
+    path.write_text(RESFILE.read_text(encoding="utf-8") * 100, encoding="utf-8")
+    result = ingest.read(path, ReadOptions())
+    assert (result.records_read, result.accepted) == (500, 300)

@@ -407,12 +407,38 @@ def shown_of(
     points: pl.DataFrame, declared: Sequence[str] | None, tables: Mapping[str, pl.DataFrame]
 ) -> list[str]:
     """The tables a report shows, in order: the measurement tables declared in
-    report.toml ``tables`` (or each one's default), then every other table computed."""
+    report.toml ``tables`` (or each one's default), then every other table computed; a
+    measurement table of no row is left out (``left_out``)."""
     return [
         t.name
         for t in TABLES
-        if (t.frame or t.name) in tables
-        and (t.name in declared if declared is not None and t.selectable else t.shown(points))
+        if _wanted(t, points, declared, tables) and not _without_rows(t, tables)
+    ]
+
+
+def _wanted(
+    t: Table,
+    points: pl.DataFrame,
+    declared: Sequence[str] | None,
+    tables: Mapping[str, pl.DataFrame],
+) -> bool:
+    chosen = t.name in declared if declared is not None and t.selectable else t.shown(points)
+    return (t.frame or t.name) in tables and chosen
+
+
+def _without_rows(table: Table, tables: Mapping[str, pl.DataFrame]) -> bool:
+    """A measurement table of no row (no point has the latency it needs)."""
+    return table.origin == "points" and tables[table.frame or table.name].is_empty()
+
+
+def left_out(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
+    """The measurement tables the report would show but that have no row: named in a note
+    instead of printed empty."""
+    declared = inputs.report.tables
+    return [
+        t.name
+        for t in TABLES
+        if _wanted(t, inputs.points, declared, tables) and _without_rows(t, tables)
     ]
 
 

@@ -120,7 +120,21 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
         *PROFILE, pl.lit("optimum").alias("kind"), "shortfall_pp", "noise_pct"
     )
     table = table.join(sure, on=[*PROFILE, "kind"], how="left", nulls_equal=True)
+    table = pl.concat([table, _unmeasured(points, table)], how="diagonal_relaxed")
     return _order(table, ["_kind"]).drop("_kind")
+
+
+def _unmeasured(points: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """The maximum of each profile whose tool printed no latency (CrystalDiskMark 3 to 6):
+    its highest IOPS, without a latency, speed or optimum (the rule needs the latency)."""
+    rest = points.join(table.select(PROFILE).unique(), on=PROFILE, how="anti", nulls_equal=True)
+    best = (
+        rest.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
+        .group_by(PROFILE, maintain_order=True)
+        .first()
+    )
+    kind = pl.lit("maximum").cast(pl.Enum(list(KINDS))).alias("_kind")
+    return _pick("maximum", best).with_columns(kind)
 
 
 def _narrow(

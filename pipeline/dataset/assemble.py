@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from pipeline import ingest
-from pipeline.config import REPORT_FILE, Repeats
+from pipeline.config import REPORT_FILE, NamedProfile, Repeats
 from pipeline.dataset import Dataset, repeats
 from pipeline.dataset.hosts import same_host
 from pipeline.errors import InputError, InputErrors
@@ -30,13 +30,15 @@ def combine(
     failed: Sequence[InputError] = (),
     hosts: Callable[[list[str]], dict[str, str]] | None = None,
     rule: Repeats = "refuse",
+    profiles: Sequence[NamedProfile] = (),
 ) -> Dataset:
     """All files' interval rows, checked once more against the schema's declared checks;
     files that ``failed`` as a whole count as one rejected record each (--keep-going).
     ``hosts`` names the hosts found (``[[hosts]]``) before a point read twice is looked
     for: fio's JSON says ``perf36:8765`` where its logs' folder says ``perf36``. A point
-    measured in several runs is resolved by ``rule`` (report.toml ``repeats``)."""
-    intervals = _in_file_order(results)
+    measured in several runs is resolved by ``rule`` (report.toml ``repeats``); the
+    workload mixes ``profiles`` names (report.toml ``[[profiles]]``) take their names."""
+    intervals = named(_in_file_order(results), profiles)
     mapping = hosts(intervals["host"].unique().sort().to_list()) if hosts else {}
     if mapping:
         intervals = intervals.with_columns(pl.col("host").replace(mapping))
@@ -48,7 +50,7 @@ def combine(
     intervals, older = repeats.apply(intervals, rule, found)
     intervals = intervals.drop("_host", repeats.RUN)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice + older
-    finals = interval_frame([row for r in results for row in r.reference])
+    finals = named(interval_frame([row for r in results for row in r.reference]), profiles)
     finals = finals.with_columns(pl.col("host").replace(mapping)) if mapping else finals
     rejects += [_failed(e) for e in failed]
     notes = [f"{r.source}: {n}" for r in results for n in r.notes]
@@ -58,6 +60,24 @@ def combine(
     references = pl.concat([again, finals])
     points = to_points(intervals, finals)
     return Dataset(intervals, points, rejects, read, notes, sidecars, formats, found, references)
+
+
+def named(intervals: pl.DataFrame, profiles: Sequence[NamedProfile]) -> pl.DataFrame:
+    """Rows of a fixed block size whose access, block size and read share a named
+    profile has take its name (a name the tool gave stays)."""
+    if not profiles or intervals.is_empty():
+        return intervals
+    name = pl.lit(None, pl.String)
+    for p in profiles:
+        same = (
+            (pl.col("access") == p.access)
+            & (pl.col("block_size") == p.block_size)
+            & (pl.col("read_pct") == p.read_pct)
+        )
+        name = pl.when(same).then(pl.lit(p.name)).otherwise(name)
+    fixed = pl.col("block_split").is_null() if "block_split" in intervals.columns else True
+    own = pl.col("profile") if "profile" in intervals.columns else pl.lit(None, pl.String)
+    return intervals.with_columns(pl.coalesce(own, pl.when(fixed).then(name)).alias("profile"))
 
 
 def _failed(err: InputError) -> Reject:

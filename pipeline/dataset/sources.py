@@ -70,7 +70,7 @@ def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Data
     if errors:
         raise InputErrors(errors)
     names = functools.partial(host_names, report, folder / REPORT_FILE, not failed)
-    return combine(results, failed, names, report.repeats)
+    return combine(results, failed, names, report.repeats, report.profiles)
 
 
 def read_files(

@@ -1,5 +1,5 @@
-"""elbencho results: ``--csvfile`` (and ``--jsonfile``, the same fields). See
-docs/formats/elbencho.md.
+"""elbencho results: ``--csvfile`` (and ``--jsonfile``, the same fields), and the text of
+``--resfile`` (``elbencho_text``, read into the same fields). See docs/formats/elbencho.md.
 
 Each row is one phase of one run; its READ and WRITE phases are records (the others, such
 as MKDIRS or STAT, move no blocks and are rejected with that reason)."""
@@ -13,16 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
+from pipeline.ingest import elbencho_text
 from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
 from pipeline.units import IEC_RATES, convert_time, parse_block_size
 
 NAME = "elbencho"
-DESCRIPTION = "elbencho results file (--csvfile, or --jsonfile)"
+DESCRIPTION = "elbencho results file (--csvfile, --jsonfile or --resfile)"
 OPTIONS = NO_OPTIONS
 EMPTY = None
-HINT = "give elbencho's --csvfile (or --jsonfile) as it wrote it"
+HINT = "give elbencho's --csvfile (or --jsonfile, --resfile) as it wrote it"
 REQUIRED = ("operation", "threads", "block size", "IO depth", "time ms [last]", "IOPS [last]")
 _RWMIX = re.compile(r'"--rwmixpct"\s+"(\d+)"|--rwmixpct[= ](\d+)')
 MAX_COUNT = 1_000_000
@@ -33,7 +34,8 @@ def sniff(head: bytes) -> bool:
     text = head.decode("utf-8", errors="replace").removeprefix("\ufeff").lstrip()
     first = text.splitlines()[0] if text else ""
     csv_header = "operation" in first and "IOPS [last]" in first and "MiB/s [last]" in first
-    return csv_header or (text[:1] in "[{" and '"IOPS [last]"' in text)
+    json = text[:1] in "[{" and '"IOPS [last]"' in text
+    return csv_header or json or elbencho_text.sniff(text)
 
 
 class _BadPhase(Exception):
@@ -46,19 +48,37 @@ class _BadPhase(Exception):
 
 def read(path: Path, options: ReadOptions) -> ReadResult:
     text = read_text(path).removeprefix("\ufeff")
-    phases = _json(path, text) if text.lstrip()[:1] in "[{" else _csv(path, text)
+    phases = _phases(path, text)
     label = options.source_label(path)
     rows: list[dict[str, Any]] = []
     rejects: list[Reject] = []
     notes: list[str] = []
     for number, (line, fields) in enumerate(phases, start=1):
         try:
+            _text_settings(fields)
             row = _phase(fields, notes, line)
         except _BadPhase as bad:
             rejects.append(Reject(label, _where(line, number), bad.reason))
             continue
         rows.append({**row, **_common(options, label, fields, number, line)})
     return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+
+
+def _phases(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
+    if text.lstrip()[:1] in "[{":
+        return _json(path, text)
+    return elbencho_text.phases(path, text) if elbencho_text.sniff(text) else _csv(path, text)
+
+
+def _text_settings(fields: dict[str, str]) -> None:
+    """A --resfile phase has its run's settings from the COMMAND LINE line; one of a run
+    with --rwmixpct gives no split of its reads and writes."""
+    if not fields.get("_text"):
+        return
+    if "command" not in fields and fields.get("operation", "").upper() in ("READ", "WRITE"):
+        raise _BadPhase("no_command")
+    if fields.get("rwmixpct") and fields.get("operation", "").upper() == "WRITE":
+        raise _BadPhase("rwmix_text")
 
 
 def _place(line: int) -> str:

@@ -626,7 +626,7 @@ def _one_run_per_profile(
     first: dict[tuple[Any, ...], object] = {}
     kept, rejects = [], []
     for row, group in zip(rows, groups, strict=True):
-        key = (*(row[k] for k in POINT_KEY), row["host"], row["interval"])
+        key = (*(row.get(k) for k in POINT_KEY), row["host"], row["interval"])
         if first.setdefault(key, group) == group:
             kept.append(row)
         else:

@@ -16,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
-from pipeline.units import convert_time, mega
+from pipeline.units import convert_time, mega, split_label
 
 NAME = "iometer"
 DESCRIPTION = "Iometer results CSV (2006/2008 or 1.1 header)"
@@ -222,23 +222,38 @@ def _row(
 
 
 def _profile(spec: _Spec) -> dict[str, Any]:
-    if len(spec.parts) != 1:
-        raise _BadRow("mixed", name=repr(spec.name), n=len(spec.parts))
-    part = spec.parts[0] + [""] * 4
-    try:
-        size, share, reads, random = (float(part[i]) for i in range(4))
-    except ValueError:
-        raise _BadRow("spec_line", name=repr(spec.name), line=spec.line) from None
-    if not (0 < size <= 1 << 40 and size == int(size)) or share != 100 or not 0 <= reads <= 100:
-        raise _BadRow("spec_line", name=repr(spec.name), line=spec.line)
-    if not 0 <= random <= 100:
-        raise _BadRow("spec_line", name=repr(spec.name), line=spec.line)
+    """A specification's block size, read share and access; one of several lines (a mix
+    such as Iometer's File Server) is a named profile: its sizes as a split (as fio's
+    bssplit), the block size their mean, the read and random shares weighted by I/Os."""
+    lines = [_spec_line(spec, part) for part in spec.parts]
+    lines = [line for line in lines if line[1] > 0] if len(lines) > 1 else lines
+    if not lines or abs(sum(share for _, share, _, _ in lines) - 100) > 1e-6:
+        raise _BadRow("spec_shares", name=repr(spec.name), line=spec.line)
+    reads = sum(share * read for _, share, read, _ in lines) / 100
+    random = sum(share * rnd for _, share, _, rnd in lines) / 100
+    split = [(size, share) for size, share, _, _ in lines]
+    mixed = len(split) > 1
     return {
         "access": "random" if random > 0 else "sequential",
-        "read_pct": reads,
-        "block_size": int(size),
+        "read_pct": round(reads, 6),
+        "block_size": round(sum(size * share for size, share in split) / 100),
+        "block_split": split_label(split) if mixed else None,
+        "profile": (spec.name or None) if mixed else None,
         "target_iops": None,
     }
+
+
+def _spec_line(spec: _Spec, part: list[str]) -> tuple[int, float, float, float]:
+    """One line of a specification: size, % of size, % reads, % random."""
+    cells = part + [""] * 4
+    try:
+        size, share, reads, random = (float(cells[i]) for i in range(4))
+    except ValueError:
+        raise _BadRow("spec_line", name=repr(spec.name), line=spec.line) from None
+    whole = 0 < size <= 1 << 40 and size == int(size)
+    if not whole or not all(0 <= v <= 100 for v in (share, reads, random)):
+        raise _BadRow("spec_line", name=repr(spec.name), line=spec.line)
+    return int(size), share, reads, random
 
 
 def _number(cells: dict[str, str], column: str, optional: bool = False) -> float | None:

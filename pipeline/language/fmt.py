@@ -89,8 +89,11 @@ class Formatter:
         self.units = units
         self.mega = mega(units)  # bytes in the MB the report prints
         self.small = small  # the document's fastest latency is below 100 µs
-        # mean block size -> the block-size split it stands for ("4K/8K/64K 50/30/20")
+        # mean block size -> the block-size split it stands for ("4K/8K/64K 50/30/20"),
+        # or the name of the workload mix ("File Server")
         self.blocks = blocks or {}
+        # (access, block size, read share) -> the name of a workload mix ("Database")
+        self.profiles: dict[tuple[str, int, float], str] = {}
 
     @property
     def region(self) -> str | None:
@@ -166,6 +169,10 @@ class Formatter:
     def block(self, size: int) -> str:
         """A profile's block size, or the split a mean size stands for (fio bssplit)."""
         return self.blocks.get(size) or block_label(size)
+
+    def profile(self, access: str, block_size: int, read_pct: float) -> str | None:
+        """The name of the workload mix of these figures, if it has one."""
+        return self.profiles.get((access, block_size, read_pct))
 
     def date(self, value: dt.date) -> str:
         return str(format_date(value, format=self.t("format.date"), locale=self.locale))

@@ -66,15 +66,14 @@ def performance_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
 def _note(row: Row | None, fmt: Formatter, table: str) -> str:
     if row is None:
         return ""
-    shown = latency(fmt, table, row["lat_mean_us"])
-    return (
-        fmt.t(
-            "datasheet.profile_note",
-            profile=_profile(_of(row), fmt),
-            parallelism=_parallelism(row, fmt),
-        )
-        + f", {shown}"
+    said = fmt.t(
+        "datasheet.profile_note",
+        profile=_profile(_of(row), fmt),
+        parallelism=_parallelism(row, fmt),
     )
+    if row["lat_mean_us"] is None:  # the tool printed no latency (CrystalDiskMark 3 to 6)
+        return said
+    return f"{said}, {latency(fmt, table, row['lat_mean_us'])}"
 
 
 def limit_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
@@ -136,7 +135,7 @@ def _figure(row: Row, fmt: Formatter, table: str) -> str:
     return fmt.t(
         "datasheet.figure",
         rate=shown,
-        latency=latency(fmt, table, row["lat_mean_us"]),
+        latency=_latency(row, fmt, table),
         parallelism=fmt.integer(row["parallelism"]),
     )
 
@@ -147,6 +146,11 @@ def _key_figures(sheet: Sheet, fmt: Formatter) -> list[list[str]]:
         [_profile(p, fmt), *(_figure(c[k], fmt, sheet.units) if k in c else none for k in KINDS)]
         for p, c in sheet.key_figures
     ]
+
+
+def _latency(row: Row, fmt: Formatter, table: str) -> str:
+    lat = row["lat_mean_us"]
+    return fmt.t("table.none") if lat is None else latency(fmt, table, lat)
 
 
 def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:

@@ -195,6 +195,8 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts.append(f"## {md_text(t('site.tables'))}\n")
     views = sorted(ctx.views(fmt).items(), key=lambda kv: number[("table", kv[0])])
     parts += [md_table(v, number[("table", name)], fmt) for name, v in views]
+    if note := ctx.empty_note(fmt):
+        parts.append(f"{md_text(note)}\n")
     if r.cost_note:
         parts.append(f"{md_text(r.cost_note[lang])}\n")
     return "\n".join(parts)

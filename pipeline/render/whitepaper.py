@@ -345,9 +345,12 @@ def _tables(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     """A chapter of tables (its sections that have any), left out without one."""
     sections = _by_section(ctx, fmt.t.lang)
     found = [(s, sections[s]) for s in TABLE_SECTIONS[chapter.key] if s in sections]
+    note = ctx.empty_note(fmt, TABLE_SECTIONS[chapter.key])
+    said = [T.paragraph(note)] if note else []
     if not found:  # its text alone (economics.md without cost records)
-        return _texted(ctx, fmt, chapter)
-    return [p for section, names in found for p in _section(ctx, fmt, section, names)]
+        heading = [T.heading(fmt.t(f"section.{chapter.key}"))] if said else []
+        return (_texted(ctx, fmt, chapter) or heading) + said
+    return [p for section, names in found for p in _section(ctx, fmt, section, names)] + said
 
 
 Part = Callable[[ReportContext, Formatter, Chapter], list[str]]

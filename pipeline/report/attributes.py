@@ -13,12 +13,36 @@ Data = tuple[float | None, float | None]  # compress_pct, dedupe_pct
 
 
 def block_names(points: pl.DataFrame) -> dict[int, str]:
-    """Mean block size -> the split it stands for (normalise checks that a mean size
-    stands for one profile only)."""
+    """Mean block size -> the split it stands for, by its name where the mix has one
+    (normalise checks that a mean size stands for one profile only)."""
     if "block_split" not in points.columns:
         return {}
     rows = points.filter(pl.col("block_split").is_not_null())
-    return dict(rows.select("block_size", "block_split").unique().iter_rows())
+    name = pl.coalesce(_names(rows), pl.col("block_split"))
+    return dict(rows.select("block_size", name).unique().iter_rows())
+
+
+def _names(points: pl.DataFrame) -> pl.Expr:
+    return pl.col("profile") if "profile" in points.columns else pl.lit(None, pl.String)
+
+
+def profile_names(points: pl.DataFrame) -> dict[tuple[str, int, float], str]:
+    """(access, block size, read share) -> the name of the workload mix (normalise checks
+    that these figures have one name or none)."""
+    if "profile" not in points.columns:
+        return {}
+    rows = points.filter(pl.col("profile").is_not_null())
+    figures = rows.select("access", "block_size", "read_pct", "profile").unique()
+    return {(a, b, r): n for a, b, r, n in figures.iter_rows()}
+
+
+def splits(points: pl.DataFrame) -> dict[int, tuple[str, str | None]]:
+    """Mean block size -> its split and the name of its mix (or None)."""
+    if "block_split" not in points.columns:
+        return {}
+    rows = points.filter(pl.col("block_split").is_not_null())
+    found = rows.select("block_size", "block_split", _names(rows).alias("name")).unique()
+    return {b: (s, n) for b, s, n in found.iter_rows()}
 
 
 def ratio(pct: float, fmt: Formatter) -> str:
@@ -81,8 +105,10 @@ def data_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     """The method text's sentences on the data: each block-size split, and the
     compressibility (per setup where it differs; ``fmt`` names the setups with it)."""
     found = [
-        fmt.t("method.split", name=name, mean=fmt.integer(size))
-        for size, name in sorted(block_names(points).items())
+        fmt.t("method.split", name=split, mean=fmt.integer(size))
+        if name is None
+        else fmt.t("method.split_named", name=name, split=split, mean=fmt.integer(size))
+        for size, (split, name) in sorted(splits(points).items())
     ]
     setups = by_setup(points)
     if varies(points):

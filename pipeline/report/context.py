@@ -4,7 +4,7 @@ once per language."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import InputFile, inputs
 from pipeline.report import econ_views as E
 from pipeline.report import views as V
-from pipeline.report.attributes import block_names, setup_names
+from pipeline.report.attributes import block_names, profile_names, setup_names
 from pipeline.report.narrative import Deprecated, Filled, Section, Values, fill
 from pipeline.report.plan import COST_CHART, ChartRef, left_out
 from pipeline.validate import Problem
@@ -67,6 +67,7 @@ def report_formatter(
     if points is None:
         return Formatter(strings, setups, shown.units, style, small)
     fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
+    fmt.profiles = profile_names(points)
     fmt.setups = setup_names(points, fmt)
     return fmt
 
@@ -114,6 +115,25 @@ class ReportContext:
     steady: pl.DataFrame = field(default_factory=pl.DataFrame)  # validate.steady_table
     seen: dict[str, Seen] = field(default_factory=dict)  # every file as read (inputs.ledger)
     pictures: dict[str, list[Placed]] = field(default_factory=dict)  # text file -> its images
+    empty: list[str] = field(default_factory=list)  # tables left out: no row (no latency)
+
+    def empty_note(self, fmt: Formatter, sections: Sequence[str] | None = None) -> str:
+        """The sentence naming the tables (of ``sections``) left out as they have no row;
+        empty where none."""
+        names = [
+            self._caption(name, fmt)
+            for name in self.empty
+            if sections is None or BY_NAME[name].section in sections
+        ]
+        return fmt.t("table.left_out", tables="; ".join(names)) if names else ""
+
+    def _caption(self, name: str, fmt: Formatter) -> str:
+        limits = self.report.latency_limits
+        shown = (
+            V.latency(fmt, "iops_at_latency", x, "limit_us")
+            for x in (limits.small_us, limits.large_us)
+        )
+        return fmt.t(f"table.{name}", limits=" / ".join(dict.fromkeys(shown)))
 
     def unsteady(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The points that are not steady (SNIA PTS), the first ``limit`` of them."""

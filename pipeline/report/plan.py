@@ -326,6 +326,9 @@ def _words(ref: ChartRef, fmt: Formatter) -> dict[str, str]:
         words["access_start"] = fmt.t.access(ref.access, start=True)
     if ref.block_size is not None:
         words["block"] = fmt.block(ref.block_size)
+    if ref.access and ref.block_size is not None and ref.read_pct is not None:
+        # a chart of one named workload mix ("Database") is titled by its name
+        words["block"] = fmt.profile(ref.access, ref.block_size, ref.read_pct) or words["block"]
     if ref.read_pct is not None:
         words["mix"] = fmt.t.mix(ref.read_pct, short=True)
     if ref.limit_us is not None:

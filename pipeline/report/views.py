@@ -51,11 +51,22 @@ EXTRA_KEYS = ("setup", "queue_depth")  # present in a table only when they vary
 
 @dataclass(frozen=True)
 class RowKey:
-    """One table row: access and block size, plus setup and queue depth where they vary."""
+    """One table row: access and block size, plus setup and queue depth where they vary;
+    a workload mix with a name ("Database") is a row of its own, labelled by the name."""
 
     access: str
     block: int
     extra: tuple[tuple[str, Any], ...] = ()
+    name: str | None = None
+
+    def holds(self, mix: float, fmt: Formatter) -> bool:
+        """The row's cell of ``mix`` is this row's profile (a named mix's row holds its
+        own read share only, the other rows none of a named mix)."""
+        return fmt.profile(self.access, self.block, mix) == self.name
+
+    def label(self, fmt: Formatter, words: str) -> str:
+        """The row's name, else ``words`` (its block size and access), and its suffix."""
+        return (self.name or words) + self.suffix(fmt)
 
     def filter(self, mix: float) -> pl.Expr:
         cond = (
@@ -114,10 +125,14 @@ def figure(fmt: Formatter, table: str, metric: str, value: float) -> str:
     return latency(fmt, table, value, metric)
 
 
-def _profiles(table: pl.DataFrame) -> list[RowKey]:
+def _profiles(table: pl.DataFrame, fmt: Formatter) -> list[RowKey]:
     extra = [c for c in EXTRA_KEYS if c in table.columns and table[c].n_unique() > 1]
-    rows = table.select(*extra, "access", "block_size").unique(maintain_order=True)
-    return [RowKey(r[-2], r[-1], tuple(zip(extra, r[:-2], strict=True))) for r in rows.iter_rows()]
+    rows = table.select(*extra, "access", "block_size", "read_pct").unique(maintain_order=True)
+    keys = [
+        RowKey(a, b, tuple(zip(extra, r, strict=True)), fmt.profile(a, b, m))
+        for *r, a, b, m in rows.iter_rows()
+    ]
+    return list(dict.fromkeys(keys))
 
 
 def _mixes(table: pl.DataFrame) -> list[float]:
@@ -153,13 +168,15 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
     """ "rate @ latency (P n)", and the CPU load where the tool measured it."""
     rate = "bytes_per_s" if access == "sequential" else "iops"
     load = row.get("cpu_pct")
-    return fmt.t(
-        "table.point" if load is None else "table.point_cpu",
-        rate=figure(fmt, "performance", rate, float(row[rate])),
-        latency=latency(fmt, "performance", float(row["lat_mean_us"])),
-        parallelism=fmt.integer(row["parallelism"]),
+    words = {
+        "rate": figure(fmt, "performance", rate, float(row[rate])),
+        "parallelism": fmt.integer(row["parallelism"]),
         **({} if load is None else {"cpu": cpu(fmt, load)}),
-    )
+    }
+    if row["lat_mean_us"] is None:  # the tool printed none (CrystalDiskMark 3 to 6)
+        return fmt.t("table.point_rate" if load is None else "table.point_rate_cpu", **words)
+    words["latency"] = latency(fmt, "performance", float(row["lat_mean_us"]))
+    return fmt.t("table.point" if load is None else "table.point_cpu", **words)
 
 
 def _has_cpu(frame: pl.DataFrame) -> bool:
@@ -211,23 +228,27 @@ class _Grid:
     ) -> TableView:
         mixes = _mixes(table)
         rows = []
-        for key in _profiles(table):
+        for key in _profiles(table, fmt):
             access, block = key.access, key.block
-            label = fmt.t(
+            words = fmt.t(
                 self.label_key(access), block=fmt.block(block), access=fmt.t.access(access)
-            ) + key.suffix(fmt)
+            )
             cells = [
-                self.cell(table, key, m, fmt)
+                (
+                    self.cell(table, key, m, fmt)
+                    if key.holds(m, fmt)
+                    else [Span(fmt.t("table.none"))]
+                )
                 + (
                     _vendor_spans(
                         figures, self.metric(access), access, block, m, fmt, vendor, self.name
                     )
-                    if not key.extra
+                    if not key.extra and key.holds(m, fmt)
                     else []
                 )
                 for m in mixes
             ]
-            rows.append([[Span(label)], *cells])
+            rows.append([[Span(key.label(fmt, words))], *cells])
         header = [fmt.t("table.pattern"), *[fmt.t.mix(m) for m in mixes]]
         return TableView(self.name, fmt.t(f"table.{self.name}"), header, rows)
 
@@ -264,6 +285,8 @@ def performance_view(
     # the key figures' note (the optimum, the CPU) begins this one: said once beside it
     note = [fmt.t("method.optimum"), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
     note.append(fmt.t("table.point_note"))
+    if perf["lat_mean_us"].null_count():
+        note.append(fmt.t("table.no_latency_note"))
     note += [
         fmt.t(f"method.{k}") for s, k in (("optimum", "italic"), ("vendor", "bold")) if s in styles
     ]
@@ -318,7 +341,9 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
         if access == "sequential"
         else rate(fmt, row["iops"])
     )
-    cell = [Span(parallelism), Span(value), Span(latency(fmt, "key_figures", row["lat_mean_us"]))]
+    lat = row["lat_mean_us"]
+    shown = fmt.t("table.none") if lat is None else latency(fmt, "key_figures", lat)
+    cell = [Span(parallelism), Span(value), Span(shown)]
     load = row.get("cpu_pct")
     return cell if load is None else [*cell, Span(fmt.t("table.cpu", cpu=cpu(fmt, load)))]
 
@@ -326,19 +351,21 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
     rows = []
-    for key in _profiles(perf):
+    for key in _profiles(perf, fmt):
         for mix in _mixes(perf):
             found = kinds(perf, key, mix)
-            if not found:
+            if not found or not key.holds(mix, fmt):
                 continue
             direction = {100.0: fmt.t("table.key_read"), 0.0: fmt.t("table.key_write")}.get(
                 mix, fmt.t.mix(mix, short=True)
             )
             label = [
-                Span(f"{fmt.block(key.block)} {direction}{key.suffix(fmt)}"),
+                Span(key.label(fmt, f"{fmt.block(key.block)} {direction}")),
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
-            rows.append([label, *[_key_cell(found[k], key.access, fmt) for k in KINDS]])
+            none = [Span(fmt.t("table.none"))]
+            cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in KINDS]
+            rows.append([label, *cells])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
     note = fmt.t("method.optimum") + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)

@@ -1,0 +1,68 @@
+"""Points without a latency (CrystalDiskMark 3 to 6 prints none) are each profile's
+maximum in the performance table, without the latency; a table that has no row for the
+report (minimum latency, I/O rate at a latency limit) is left out with a note naming it,
+never printed empty (issue 37)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import build
+from pipeline.prepare import prepare
+from tests.conftest import DATA, pdf_text
+
+REPORT = """id = "cdm"
+author = "iopress tests"
+version = "0.1"
+date = 2026-11-25
+title = { de = "CrystalDiskMark", en = "CrystalDiskMark" }
+classification = "intern"
+
+[system]
+name = "SSD"
+vendor = "lab"
+
+[[sources]]
+path = "raw/cdm6.txt"
+"""
+
+
+def _folder(tmp_path: Path, top: str = "") -> Path:
+    folder = tmp_path / "cdm"
+    (folder / "raw").mkdir(parents=True)
+    shutil.copy(DATA / "crystaldiskmark" / "cdm6.txt", folder / "raw" / "cdm6.txt")
+    shutil.copytree(DATA / "reports" / "mixed" / "text", folder / "text")
+    (folder / "report.toml").write_text(top + REPORT, encoding="utf-8")
+    return folder
+
+
+def test_the_maximum_is_shown_without_latency(tmp_path: Path) -> None:
+    ctx = prepare(_folder(tmp_path))
+    assert ctx.dataset.points["lat_mean_us"].null_count() == ctx.dataset.points.height == 7
+    assert ctx.shown == ["performance"]
+    assert ctx.empty == ["min_latency", "iops_at_latency"]
+    en = ctx.formatter("en")
+    view = ctx.views(en)["performance"]
+    cells = {row[0][0].text: [c[0].text for c in row[1:]] for row in view.rows}
+    assert cells["4K random IOPS (QD\u00a08)"] == ["92,825 (P\u00a08)", "85,450 (P\u00a08)"]
+    assert "the tool printed none (CrystalDiskMark 3 to 6)" in view.note
+    note = ctx.empty_note(en)
+    assert note.startswith("Not shown, as no measured point has the latency they need: ")
+    assert "Minimum latency by block size; I/O rate at a latency of at most 1.0 ms / 3.0 ms" in note
+
+
+def test_a_declared_table_of_no_row_is_left_out_too(tmp_path: Path) -> None:
+    ctx = prepare(_folder(tmp_path, 'tables = ["min_latency"]\n'))
+    assert (ctx.shown, ctx.empty) == ([], ["min_latency"])
+
+
+@pytest.mark.slow
+def test_the_pdf_names_the_tables_left_out(tmp_path: Path) -> None:
+    result = build(_folder(tmp_path), tmp_path / "out")
+    en = " ".join(pdf_text(result.out / "cdm.en.pdf").split())
+    assert "92,825 (P 8)" in en.replace("\u00a0", " ")
+    assert "Not shown, as no measured point has the latency they need: Minimum latency" in en
+    assert "Minimum latency by block size Pattern" not in en  # no empty table's header
