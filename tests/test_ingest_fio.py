@@ -310,6 +310,22 @@ def test_a_control_character_in_fios_text_is_an_input_error(
     assert "control character" in str(err.value)
 
 
+@pytest.mark.parametrize(("raw", "shown"), [("\x7f", "\\x7f"), ("\u202e", "\\u202e")])
+def test_a_control_character_written_raw_is_an_input_error(
+    tmp_path: Path, raw: str, shown: str
+) -> None:
+    """DEL is ASCII and JSON allows it raw in a string, as it does a bidi override:
+    written as they are, not escaped, they are found as well."""
+    doc = json.loads((SAMPLES / "jsonplus.json").read_text(encoding="utf-8"))
+    doc["jobs"][0]["hostname"] = f"host{raw}"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        ingest.read(path, ReadOptions())
+    assert "jobs[0].hostname (JSON document at line 1)" in str(err.value)
+    assert f"control character '{shown}'" in str(err.value)
+
+
 @pytest.mark.parametrize("first", [0, 1, 2])
 def test_option_values_equal_as_keys_but_not_as_text_are_told_apart(
     tmp_path: Path, first: int
