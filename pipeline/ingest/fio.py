@@ -191,7 +191,10 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         )
     _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
-    ctx = _Context(params, options, doc, _run_jobs(records, params), options.source_label(path))
+    runs = _run_jobs(records, params)
+    head = {"system": options.system, "setup": options.setup, "tool": NAME}
+    version = str(doc.data.get("fio version", "")) or None
+    ctx = _Context(params, options, runs, options.source_label(path), head, version)
     batches = _batches(doc, key, records)
     lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
     later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
@@ -210,9 +213,10 @@ class _Context(NamedTuple):
 
     params: fio_params.Resolver
     options: ReadOptions
-    doc: _Document
     runs: dict[int, Any]  # per record of the final result: its profile, or its rejection
     label: str
+    head: dict[str, Any]  # the columns every row of the file starts with
+    version: str | None  # fio's version
 
 
 def _interval_rows(
@@ -551,15 +555,13 @@ def _row(record: Any, job: int, place: _Place, ctx: _Context) -> dict[str, Any]:
     profile = run if run is not None else ctx.params.profile(record)
     measures = _measures(record, place.snapshot)
     return {
-        "system": ctx.options.system,
-        "setup": ctx.options.setup,
-        "tool": NAME,
+        **ctx.head,
         "host": host_of(record, ctx.options.host),
         "interval": place.interval,
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
-        "tool_version": str(ctx.doc.data.get("fio version", "")) or None,
+        "tool_version": ctx.version,
         "source": place.source,
         "line": place.line,
     }
@@ -572,7 +574,7 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
     group of several sections would otherwise pass as fewer jobs than ran."""
     total = _num(record, "job_runtime", "job")
     sides = [d for d in (record.get("read"), record.get("write")) if isinstance(d, dict)]
-    longest = max((_num(d, "runtime", "job") for d in sides), default=0.0)
+    longest = max([_num(d, "runtime", "job") for d in sides], default=0.0)
     if longest > 0 and total > workers * (longest + 1) * MEMBER_SLACK:
         raise fio_params.JobError(
             "group_members", workers=workers, jobs=round(total / longest), job=record.get("jobname")
