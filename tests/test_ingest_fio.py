@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline import ingest
 from pipeline.dataset.assemble import combine
@@ -415,6 +417,32 @@ def test_records_are_found_by_their_own_keys(text: str, lines: list[int]) -> Non
 
     records = [{"x": []}, {"g": 1}] if text == DEEP else json.loads(text)["jobs"]
     assert fio_lines.batch_lines(text, "jobs", [(0, records)]) == [lines]
+
+
+_PIECES = ["{", '"jobname"', 'jobname"', '"', "x", "\n", '"jobname"jobname"']
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=12).map("".join),
+    st.integers(0, 200),
+    st.integers(0, 4),
+)
+def test_jobname_keys_are_counted_as_str_count_counts_them(tail: str, cut: int, count: int) -> None:
+    """One pass finds the keys: where text around a document holds overlapping
+    '"jobname"jobname"', they are counted as str.count counts, as before."""
+    from pipeline.ingest import fio_lines
+
+    text = "{" + tail
+    end = min(cut, len(text))
+    records: list[Any] = [{"jobname": "a"}] * count
+    expected = None
+    if text.count('"jobname"', 0, end) == count:
+        expected, pos = [], 0
+        for _ in records:
+            pos = text.find('"jobname"', pos + 1)
+            expected.append(pos)
+    assert fio_lines._by_jobname(text, 0, end, records) == expected
 
 
 def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:
