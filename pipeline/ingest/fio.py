@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -615,7 +616,7 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
         target, workers = profile["target_iops"], profile["parallelism"]
         group = repr(record.get("groupid", 0))  # hand-edited JSON: anything, hashable or not
         key = (host_of(record, ""), group, target and target / workers)
-        same.setdefault((*key, *(profile[k] for k in CLONE_KEY)), []).append(i)
+        same.setdefault((*key, *_CLONE_KEY(profile)), []).append(i)
     for members in (m for m in same.values() if len(m) > 1):
         found.update({i: _as_clones(found[i], len(members)) for i in members})
     return found
@@ -627,6 +628,7 @@ def _as_clones(profile: dict[str, Any], jobs: int) -> dict[str, Any]:
 
 
 CLONE_KEY = ("access", "read_pct", "block_size", "queue_depth")
+_CLONE_KEY = operator.itemgetter(*CLONE_KEY)
 
 
 def host_of(record: dict[str, Any], default: str) -> str:
@@ -637,6 +639,9 @@ def host_of(record: dict[str, Any], default: str) -> str:
     return f"{host}:{port}" if isinstance(port, int) and not isinstance(port, bool) else host
 
 
+_RUN_KEY = operator.itemgetter(*POINT_KEY, "host", "interval")  # a row's point, host, interval
+
+
 def _one_run_per_profile(
     rows: list[dict[str, Any]], groups: list[object], label: str
 ) -> tuple[list[dict[str, Any]], list[Reject]]:
@@ -645,7 +650,7 @@ def _one_run_per_profile(
     first: dict[tuple[Any, ...], object] = {}
     kept, rejects = [], []
     for row, group in zip(rows, groups, strict=True):
-        key = (*(row[k] for k in POINT_KEY), row["host"], row["interval"])
+        key = _RUN_KEY(row)
         if first.setdefault(key, group) == group:
             kept.append(row)
         else:
