@@ -117,8 +117,10 @@ def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
     with _opened(path) as (fh, info):
         if info.st_size > limit:
             raise _too_large(path, info.st_size, limit)
-        data = fh.read(limit + 1)
-        if len(data) > limit:  # grew since it was opened
+        data = fh.read(info.st_size + 1)  # not limit + 1: a buffer that large costs
+        if len(data) > info.st_size:  # grew since it was opened
+            data += fh.read(limit + 1 - len(data))
+        if len(data) > limit:
             raise _too_large(path, len(data), limit)
         _record(path, fh.fileno(), info, hashlib.sha256(data).hexdigest(), len(data))
     return data

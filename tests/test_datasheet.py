@@ -171,7 +171,7 @@ def _whitepaper_cell(ctx: ReportContext, name: str, profile: Profile, lang: str)
     """The whitepaper's cell of table ``name`` at the datasheet's setup and profile."""
     fmt, table, setup = ctx.formatter(lang), ctx.frame(name), D.setup(ctx)
     keys = [  # the whitepaper's rows, in its order
-        (k.access, k.block, dict(k.extra).get("setup", setup)) for k in V._profiles(table)
+        (k.access, k.block, dict(k.extra).get("setup", setup)) for k in V._profiles(table, fmt)
     ]
     index = keys.index((profile.access, profile.block, setup))
     column = 1 + V._mixes(table).index(profile.read_pct)

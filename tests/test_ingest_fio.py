@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline import ingest
 from pipeline.dataset.assemble import combine
@@ -311,6 +313,22 @@ def test_a_control_character_in_fios_text_is_an_input_error(
     assert "control character" in str(err.value)
 
 
+@pytest.mark.parametrize(("raw", "shown"), [("\x7f", "\\x7f"), ("\u202e", "\\u202e")])
+def test_a_control_character_written_raw_is_an_input_error(
+    tmp_path: Path, raw: str, shown: str
+) -> None:
+    """DEL is ASCII and JSON allows it raw in a string, as it does a bidi override:
+    written as they are, not escaped, they are found as well."""
+    doc = json.loads((SAMPLES / "jsonplus.json").read_text(encoding="utf-8"))
+    doc["jobs"][0]["hostname"] = f"host{raw}"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        ingest.read(path, ReadOptions())
+    assert "jobs[0].hostname (JSON document at line 1)" in str(err.value)
+    assert f"control character '{shown}'" in str(err.value)
+
+
 @pytest.mark.parametrize("first", [0, 1, 2])
 def test_option_values_equal_as_keys_but_not_as_text_are_told_apart(
     tmp_path: Path, first: int
@@ -400,6 +418,32 @@ def test_records_are_found_by_their_own_keys(text: str, lines: list[int]) -> Non
 
     records = [{"x": []}, {"g": 1}] if text == DEEP else json.loads(text)["jobs"]
     assert fio_lines.batch_lines(text, "jobs", [(0, records)]) == [lines]
+
+
+_PIECES = ["{", '"jobname"', 'jobname"', '"', "x", "\n", '"jobname"jobname"']
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=12).map("".join),
+    st.integers(0, 200),
+    st.integers(0, 4),
+)
+def test_jobname_keys_are_counted_as_str_count_counts_them(tail: str, cut: int, count: int) -> None:
+    """One pass finds the keys: where text around a document holds overlapping
+    '"jobname"jobname"', they are counted as str.count counts, as before."""
+    from pipeline.ingest import fio_lines
+
+    text = "{" + tail
+    end = min(cut, len(text))
+    records: list[Any] = [{"jobname": "a"}] * count
+    expected = None
+    if text.count('"jobname"', 0, end) == count:
+        expected, pos = [], 0
+        for _ in records:
+            pos = text.find('"jobname"', pos + 1)
+            expected.append(pos)
+    assert fio_lines._by_jobname(text, 0, end, records) == expected
 
 
 def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,6 +114,27 @@ def test_a_file_read_twice_with_other_bytes_is_an_error(tmp_path: Path) -> None:
         path.write_text("a = 2\n", encoding="utf-8")
         with pytest.raises(InputError, match="changed while the build read it"):
             inputs.read_text(path)
+
+
+def test_a_small_file_is_read_without_a_buffer_of_the_size_limit(tmp_path: Path) -> None:
+    path = tmp_path / "small.json"
+    path.write_bytes(b'{"jobs": []}\n')
+    tracemalloc.start()
+    try:
+        assert inputs.read_bytes(path) == b'{"jobs": []}\n'
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak:,} bytes allocated to read 13"
+
+
+def test_a_file_larger_than_its_size_said_is_read_whole_and_still_limited() -> None:
+    grows = Path("/proc/self/status")  # a regular file whose size reads as 0
+    if not grows.is_file() or grows.stat().st_size:
+        pytest.skip("no /proc")
+    assert b"Name:" in inputs.read_bytes(grows)
+    with pytest.raises(InputError, match="file too large to read whole"):
+        inputs.read_bytes(grows, limit=10)
 
 
 def test_a_name_swapped_for_a_link_out_after_its_check_is_not_read(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from pipeline import ingest
 from pipeline.charts.draw import spec
-from pipeline.config import load_report
 from pipeline.dataset.assemble import combine
+from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
 from pipeline.prepare import prepare

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -191,7 +192,10 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         )
     _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
-    ctx = _Context(params, options, doc, _run_jobs(records, params), options.source_label(path))
+    runs = _run_jobs(records, params)
+    head = {"system": options.system, "setup": options.setup, "tool": NAME}
+    version = str(doc.data.get("fio version", "")) or None
+    ctx = _Context(params, options, runs, options.source_label(path), head, version)
     batches = _batches(doc, key, records)
     lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
     later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
@@ -210,9 +214,10 @@ class _Context(NamedTuple):
 
     params: fio_params.Resolver
     options: ReadOptions
-    doc: _Document
     runs: dict[int, Any]  # per record of the final result: its profile, or its rejection
     label: str
+    head: dict[str, Any]  # the columns every row of the file starts with
+    version: str | None  # fio's version
 
 
 def _interval_rows(
@@ -274,6 +279,8 @@ def _check_text(path: Path, text: str, doc: _Document, key: str) -> None:
     """The text iopress takes from fio's output (names, options, version) holds no
     control character (decoded from \\u001b, \\u0000 ...): it would reach the report,
     the terminal and file names. Of every snapshot, where there are several."""
+    if _plain(text):
+        return
     for start, data in doc.snapshots or [(doc.start, doc.data)]:
         fields = {k: data.get(k) for k in ("fio version", "global options")}
         records = data.get(key)
@@ -288,6 +295,14 @@ def _check_text(path: Path, text: str, doc: _Document, key: str) -> None:
                     f"control character {bad[0]!r} in the text {found!r}",
                     "give fio's unmodified output (fio writes no control characters)",
                 )
+
+
+def _plain(text: str) -> bool:
+    """No decoded string of the text can hold a control character: it is ASCII (no C1
+    character, no bidi override), has no escape (\\u001b, \\n ...) and no DEL; JSON
+    decoders refuse the other C0 characters raw in a string. Most of fio's output: its
+    strings need not be walked one by one."""
+    return text.isascii() and "\\" not in text and "\x7f" not in text
 
 
 class _Batch(NamedTuple):
@@ -332,28 +347,33 @@ def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-@dataclass(frozen=True)
-class _Direction:
+_NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
+_LATENCY = (*fio_status.LATENCY_KEYS, "slat_ns", "slat")
+# names ending in _ns are fio 3.x nanoseconds, the others fio 2.x microseconds
+_SCALE = {key: TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0 for key in _LATENCY}
+
+
+class _Direction(NamedTuple):
     iops: float
     bytes_per_s: float
     ios: float = 0.0
     runtime_s: float = 0.0
     lat_us: float | None = None
     lat_max_us: float | None = None
-    percentiles: dict[str, float] = field(default_factory=dict)
+    percentiles: dict[str, float | None] = _NO_PERCENTILES  # the row's columns
 
 
 def _finite_float(value: object) -> bool:
-    """A float that is finite and not beyond any measured figure (inf - inf and nan - nan
-    are nan): what msgspec gives for fio's numbers, tested first as the common case."""
-    return value.__class__ is float and value - value == 0.0 and -LARGEST <= value <= LARGEST
+    """A float not beyond any measured figure (nan and inf are not within the bounds):
+    what msgspec gives for fio's numbers, tested first as the common case."""
+    return value.__class__ is float and -LARGEST <= value <= LARGEST
 
 
 def _num(d: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
     """A numeric field, or a JobError naming it: fio JSON edited by hand can hold anything."""
     value = d.get(key, default)
-    if _finite_float(value):
-        return float(value)
+    if value.__class__ is float and -LARGEST <= value <= LARGEST:  # the common case, inline
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise fio_params.JobError("not_number", field=f"{where}.{key}", value=repr(value))
     if abs(value) > LARGEST:
@@ -372,8 +392,7 @@ def _stats(
     for key in names:
         stats = d.get(key)
         if isinstance(stats, dict) and (mean := _num(stats, "mean", f"{where}.{key}")) > 0:
-            scale = TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0
-            return stats, scale, mean * scale
+            return stats, _SCALE[key], mean * _SCALE[key]
     return None
 
 
@@ -384,8 +403,7 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
             for key in names:
                 part = d.get(key)
                 if isinstance(part, dict):
-                    scale = TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0
-                    total += _num(part, "mean", f"{where}.{key}") * scale
+                    total += _num(part, "mean", f"{where}.{key}") * _SCALE[key]
             return total or None
     return None
 
@@ -393,35 +411,37 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
 _PERCENTILE_SOURCES = ("lat_ns", "clat_ns", "lat", "clat")
 
 
-def _percentiles(d: dict[str, Any], where: str) -> dict[str, float]:
-    names = tuple(
-        k
-        for k in _PERCENTILE_SOURCES
-        if isinstance(stats := d.get(k), dict) and isinstance(stats.get("percentile"), dict)
-    )
-    found = _stats(d, names, where) if names else None
-    if not found:
-        return {}
-    stats, scale, _ = found
-    table = stats["percentile"]
-    out = {}
-    for name, key in zip(PERCENTILES, FIO_PERCENTILE_KEYS, strict=True):
-        value = table.get(key)
-        if not _finite_float(value):
-            return _percentiles_by_value(table, scale, where)
-        if value > 0:
-            out[name] = value * scale
-    return out
+_PERCENTILE_COLUMNS = tuple(zip(_NO_PERCENTILES, FIO_PERCENTILE_KEYS, strict=True))
 
 
-def _percentiles_by_value(table: dict[str, Any], scale: float, where: str) -> dict[str, float]:
+def _percentiles(d: dict[str, Any], where: str) -> dict[str, float | None]:
+    """The row's percentile columns (None where fio has none above 0), from the first
+    statistics with a percentile table and I/O."""
+    for key in _PERCENTILE_SOURCES:
+        stats = d.get(key)
+        if not isinstance(stats, dict) or not isinstance(table := stats.get("percentile"), dict):
+            continue
+        if _num(stats, "mean", f"{where}.{key}") > 0:
+            scale = _SCALE[key]
+            out: dict[str, float | None] = {}
+            for column, fio_key in _PERCENTILE_COLUMNS:
+                value: Any = table.get(fio_key)
+                if not _finite_float(value):
+                    return _percentiles_by_value(table, scale, where)
+                out[column] = value * scale if value > 0 else None
+            return out
+    return _NO_PERCENTILES
+
+
+def _percentiles_by_value(
+    table: dict[str, Any], scale: float, where: str
+) -> dict[str, float | None]:
     """A table whose keys are not fio's usual spelling (or whose values are not floats)."""
     by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
-    out = {}
-    for name, p in PERCENTILES.items():
+    out: dict[str, float | None] = {}
+    for column, p in zip(_NO_PERCENTILES, PERCENTILES.values(), strict=True):
         value = _num(by_value, f"{p:g}", f"{where}.percentile")
-        if value > 0:
-            out[name] = value * scale
+        out[column] = value * scale if value > 0 else None
     return out
 
 
@@ -456,14 +476,11 @@ def _direction(record: dict[str, Any], name: str) -> _Direction:
     return _Direction(iops, bw, ios, runtime_s, lat, lat_max or None, _percentiles(d, name))
 
 
-_NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
-
-
 def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any]:
     """The row's figures. ``within_run``: the record is an interval of --status-interval
     output, where time without I/O (a stall, the end of the run) is a measured 0 IOPS."""
     read, write = _direction(record, "read"), _direction(record, "write")
-    active = [d for d in (read, write) if d.iops > 0]
+    active = tuple(d for d in (read, write) if d.iops > 0)
     if not active:
         ran = max(read.runtime_s, write.runtime_s)
         if ran > 0 and within_run:
@@ -471,31 +488,36 @@ def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any
         if ran or _num(record, "job_runtime", "job"):
             raise fio_params.JobError("no_io")
         raise fio_params.JobError("idle")
-    if any(d.lat_us is None for d in active):
+    first, last = active[0], active[-1]  # the same where one direction has I/O
+    if first.lat_us is None or last.lat_us is None:
         raise fio_params.JobError("no_latency")
-    ios = sum(d.ios for d in active) or 1.0
-    runtime = max(d.runtime_s for d in active) or convert_time(
+    two = len(active) == 2
+    ios = _add(first.ios, last.ios, two) or 1.0
+    runtime = max(first.runtime_s, last.runtime_s) or convert_time(
         _num(record, "job_runtime", "job"), "ms", "s"
     )
     if runtime <= 0:
         raise fio_params.JobError("no_runtime")
-    percentiles = _NO_PERCENTILES
-    if len(active) == 1:
-        percentiles = {f"lat_{name}_us": active[0].percentiles.get(name) for name in PERCENTILES}
+    lat = _add(first.ios * (first.lat_us or 0.0), last.ios * (last.lat_us or 0.0), two)
     return {
-        "iops": sum(d.iops for d in active),
-        "bytes_per_s": sum(d.bytes_per_s for d in active),
-        "lat_mean_us": sum(d.ios * (d.lat_us or 0.0) for d in active) / ios,
+        "iops": _add(first.iops, last.iops, two),
+        "bytes_per_s": _add(first.bytes_per_s, last.bytes_per_s, two),
+        "lat_mean_us": lat / ios,
         "read_iops": read.iops,
         "write_iops": write.iops,
         "read_bytes_per_s": read.bytes_per_s,
         "write_bytes_per_s": write.bytes_per_s,
         "read_lat_mean_us": read.lat_us if read.iops > 0 else None,
         "write_lat_mean_us": write.lat_us if write.iops > 0 else None,
-        "lat_max_us": max((d.lat_max_us or 0.0) for d in active) or None,
-        **percentiles,
+        "lat_max_us": max(first.lat_max_us or 0.0, last.lat_max_us or 0.0) or None,
+        **(_NO_PERCENTILES if two else first.percentiles),
         "interval_s": runtime,
     }
+
+
+def _add(first: float, last: float, two: bool) -> float:
+    """Of one direction or both, as sum() adds them (from 0: 0 + -0.0 is 0.0)."""
+    return 0.0 + first + last if two else 0.0 + first
 
 
 _NOTHING: dict[str, Any] = {
@@ -534,15 +556,13 @@ def _row(record: Any, job: int, place: _Place, ctx: _Context) -> dict[str, Any]:
     profile = run if run is not None else ctx.params.profile(record)
     measures = _measures(record, place.snapshot)
     return {
-        "system": ctx.options.system,
-        "setup": ctx.options.setup,
-        "tool": NAME,
+        **ctx.head,
         "host": host_of(record, ctx.options.host),
         "interval": place.interval,
         **profile,
         **measures,
         "cpu_pct": _cpu(record),
-        "tool_version": str(ctx.doc.data.get("fio version", "")) or None,
+        "tool_version": ctx.version,
         "source": place.source,
         "line": place.line,
     }
@@ -555,7 +575,7 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
     group of several sections would otherwise pass as fewer jobs than ran."""
     total = _num(record, "job_runtime", "job")
     sides = [d for d in (record.get("read"), record.get("write")) if isinstance(d, dict)]
-    longest = max((_num(d, "runtime", "job") for d in sides), default=0.0)
+    longest = max([_num(d, "runtime", "job") for d in sides], default=0.0)
     if longest > 0 and total > workers * (longest + 1) * MEMBER_SLACK:
         raise fio_params.JobError(
             "group_members", workers=workers, jobs=round(total / longest), job=record.get("jobname")
@@ -596,7 +616,7 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
         target, workers = profile["target_iops"], profile["parallelism"]
         group = repr(record.get("groupid", 0))  # hand-edited JSON: anything, hashable or not
         key = (host_of(record, ""), group, target and target / workers)
-        same.setdefault((*key, *(profile[k] for k in CLONE_KEY)), []).append(i)
+        same.setdefault((*key, *_CLONE_KEY(profile)), []).append(i)
     for members in (m for m in same.values() if len(m) > 1):
         found.update({i: _as_clones(found[i], len(members)) for i in members})
     return found
@@ -608,6 +628,7 @@ def _as_clones(profile: dict[str, Any], jobs: int) -> dict[str, Any]:
 
 
 CLONE_KEY = ("access", "read_pct", "block_size", "queue_depth")
+_CLONE_KEY = operator.itemgetter(*CLONE_KEY)
 
 
 def host_of(record: dict[str, Any], default: str) -> str:
@@ -618,6 +639,11 @@ def host_of(record: dict[str, Any], default: str) -> str:
     return f"{host}:{port}" if isinstance(port, int) and not isinstance(port, bool) else host
 
 
+# a row's point, host and interval; fio names no workload mix (a profile's name comes
+# from report.toml's [[profiles]], after reading)
+_RUN_KEY = operator.itemgetter(*(k for k in POINT_KEY if k != "profile"), "host", "interval")
+
+
 def _one_run_per_profile(
     rows: list[dict[str, Any]], groups: list[object], label: str
 ) -> tuple[list[dict[str, Any]], list[Reject]]:
@@ -626,7 +652,7 @@ def _one_run_per_profile(
     first: dict[tuple[Any, ...], object] = {}
     kept, rejects = [], []
     for row, group in zip(rows, groups, strict=True):
-        key = (*(row.get(k) for k in POINT_KEY), row["host"], row["interval"])
+        key = _RUN_KEY(row)
         if first.setdefault(key, group) == group:
             kept.append(row)
         else:

@@ -46,15 +46,24 @@ def _lines(text: str, start: int, first: int, offsets: list[int], count: int) ->
 
 def _by_jobname(text: str, start: int, end: int, records: list[Any]) -> list[int] | None:
     """The offsets of the "jobname" keys, in order, where the document holds as many as
-    it has records and every record has one (then each is its record's own); else None."""
+    it has records and every record has one (then each is its record's own); else None.
+    One pass: the keys are counted as str.count counts them (not overlapping), which
+    only text around the document can make differ from finding each one."""
     named = all(isinstance(r, dict) and _JOBNAME[1:-1] in r for r in records)
-    if not named or text.count(_JOBNAME, start, end) != len(records):
+    if not named:
         return None
-    offsets, pos = [], start
-    for _ in records:
-        pos = text.find(_JOBNAME, pos + 1)
-        offsets.append(pos)
-    return offsets
+    offsets: list[int] = []
+    counted, free = 0, start  # keys counted, and where the next counted one may begin
+    pos = text.find(_JOBNAME, start, end)
+    while pos >= 0:
+        if pos >= free:
+            counted, free = counted + 1, pos + len(_JOBNAME)
+            if counted > len(records):
+                return None
+        if len(offsets) < len(records):
+            offsets.append(pos)
+        pos = text.find(_JOBNAME, pos + 1, end)
+    return offsets if counted == len(records) else None
 
 
 def _elements(text: str, start: int, key: str) -> list[int]:

@@ -177,7 +177,8 @@ def server_snapshots(records: list[Any]) -> dict[int, int]:
     chains: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(records):
         if isinstance(r, dict) and r.get("jobname") != "All clients":
-            key = tuple(repr(r.get(k)) for k in ("hostname", "port", "jobname", "groupid"))
+            names = r.get("hostname"), r.get("port"), r.get("jobname"), r.get("groupid")
+            key = tuple(map(repr, names))
             chains.setdefault(key, []).append(i)
     earlier: dict[int, int] = {}
     for found in chains.values():
