@@ -15,7 +15,7 @@ import polars as pl
 from pipeline import __version__
 from pipeline.config import Report
 from pipeline.dataset import Dataset
-from pipeline.inputs import Seen, digest
+from pipeline.inputs import Seen, digest, resolved
 
 DEPENDENCIES = (
     "polars",
@@ -40,20 +40,25 @@ class InputFile:
     tools: str  # tool and version as the file states it
 
 
-def _tools(intervals: pl.DataFrame, source: str) -> str:
-    rows = intervals.filter(pl.col("source") == source).select("tool", "tool_version").unique()
-    names = sorted(f"{t} {v}" if v else str(t) for t, v in rows.iter_rows())
-    return ", ".join(names)
+def _tools(intervals: pl.DataFrame) -> dict[str, str]:
+    """Per raw file, the tools and versions its rows state ("fio 3.33"): one pass over the
+    rows, whatever the number of files."""
+    pairs = intervals.select("source", "tool", "tool_version").unique()
+    found: dict[str, list[str]] = {}
+    for source, tool, version in pairs.iter_rows():
+        found.setdefault(source, []).append(f"{tool} {version}" if version else str(tool))
+    return {source: ", ".join(sorted(names)) for source, names in found.items()}
 
 
 def _file(
-    folder: Path, path: Path, kind: str, seen: Mapping[str, Seen], tools: str = ""
+    root: Path, path: Path, kind: str, seen: Mapping[str, Seen], tools: str = ""
 ) -> InputFile:
     """The file as the build read it (its bytes' hash, taken while reading, and the place
     the open file lay: a name swapped for a link afterwards changes nothing); a file the
-    build only lists (a method file) is read here, once."""
+    build only lists (a method file) is read here, once. ``root``: the report folder,
+    resolved."""
     found = seen.get(os.path.abspath(path)) or digest(path)
-    real, root = Path(found.real), folder.resolve()
+    real = Path(found.real)
     inside = real.is_relative_to(root)
     name = real.relative_to(root).as_posix() if inside else f"{real.parent.name}/{real.name}"
     return InputFile(name, found.size, found.sha256, kind, tools)
@@ -69,20 +74,20 @@ def inputs(
     """Every file the build read: raw sources, the files read beside them (fio JSON or job
     files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records), as
     ``seen`` when they were read (``inputs.ledger``)."""
-    book = seen or {}
+    book, root, tools = seen or {}, resolved(folder), _tools(dataset.intervals)
     files = [
         _file(
-            folder,
+            root,
             folder / s.path,
             s.format or dataset.formats.get(s.path, "?"),
             book,
-            _tools(dataset.intervals, s.path),
+            tools.get(s.path, ""),
         )
         for s in report.sources
     ]
     for source, paths in dataset.sidecars.items():
-        files += [_file(folder, p, "sidecar", book, source) for p in paths]
-    files += [_file(folder, p, kind, book) for p, kind in others]
+        files += [_file(root, p, "sidecar", book, source) for p in paths]
+    files += [_file(root, p, kind, book) for p, kind in others]
     unique = {f.path: f for f in reversed(files)}
     return [f for f in files if unique[f.path] is f]
 
