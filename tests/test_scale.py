@@ -4,6 +4,10 @@ lists a large folder as one row that ``sha256sum`` reproduces."""
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import json
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +16,10 @@ import polars as pl
 import pytest
 
 from pipeline import provenance
+from pipeline.build import BuildResult
 from pipeline.prepare import prepare
+from pipeline.provenance import InputFile
+from pipeline.render.appendix import appendix, files_view
 from tests.conftest import DATA
 
 SWEEP = DATA / "fio-sweep"
@@ -39,7 +46,7 @@ def sweep_files() -> list[Path]:
     return sorted(SWEEP.rglob("*.json"))
 
 
-def scale_report(target: Path, files: int, extra: str = "") -> Path:
+def scale_report(target: Path, files: int) -> Path:
     """A report of ``files`` fio JSON files: the real sweep (tests/data/fio-sweep, Debian's
     fio) copied under new host names, as issue #39 measured it."""
     sweep = sweep_files()
@@ -51,7 +58,7 @@ def scale_report(target: Path, files: int, extra: str = "") -> Path:
         out = target / "raw" / host / source.relative_to(SWEEP)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
-    (target / "report.toml").write_text(TOML + extra, encoding="utf-8")
+    (target / "report.toml").write_text(TOML, encoding="utf-8")
     for lang in ("de", "en"):
         for section in ("summary", "setup", "method", "conclusion"):
             text_file = target / "text" / lang / f"{section}.md"
@@ -111,3 +118,73 @@ def test_provenance_takes_one_pass_over_the_rows(
     assert len([f for f in files if f.format == "fio"]) == 40
     assert {f.tools for f in files if f.format == "fio"} == {"fio fio-3.33"}
     assert filters["filter"] <= 1 and resolves[folder] <= 1, (filters, resolves[folder])
+
+
+LISTING = "find raw -type f | LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum"
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+@pytest.mark.parametrize("files", [provenance.LARGE, provenance.LARGE + 1])
+def test_a_large_folder_is_one_row_that_sha256sum_reproduces(files: int, tmp_path: Path) -> None:
+    """Up to LARGE files of a top folder are listed one by one; beyond, the folder is one
+    row (count, bytes, one SHA-256 the note's shell command prints); every file is still in
+    the inputs that manifest.json and inputs.csv list."""
+    folder = scale_report(tmp_path / "r", files)
+    ctx = prepare(folder)
+    raw = [f for f in ctx.inputs() if f.path.startswith("raw/")]
+    assert len(raw) == files
+    view = files_view(ctx, ctx.formatter("en"))
+    rows = {r[0][0].text: r for r in view.rows}
+    if files <= provenance.LARGE:
+        assert "raw/" not in rows and sum(p.startswith("raw/") for p in rows) == files
+        assert "find raw" not in view.note
+        return
+    assert not any(p.startswith("raw/h") for p in rows) and "report.toml" in rows
+    row = rows["raw/"]
+    assert row[1][0].text == f"{sum(f.size for f in raw):,}"
+    assert row[3][0].text == f"{files} files: fio fio-3.33"
+    assert LISTING.replace("raw", "<folder>") in view.note
+    printed = subprocess.run(
+        LISTING, shell=True, cwd=folder, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    assert "".join(c.text for c in row[2]) == printed
+    assert f"{provenance.LARGE}" in view.note and "inputs.csv" in view.note
+    de = files_view(ctx, ctx.formatter("de")).rows
+    assert {r[0][0].text: r for r in de}["raw/"][3][0].text == f"{files} Dateien: fio fio-3.33"
+
+
+def test_a_large_folder_and_a_folder_of_job_files_are_one_row_each() -> None:
+    """A large top folder (raw files and their sidecars) is one row whose SHA-256 is that
+    of its listing in path order, its tools the raw files' (a sidecar's names its raw
+    file); five job files keep their own row (``jobs/*``)."""
+    raw = [InputFile(f"raw/p{i:03d}.json", 10, f"{i:064x}", "fio", "fio 3.33") for i in range(60)]
+    jobs = [InputFile(f"jobs/{i}.fio", 1, f"{i:064x}", "method", "") for i in range(5)]
+    sidecar = [InputFile("raw/p000.fio", 3, "f" * 64, "sidecar", "raw/p000.json")]
+    rows, counts = provenance.grouped([*raw, *jobs, *sidecar])
+    assert [r.path for r in rows] == ["raw/", "jobs/*"] and counts == {"raw/": 61, "jobs/*": 5}
+    assert rows[0].tools == "fio 3.33" and rows[0].size == 603 and rows[0].format == "folder"
+    by_path = sorted([*raw, *sidecar], key=lambda f: f.path)
+    listing = "".join(f"{f.sha256}  {f.path}\n" for f in by_path)
+    assert rows[0].sha256 == hashlib.sha256(listing.encode()).hexdigest()
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+def test_the_customer_edition_lists_no_file(tmp_path: Path) -> None:
+    """The customer paper names where the audit material is, and holds no file list or
+    checksum, however many files were read."""
+    folder = scale_report(tmp_path / "r", provenance.LARGE + 5)
+    ctx = prepare(folder, edition="customer")
+    body = "\n".join(appendix(ctx, ctx.formatter("en")))
+    assert "raw/h000" not in body and "sha256" not in body.lower()
+    assert ctx.inputs()[0].sha256 not in body
+    assert "manifest.json" in body
+
+
+def test_inputs_csv_lists_every_input_the_manifest_lists(fs840_build: BuildResult) -> None:
+    manifest = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    with (fs840_build.out / "inputs.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["path"] for r in rows] == [f["path"] for f in manifest["inputs"]]
+    assert [(r["sha256"], int(r["size"])) for r in rows] == [
+        (f["sha256"], f["size"]) for f in manifest["inputs"]
+    ]
