@@ -11,6 +11,7 @@ import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -20,6 +21,7 @@ from pipeline.build import BuildResult
 from pipeline.prepare import prepare
 from pipeline.provenance import InputFile
 from pipeline.render.appendix import appendix, files_view
+from pipeline.report.context import ReportContext
 from tests.conftest import DATA
 
 SWEEP = DATA / "fio-sweep"
@@ -188,3 +190,36 @@ def test_inputs_csv_lists_every_input_the_manifest_lists(fs840_build: BuildResul
     assert [(r["sha256"], int(r["size"])) for r in rows] == [
         (f["sha256"], f["size"]) for f in manifest["inputs"]
     ]
+
+
+def test_the_manifest_is_written_a_piece_at_a_time_into_its_place(
+    fs840_context: ReportContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is made an item at a time (no piece of it a tenth of the whole: inputs
+    and figures grow with the files), one line per figure, and it replaces an earlier
+    manifest only once complete: a failure midway leaves that one and no part file."""
+    from pipeline import manifest
+
+    path = tmp_path / "manifest.json"
+    pieces: list[int] = []
+    dumps = json.dumps
+
+    def measured(value: object, **kwargs: Any) -> str:
+        text = dumps(value, **kwargs)
+        pieces.append(len(text))
+        return text
+
+    monkeypatch.setattr(json, "dumps", measured)
+    manifest.write(fs840_context, path)
+    whole = path.read_text(encoding="utf-8")
+    monkeypatch.setattr(json, "dumps", dumps)
+    assert json.loads(whole) == json.loads(json.dumps(manifest.manifest(fs840_context)))
+    assert max(pieces) < len(whole) / 10, (max(pieces), len(whole))
+    figures = [line for line in whole.splitlines() if line.startswith('  {"table": ')]
+    assert len(figures) == len(manifest.figures(fs840_context))  # one line each
+    # a text that cannot be written (a lone surrogate) after the first pieces
+    monkeypatch.setattr(manifest, "versions", lambda: {"iopress": "\udc80"})
+    with pytest.raises(UnicodeEncodeError):
+        manifest.write(fs840_context, path)
+    assert path.read_text(encoding="utf-8") == whole
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
