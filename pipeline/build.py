@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pipeline import provenance
 from pipeline.compute.compare import Settings
 from pipeline.config import (
     LANGS,
@@ -70,6 +71,7 @@ def write_data(ctx: ReportContext, work: Path) -> None:
     write_csv(ctx.dataset.rejects_frame(), work / "rejects.csv")
     write_csv(as_frame(ctx.problems, ctx.formatter(TOOL)), work / "validation.csv")
     write_csv(ctx.steady, work / "steady_state.csv")
+    write_csv(provenance.table(ctx.inputs()), work / "inputs.csv")
     from pipeline import manifest
 
     manifest.write(ctx, work / "manifest.json")

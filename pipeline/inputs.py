@@ -47,7 +47,20 @@ _BOMS = (
 
 def is_inside(root: Path, path: Path) -> bool:
     """Does ``path`` resolve (symlinks included) to ``root`` or below it?"""
-    return path.resolve().is_relative_to(root.resolve())
+    return path.resolve().is_relative_to(resolved(root))
+
+
+def resolved(root: Path) -> Path:
+    """``root`` with its links resolved: once while a ledger is open (a build resolves its
+    report folder once, not again for every file it checks), else now."""
+    for book in _LEDGERS:
+        found = book.resolved.get(root)
+        if found is not None:
+            return found
+    found = root.resolve()
+    if _LEDGERS:
+        _LEDGERS[0].resolved[root] = found
+    return found
 
 
 def inside(root: Path, name: str | Path, where: Path | str = "", place: str = "") -> Path:
@@ -164,11 +177,13 @@ class Seen:
 @dataclass
 class Ledger:
     """The files read while it is open, by the name they were opened under (absolute),
-    and the folders every read must lie in (none: anywhere)."""
+    the folders every read must lie in (none: anywhere), and the folders resolved while
+    it is open (by their name as given)."""
 
     roots: tuple[Path, ...] = ()
     seen: dict[str, Seen] = field(default_factory=dict)
     pinned: list[tuple[Path, int, os.stat_result]] = field(default_factory=list)
+    resolved: dict[Path, Path] = field(default_factory=dict)
 
 
 _LEDGERS: list[Ledger] = []
@@ -180,7 +195,8 @@ def ledger(*roots: Path) -> Iterator[Ledger]:
     """Record every file read inside the block (nested ledgers all record it); a file read
     twice with other bytes, or one whose open file lies outside ``roots``, is an error.
     Files pinned for streaming (:func:`stream`) are closed when the block ends."""
-    book = Ledger(tuple(r.resolve() for r in roots))
+    book = Ledger(tuple(resolved(r) for r in roots))
+    book.resolved.update(zip(roots, book.roots, strict=True))
     _LEDGERS.append(book)
     try:
         yield book

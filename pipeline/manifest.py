@@ -6,6 +6,9 @@ same tables."""
 from __future__ import annotations
 
 import json
+import os
+import secrets
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -74,12 +77,13 @@ def _rows(ctx: ReportContext, table: Table, frame: pl.DataFrame, lines: Any) -> 
 
 def figures(ctx: ReportContext) -> list[dict[str, Any]]:
     """Every figure of every computed table, in the registry's order."""
+    return list(_figures(ctx))
+
+
+def _figures(ctx: ReportContext) -> Iterator[dict[str, Any]]:
     lines = _lines_by_point(ctx.dataset.intervals)
-    return [
-        figure
-        for name, frame in ctx.tables.items()
-        for figure in _rows(ctx, BY_NAME[name], frame, lines)
-    ]
+    for name, frame in ctx.tables.items():
+        yield from _rows(ctx, BY_NAME[name], frame, lines)
 
 
 def _described(fields: tuple[Field, ...]) -> list[dict[str, str]]:
@@ -112,24 +116,61 @@ def charts(ctx: ReportContext) -> list[dict[str, Any]]:
     return drawn + flat
 
 
+def _parts(ctx: ReportContext) -> Iterator[tuple[str, Any]]:
+    """The manifest's keys in order; the long lists (inputs, figures) as iterators."""
+    report = ctx.report
+    yield "report", {"id": report.id, "version": report.version, "date": report.date.isoformat()}
+    yield "inputs", (asdict(f) for f in ctx.inputs())
+    yield "spc1_records", [r.submission for r in ctx.spc1]
+    yield "accounting", ctx.dataset.accounting()
+    yield "versions", versions()
+    yield "columns", columns(ctx)
+    yield "figures", _figures(ctx)
+    yield "charts", charts(ctx)
+
+
 def manifest(ctx: ReportContext) -> dict[str, Any]:
     return {
-        "report": {
-            "id": ctx.report.id,
-            "version": ctx.report.version,
-            "date": ctx.report.date.isoformat(),
-        },
-        "inputs": [asdict(f) for f in ctx.inputs()],
-        "spc1_records": [r.submission for r in ctx.spc1],
-        "accounting": ctx.dataset.accounting(),
-        "versions": versions(),
-        "columns": columns(ctx),
-        "figures": figures(ctx),
-        "charts": charts(ctx),
+        key: list(value) if isinstance(value, Iterator) else value for key, value in _parts(ctx)
     }
 
 
 def write(ctx: ReportContext, path: Path) -> None:
-    path.write_text(
-        json.dumps(manifest(ctx), indent=1, ensure_ascii=False, default=str), encoding="utf-8"
-    )
+    """``path`` written as it is made (a list item at a time, never the whole text in
+    memory), into a new file beside it that replaces it only once complete: a failure
+    leaves an earlier manifest as it was and no part file."""
+    part = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        with part.open("x", encoding="utf-8") as fh:
+            fh.writelines(_text(ctx))
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def _text(ctx: ReportContext) -> Iterator[str]:
+    """The manifest as JSON, piece by piece: indented, with one line per input file and
+    per figure (grep finds a file's or a figure's whole entry)."""
+    yield "{"
+    for i, (key, value) in enumerate(_parts(ctx)):
+        yield f"{',' if i else ''}\n {_json(key)}: "
+        yield from _items(value) if isinstance(value, Iterator) else [_json(value, 1)]
+    yield "\n}"
+
+
+def _items(values: Iterator[Any]) -> Iterator[str]:
+    """A list of the manifest, an item at a time, one line each."""
+    empty = True
+    for item in values:
+        yield f"{'[' if empty else ','}\n  {_json(item)}"
+        empty = False
+    yield "[]" if empty else "\n ]"
+
+
+def _json(value: Any, depth: int | None = None) -> str:
+    """``value`` as JSON: on one line, or indented as at ``depth`` of the whole (a string
+    holds no line break: JSON escapes it)."""
+    if depth is None:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
+    return text.replace("\n", "\n" + " " * depth)

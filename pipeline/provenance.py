@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import polars as pl
 from pipeline import __version__
 from pipeline.config import Report
 from pipeline.dataset import Dataset
-from pipeline.inputs import Seen, digest
+from pipeline.inputs import Seen, digest, resolved
 
 DEPENDENCIES = (
     "polars",
@@ -40,20 +41,25 @@ class InputFile:
     tools: str  # tool and version as the file states it
 
 
-def _tools(intervals: pl.DataFrame, source: str) -> str:
-    rows = intervals.filter(pl.col("source") == source).select("tool", "tool_version").unique()
-    names = sorted(f"{t} {v}" if v else str(t) for t, v in rows.iter_rows())
-    return ", ".join(names)
+def _tools(intervals: pl.DataFrame) -> dict[str, str]:
+    """Per raw file, the tools and versions its rows state ("fio 3.33"): one pass over the
+    rows, whatever the number of files."""
+    pairs = intervals.select("source", "tool", "tool_version").unique()
+    found: dict[str, list[str]] = {}
+    for source, tool, version in pairs.iter_rows():
+        found.setdefault(source, []).append(f"{tool} {version}" if version else str(tool))
+    return {source: ", ".join(sorted(names)) for source, names in found.items()}
 
 
 def _file(
-    folder: Path, path: Path, kind: str, seen: Mapping[str, Seen], tools: str = ""
+    root: Path, path: Path, kind: str, seen: Mapping[str, Seen], tools: str = ""
 ) -> InputFile:
     """The file as the build read it (its bytes' hash, taken while reading, and the place
     the open file lay: a name swapped for a link afterwards changes nothing); a file the
-    build only lists (a method file) is read here, once."""
+    build only lists (a method file) is read here, once. ``root``: the report folder,
+    resolved."""
     found = seen.get(os.path.abspath(path)) or digest(path)
-    real, root = Path(found.real), folder.resolve()
+    real = Path(found.real)
     inside = real.is_relative_to(root)
     name = real.relative_to(root).as_posix() if inside else f"{real.parent.name}/{real.name}"
     return InputFile(name, found.size, found.sha256, kind, tools)
@@ -69,49 +75,83 @@ def inputs(
     """Every file the build read: raw sources, the files read beside them (fio JSON or job
     files of logs, vdbench totals), and ``others`` (report.toml, texts, SPC-1 records), as
     ``seen`` when they were read (``inputs.ledger``)."""
-    book = seen or {}
+    book, root, tools = seen or {}, resolved(folder), _tools(dataset.intervals)
     files = [
         _file(
-            folder,
+            root,
             folder / s.path,
             s.format or dataset.formats.get(s.path, "?"),
             book,
-            _tools(dataset.intervals, s.path),
+            tools.get(s.path, ""),
         )
         for s in report.sources
     ]
     for source, paths in dataset.sidecars.items():
-        files += [_file(folder, p, "sidecar", book, source) for p in paths]
-    files += [_file(folder, p, kind, book) for p, kind in others]
+        files += [_file(root, p, "sidecar", book, source) for p in paths]
+    files += [_file(root, p, kind, book) for p, kind in others]
     unique = {f.path: f for f in reversed(files)}
     return [f for f in files if unique[f.path] is f]
 
 
+def table(files: list[InputFile]) -> pl.DataFrame:
+    """The inputs, one row per file (``OUT/inputs.csv``; manifest.json lists them too)."""
+    schema = {"path": pl.String, "size": pl.Int64, "sha256": pl.String}
+    schema |= {"format": pl.String, "tools": pl.String}
+    return pl.DataFrame([asdict(f) for f in files], schema=schema, orient="row")
+
+
 GROUP = 4  # a folder with more method files than this is one row of the PDF's table
+LARGE = 50  # a top folder with more files read than this is one row of the PDF's table
 
 
 def grouped(files: list[InputFile]) -> tuple[list[InputFile], dict[str, int]]:
-    """The files for the PDF: a folder's many method files (a campaign's job files) as one
-    row whose SHA-256 is that of ``LC_ALL=C sha256sum <folder>/*`` run in the report folder;
-    and how many files each such row stands for."""
-    folders: dict[str, list[InputFile]] = {}
+    """The files for the PDF, in order, and how many files each summary row stands for.
+    A top folder of the report holding more than ``LARGE`` of them (a lab's archive) is
+    one row ``raw/``; a folder's more than ``GROUP`` method files (a campaign's job files)
+    one row ``jobs/*``. A row's SHA-256 is that of the listing ``sha256sum`` prints for
+    its files in path order (:func:`combined`); manifest.json lists every file."""
+    tops = Counter(_top(f.path) for f in files)
+    methods = Counter(f.path.rpartition("/")[0] for f in files if f.format == "method")
+
+    def group(f: InputFile) -> str:
+        top, folder = _top(f.path), f.path.rpartition("/")[0]
+        if top and tops[top] > LARGE:
+            return f"{top}/"
+        return f"{folder}/*" if f.format == "method" and methods[folder] > GROUP else ""
+
+    members: dict[str, list[InputFile]] = {}
     for f in files:
-        if f.format == "method":
-            folders.setdefault(f.path.rpartition("/")[0], []).append(f)
-    big = {name: found for name, found in folders.items() if len(found) > GROUP}
+        members.setdefault(group(f), []).append(f)
     rows, counts = [], {}
     for f in files:
-        folder = f.path.rpartition("/")[0]
-        if f.format != "method" or folder not in big:
+        name = group(f)
+        if not name:
             rows.append(f)
-        elif f is big[folder][0]:
-            members = sorted(big[folder], key=lambda m: m.path)
-            listing = "".join(f"{m.sha256}  {m.path}\n" for m in members)
-            digest = hashlib.sha256(listing.encode()).hexdigest()
-            size = sum(m.size for m in members)
-            rows.append(InputFile(f"{folder}/*", size, digest, "method", ""))
-            counts[f"{folder}/*"] = len(members)
+        elif f is members[name][0]:
+            rows.append(combined(name, members[name]))
+            counts[name] = len(members[name])
     return rows, counts
+
+
+def _top(path: str) -> str:
+    """The top folder of a path relative to the report folder ("" for a file in it)."""
+    top, _, rest = path.partition("/")
+    return top if rest else ""
+
+
+def combined(name: str, files: list[InputFile]) -> InputFile:
+    """One row for ``files``: their bytes, and the SHA-256 of the lines ``sha256sum``
+    prints for them in the byte order of their paths (``LC_ALL=C sha256sum jobs/* |
+    sha256sum`` in the report folder for a flat folder; see docs/verify.md); its tools
+    those of its files (a sidecar's names its raw file)."""
+    members = sorted(files, key=lambda m: m.path)
+    listing = "".join(f"{m.sha256}  {m.path}\n" for m in members)
+    digest = hashlib.sha256(listing.encode()).hexdigest()
+    kinds = {m.format for m in members}
+    tools = {t for m in members if m.format != "sidecar" for t in m.tools.split(", ")}
+    kind = kinds.pop() if len(kinds) == 1 else "folder"
+    size = sum(m.size for m in members)
+    return InputFile(name, size, digest, kind, ", ".join(sorted(tools - {""})))
 
 
 def versions() -> dict[str, str]:

@@ -1,6 +1,7 @@
 """A stress report for the layout check: five setups with 40-character names, a profile
 measured at 30 parallelism levels, one measured at a single level, and 300 raw files
-(a provenance table of 300 rows). The figures are made up by a formula, not measured."""
+(one row ``raw/`` of the provenance table; manifest.json and inputs.csv list each). The
+figures are made up by a formula, not measured."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import polars as pl
 from pydantic import BaseModel
 
 from pipeline.errors import InputError
-from pipeline.inputs import Seen, is_inside
+from pipeline.inputs import Seen, is_inside, resolved
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
 from pipeline.units import Convention
@@ -62,12 +62,12 @@ class ReadOptions:
 
     def sidecar_folders(self, path: Path, levels: int = 3) -> list[Path]:
         """``path``'s folder and up to ``levels - 1`` above it, never above the root."""
-        root = (self.root or path.parent).resolve()
+        root = resolved(self.root or path.parent)
         folders: list[Path] = []
         folder = path.parent
-        while len(folders) < levels and folder.resolve().is_relative_to(root):
+        while len(folders) < levels and (real := folder.resolve()).is_relative_to(root):
             folders.append(folder)
-            if folder.resolve() == root:
+            if real == root:
                 break
             folder = folder.parent
         return folders

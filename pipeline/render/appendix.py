@@ -8,7 +8,7 @@ import polars as pl
 
 from pipeline.language.fmt import Formatter
 from pipeline.machine import Machine
-from pipeline.provenance import grouped, versions
+from pipeline.provenance import LARGE, InputFile, grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART
@@ -109,29 +109,42 @@ def rejects_view(ctx: ReportContext, fmt: Formatter) -> TableView:
 
 
 def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
+    """Every input with its size and SHA-256; a large folder's files as one row."""
     files, groups = grouped(ctx.inputs())
     rows = [
         [
             [Span(f.path)],
             [Span(fmt.integer(f.size))],
             [Span(f.sha256[i : i + 16], "mono") for i in range(0, 64, 16)],
-            [Span(_kind(f.path, f.format, groups, fmt) if not f.tools else f.tools)],
+            [Span(_kind(f, groups, fmt))],
         ]
         for f in files
     ]
     header = [fmt.t(f"appendix.{k}") for k in ("file", "size", "sha256", "tool")]
-    note = fmt.t("appendix.group_note") if groups else ""
+    notes = [fmt.t("appendix.folder_note", n=fmt.integer(LARGE))] if _folders(groups) else []
+    notes += [fmt.t("appendix.group_note")] if len(_folders(groups)) < len(groups) else []
     caption = fmt.t("appendix.files_caption")
-    return TableView("files", caption, header, rows, note=note, words=(2, 3))
+    return TableView("files", caption, header, rows, note=" ".join(notes), words=(2, 3))
 
 
-def _kind(path: str, kind: str, groups: dict[str, int], fmt: Formatter) -> str:
-    """What a file is, in the report's language where iopress names it."""
-    if path in groups:
-        return fmt.t.count("appendix.kind_group", groups[path], n=fmt.integer(groups[path]))
-    if kind in ("report", "narrative", "image", "chart", "machines", "method"):
-        return fmt.t(f"appendix.kind_{kind}")
-    return kind
+def _folders(groups: dict[str, int]) -> list[str]:
+    """The summary rows of top folders (``raw/``), not of method files (``jobs/*``)."""
+    return [name for name in groups if not name.endswith("/*")]
+
+
+def _kind(f: InputFile, groups: dict[str, int], fmt: Formatter) -> str:
+    """What a file is (its tools where it states them), in the report's language where
+    iopress names it; how many files a summary row stands for."""
+    if f.path in groups:
+        n = groups[f.path]
+        key = "appendix.kind_group" if f.path.endswith("/*") else "appendix.kind_folder"
+        files = fmt.t.count(key, n, n=fmt.integer(n))
+        return fmt.t("appendix.kind_tools", files=files, tools=f.tools) if f.tools else files
+    if f.tools:
+        return f.tools
+    if f.format in ("report", "narrative", "image", "chart", "machines", "method"):
+        return fmt.t(f"appendix.kind_{f.format}")
+    return f.format
 
 
 def _gib(size: int | None, fmt: Formatter) -> str:

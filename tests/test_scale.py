@@ -1,0 +1,225 @@
+"""Issue #39, build scale: a build's work per input file is constant (the report folder
+resolved once, one pass over the rows for provenance, the manifest streamed), and the PDF
+lists a large folder as one row that ``sha256sum`` reproduces."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from pipeline import provenance
+from pipeline.build import BuildResult
+from pipeline.prepare import prepare
+from pipeline.provenance import InputFile
+from pipeline.render.appendix import appendix, files_view
+from pipeline.report.context import ReportContext
+from tests.conftest import DATA
+
+SWEEP = DATA / "fio-sweep"
+TOML = """id = "scale"
+title = { de = "Skalierung", en = "Scale" }
+author = "iopress test"
+version = "1"
+date = 2026-11-22
+classification = { de = "intern", en = "internal" }
+sponsor = { de = "Eigenmessung", en = "Own measurement" }
+
+[system]
+name = "Null engine"
+vendor = "fio"
+
+[[sources]]
+path = "raw/**/*.json"
+format = "fio"
+"""
+TEXT = "Null engine.\n"
+
+
+def sweep_files() -> list[Path]:
+    return sorted(SWEEP.rglob("*.json"))
+
+
+def scale_report(target: Path, files: int) -> Path:
+    """A report of ``files`` fio JSON files: the real sweep (tests/data/fio-sweep, Debian's
+    fio) copied under new host names, as issue #39 measured it."""
+    sweep = sweep_files()
+    for i in range(files):
+        host, source = f"h{i // len(sweep):03d}", sweep[i % len(sweep)]
+        text = source.read_text(encoding="utf-8").replace(
+            '"jobname" : "sweep",', f'"jobname" : "sweep",\n      "hostname" : "{host}",', 1
+        )
+        out = target / "raw" / host / source.relative_to(SWEEP)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    (target / "report.toml").write_text(TOML, encoding="utf-8")
+    for lang in ("de", "en"):
+        for section in ("summary", "setup", "method", "conclusion"):
+            text_file = target / "text" / lang / f"{section}.md"
+            text_file.parent.mkdir(parents=True, exist_ok=True)
+            text_file.write_text(TEXT, encoding="utf-8")
+    return target
+
+
+@pytest.fixture
+def resolves(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[Path]]:
+    """Every ``Path.resolve`` call, by the path resolved."""
+    calls: Counter[Path] = Counter()
+    original = Path.resolve
+
+    def counted(self: Path, strict: bool = False) -> Path:
+        calls[self] += 1
+        return original(self, strict)
+
+    monkeypatch.setattr(Path, "resolve", counted)
+    yield calls
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+def test_the_report_folder_is_resolved_once_whatever_the_number_of_files(
+    tmp_path: Path, resolves: Counter[Path]
+) -> None:
+    """Containment checks resolve each file, and the report folder once per build: not
+    again for every file (15,012 times at 7,500 files)."""
+    counts = {}
+    for files in (20, 80):
+        folder = scale_report(tmp_path / str(files), files)
+        resolves.clear()
+        prepare(folder)
+        counts[files] = (resolves[folder], sum(resolves.values()))
+    assert counts[20][0] == counts[80][0] <= 2, counts
+    per_file = (counts[80][1] - counts[20][1]) / 60
+    assert per_file <= 4, counts  # each file: its own containment checks, a few each
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+def test_provenance_takes_one_pass_over_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resolves: Counter[Path]
+) -> None:
+    """The tools of every raw file from one pass, not one filter of the rows per file."""
+    folder = scale_report(tmp_path / "r", 40)
+    ctx = prepare(folder)
+    filters = Counter[str]()
+    original = pl.DataFrame.filter
+
+    def counted(self: pl.DataFrame, *args: object, **kwargs: object) -> pl.DataFrame:
+        filters["filter"] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(pl.DataFrame, "filter", counted)
+    resolves.clear()
+    files = provenance.inputs(folder, ctx.report, ctx.dataset, ctx.read, ctx.seen)
+    assert len([f for f in files if f.format == "fio"]) == 40
+    assert {f.tools for f in files if f.format == "fio"} == {"fio fio-3.33"}
+    assert filters["filter"] <= 1 and resolves[folder] <= 1, (filters, resolves[folder])
+
+
+LISTING = "find raw -type f | LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum"
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+@pytest.mark.parametrize("files", [provenance.LARGE, provenance.LARGE + 1])
+def test_a_large_folder_is_one_row_that_sha256sum_reproduces(files: int, tmp_path: Path) -> None:
+    """Up to LARGE files of a top folder are listed one by one; beyond, the folder is one
+    row (count, bytes, one SHA-256 the note's shell command prints); every file is still in
+    the inputs that manifest.json and inputs.csv list."""
+    folder = scale_report(tmp_path / "r", files)
+    ctx = prepare(folder)
+    raw = [f for f in ctx.inputs() if f.path.startswith("raw/")]
+    assert len(raw) == files
+    view = files_view(ctx, ctx.formatter("en"))
+    rows = {r[0][0].text: r for r in view.rows}
+    if files <= provenance.LARGE:
+        assert "raw/" not in rows and sum(p.startswith("raw/") for p in rows) == files
+        assert "find raw" not in view.note
+        return
+    assert not any(p.startswith("raw/h") for p in rows) and "report.toml" in rows
+    row = rows["raw/"]
+    assert row[1][0].text == f"{sum(f.size for f in raw):,}"
+    assert row[3][0].text == f"{files} files: fio fio-3.33"
+    assert LISTING.replace("raw", "<folder>") in view.note
+    printed = subprocess.run(
+        LISTING, shell=True, cwd=folder, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    assert "".join(c.text for c in row[2]) == printed
+    assert f"{provenance.LARGE}" in view.note and "inputs.csv" in view.note
+    de = files_view(ctx, ctx.formatter("de")).rows
+    assert {r[0][0].text: r for r in de}["raw/"][3][0].text == f"{files} Dateien: fio fio-3.33"
+
+
+def test_a_large_folder_and_a_folder_of_job_files_are_one_row_each() -> None:
+    """A large top folder (raw files and their sidecars) is one row whose SHA-256 is that
+    of its listing in path order, its tools the raw files' (a sidecar's names its raw
+    file); five job files keep their own row (``jobs/*``)."""
+    raw = [InputFile(f"raw/p{i:03d}.json", 10, f"{i:064x}", "fio", "fio 3.33") for i in range(60)]
+    jobs = [InputFile(f"jobs/{i}.fio", 1, f"{i:064x}", "method", "") for i in range(5)]
+    sidecar = [InputFile("raw/p000.fio", 3, "f" * 64, "sidecar", "raw/p000.json")]
+    rows, counts = provenance.grouped([*raw, *jobs, *sidecar])
+    assert [r.path for r in rows] == ["raw/", "jobs/*"] and counts == {"raw/": 61, "jobs/*": 5}
+    assert rows[0].tools == "fio 3.33" and rows[0].size == 603 and rows[0].format == "folder"
+    by_path = sorted([*raw, *sidecar], key=lambda f: f.path)
+    listing = "".join(f"{f.sha256}  {f.path}\n" for f in by_path)
+    assert rows[0].sha256 == hashlib.sha256(listing.encode()).hexdigest()
+
+
+@pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
+def test_the_customer_edition_lists_no_file(tmp_path: Path) -> None:
+    """The customer paper names where the audit material is, and holds no file list or
+    checksum, however many files were read."""
+    folder = scale_report(tmp_path / "r", provenance.LARGE + 5)
+    ctx = prepare(folder, edition="customer")
+    body = "\n".join(appendix(ctx, ctx.formatter("en")))
+    assert "raw/h000" not in body and "sha256" not in body.lower()
+    assert ctx.inputs()[0].sha256 not in body
+    assert "manifest.json" in body
+
+
+def test_inputs_csv_lists_every_input_the_manifest_lists(fs840_build: BuildResult) -> None:
+    manifest = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    with (fs840_build.out / "inputs.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["path"] for r in rows] == [f["path"] for f in manifest["inputs"]]
+    assert [(r["sha256"], int(r["size"])) for r in rows] == [
+        (f["sha256"], f["size"]) for f in manifest["inputs"]
+    ]
+
+
+def test_the_manifest_is_written_a_piece_at_a_time_into_its_place(
+    fs840_context: ReportContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest is made an item at a time (no piece of it a tenth of the whole: inputs
+    and figures grow with the files), one line per figure, and it replaces an earlier
+    manifest only once complete: a failure midway leaves that one and no part file."""
+    from pipeline import manifest
+
+    path = tmp_path / "manifest.json"
+    pieces: list[int] = []
+    dumps = json.dumps
+
+    def measured(value: object, **kwargs: Any) -> str:
+        text = dumps(value, **kwargs)
+        pieces.append(len(text))
+        return text
+
+    monkeypatch.setattr(json, "dumps", measured)
+    manifest.write(fs840_context, path)
+    whole = path.read_text(encoding="utf-8")
+    monkeypatch.setattr(json, "dumps", dumps)
+    assert json.loads(whole) == json.loads(json.dumps(manifest.manifest(fs840_context)))
+    assert max(pieces) < len(whole) / 10, (max(pieces), len(whole))
+    figures = [line for line in whole.splitlines() if line.startswith('  {"table": ')]
+    assert len(figures) == len(manifest.figures(fs840_context))  # one line each
+    # a text that cannot be written (a lone surrogate) after the first pieces
+    monkeypatch.setattr(manifest, "versions", lambda: {"iopress": "\udc80"})
+    with pytest.raises(UnicodeEncodeError):
+        manifest.write(fs840_context, path)
+    assert path.read_text(encoding="utf-8") == whole
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
