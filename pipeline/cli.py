@@ -185,10 +185,7 @@ def build(
 
             out_console.print(f"{Strings(TOOL)('cli.up_to_date')}: {target}", markup=False)
             return
-        from pipeline.dataset.sources import load_report
-
-        load_report(report_dir)  # a bad report.toml is refused before the pipeline loads
-        from pipeline import commands
+        from pipeline import commands  # report.toml is read once, by the build
 
         commands.build_report(report_dir, target, strict, keep_going, require_steady, chosen)
         with writing(target):

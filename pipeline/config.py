@@ -23,7 +23,7 @@ from pydantic import (
 
 from pipeline import schema
 from pipeline.errors import InputError, InputErrors
-from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text
+from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text, real
 from pipeline.language.strings import Variant
 from pipeline.paths import languages
 from pipeline.units import Access, Convention, parse_block_size, rate_factor
@@ -778,7 +778,7 @@ def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError
     seen: dict[Path, int] = {}
     problems = []
     for i, src in enumerate(report.sources):
-        target = (folder / src.path).resolve()
+        target = real(folder / src.path)
         if target in seen:
             j = seen[target]
             problems.append(
