@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -102,23 +102,21 @@ def table(files: list[InputFile]) -> pl.DataFrame:
 
 GROUP = 4  # a folder with more method files than this is one row of the PDF's table
 LARGE = 50  # a top folder with more files read than this is one row of the PDF's table
+MANY = 500  # a report reading more files: every top folder of several files is one row
+EVERY = "*/"  # the row of every top folder's files, where more than LARGE folders are rows
+HERE = "./"  # the row of the report folder's own files of one kind, where they are many
 
 
 def grouped(files: list[InputFile]) -> tuple[list[InputFile], dict[str, int]]:
     """The files for the PDF, in order, and how many files each summary row stands for.
     A top folder of the report holding more than ``LARGE`` of them (a lab's archive) is
-    one row ``raw/``; a folder's more than ``GROUP`` method files (a campaign's job files)
+    one row ``raw/``, and every top folder of several where the report reads more than
+    ``MANY`` (all of them one row ``*/`` where they would be more than ``LARGE`` rows);
+    the report folder's own files of one kind beyond ``LARGE`` one row
+    ``./ (fio)``; a folder's more than ``GROUP`` method files (a campaign's job files)
     one row ``jobs/*``. A row's SHA-256 is that of the listing ``sha256sum`` prints for
     its files in path order (:func:`combined`); manifest.json lists every file."""
-    tops = Counter(_top(f.path) for f in files)
-    methods = Counter(f.path.rpartition("/")[0] for f in files if f.format == "method")
-
-    def group(f: InputFile) -> str:
-        top, folder = _top(f.path), f.path.rpartition("/")[0]
-        if top and tops[top] > LARGE:
-            return f"{top}/"
-        return f"{folder}/*" if f.format == "method" and methods[folder] > GROUP else ""
-
+    group = _grouping(files)
     members: dict[str, list[InputFile]] = {}
     for f in files:
         members.setdefault(group(f), []).append(f)
@@ -131,6 +129,26 @@ def grouped(files: list[InputFile]) -> tuple[list[InputFile], dict[str, int]]:
             rows.append(combined(name, members[name]))
             counts[name] = len(members[name])
     return rows, counts
+
+
+def _grouping(files: list[InputFile]) -> Callable[[InputFile], str]:
+    """A file's summary row (``./ (fio)`` for the report folder's own files of a kind),
+    or "" where it keeps a row of its own."""
+    tops = Counter(_top(f.path) for f in files)
+    here = Counter(f.format for f in files if not _top(f.path))
+    methods = Counter(f.path.rpartition("/")[0] for f in files if f.format == "method")
+    least = 1 if len(files) > MANY else LARGE
+    every = sum(n > least for top, n in tops.items() if top) > LARGE  # then one row: */
+
+    def group(f: InputFile) -> str:
+        top, folder = _top(f.path), f.path.rpartition("/")[0]
+        if top and (every or tops[top] > least):
+            return EVERY if every else f"{top}/"
+        if not top and here[f.format] > LARGE:
+            return f"{HERE} ({f.format})"
+        return f"{folder}/*" if f.format == "method" and methods[folder] > GROUP else ""
+
+    return group
 
 
 def _top(path: str) -> str:

@@ -267,3 +267,28 @@ def test_real_is_resolve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
                 assert inputs.is_inside(tmp_path / "d", path) == path.resolve().is_relative_to(
                     (tmp_path / "d").resolve()
                 ), path
+
+
+def _raw(path: str, i: int) -> InputFile:
+    return InputFile(path, 10, f"{i:064x}", "fio", "fio 3.33")
+
+
+def test_many_small_folders_and_the_report_folders_own_files_are_summarised() -> None:
+    """The PDF's list stays short however the files lie: 40 hosts' folders of 15 files
+    each are 40 rows, not 600 (where the report reads more than MANY files, a top folder
+    of several is one row), and 600 hosts' folders of two one row ``*/`` (more than LARGE
+    folder rows); 60 raw files in the report folder itself are one row ``./ (fio)``;
+    report.toml keeps its row."""
+    for hosts, each, expected in ((40, 15, 40), (600, 2, 1)):
+        spread = [
+            _raw(f"h{i:03d}/p{j}.json", i * each + j) for i in range(hosts) for j in range(each)
+        ]
+        rows, counts = provenance.grouped(spread)
+        assert len(rows) == expected and sum(counts.values()) == hosts * each
+    here = [_raw(f"p{i:03d}.json", i) for i in range(60)]
+    toml = InputFile("report.toml", 5, "e" * 64, "report", "")
+    rows, counts = provenance.grouped([toml, *here])
+    assert [r.path for r in rows] == ["report.toml", "./ (fio)"] and counts == {"./ (fio)": 60}
+    assert provenance.grouped(spread)[0][0].path == "*/"
+    few = [_raw(f"p{i:03d}.json", i) for i in range(provenance.LARGE)]
+    assert len(provenance.grouped([toml, *few])[0]) == provenance.LARGE + 1

@@ -8,7 +8,7 @@ import polars as pl
 
 from pipeline.language.fmt import Formatter
 from pipeline.machine import Machine
-from pipeline.provenance import LARGE, InputFile, grouped, versions
+from pipeline.provenance import LARGE, MANY, InputFile, grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART
@@ -121,7 +121,10 @@ def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         for f in files
     ]
     header = [fmt.t(f"appendix.{k}") for k in ("file", "size", "sha256", "tool")]
-    notes = [fmt.t("appendix.folder_note", n=fmt.integer(LARGE))] if _folders(groups) else []
+    many = fmt.integer(MANY)
+    notes = (
+        [fmt.t("appendix.folder_note", n=fmt.integer(LARGE), many=many)] if _folders(groups) else []
+    )
     notes += [fmt.t("appendix.group_note")] if len(_folders(groups)) < len(groups) else []
     caption = fmt.t("appendix.files_caption")
     return TableView("files", caption, header, rows, note=" ".join(notes), words=(2, 3))
