@@ -157,13 +157,21 @@ def _top(path: str) -> str:
     return top if rest else ""
 
 
+def _listed(f: InputFile) -> str:
+    """The line ``sha256sum`` (GNU coreutils 9) prints for a file: a name holding a
+    backslash, newline or carriage return escaped, the line then marked by a backslash."""
+    name = f.path.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    mark = "\\" if name != f.path else ""
+    return f"{mark}{f.sha256}  {name}\n"
+
+
 def combined(name: str, files: list[InputFile]) -> InputFile:
     """One row for ``files``: their bytes, and the SHA-256 of the lines ``sha256sum``
     prints for them in the byte order of their paths (``LC_ALL=C sha256sum jobs/* |
     sha256sum`` in the report folder for a flat folder; see docs/verify.md); its tools
     those of its files (a sidecar's names its raw file)."""
     members = sorted(files, key=lambda m: m.path)
-    listing = "".join(f"{m.sha256}  {m.path}\n" for m in members)
+    listing = "".join(_listed(m) for m in members)
     digest = hashlib.sha256(listing.encode()).hexdigest()
     kinds = {m.format for m in members}
     tools = {t for m in members if m.format != "sidecar" for t in m.tools.split(", ")}

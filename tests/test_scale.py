@@ -292,3 +292,19 @@ def test_many_small_folders_and_the_report_folders_own_files_are_summarised() ->
     assert provenance.grouped(spread)[0][0].path == "*/"
     few = [_raw(f"p{i:03d}.json", i) for i in range(provenance.LARGE)]
     assert len(provenance.grouped([toml, *few])[0]) == provenance.LARGE + 1
+
+
+def test_a_rows_sha256_is_sha256sums_for_names_it_escapes(tmp_path: Path) -> None:
+    """Names with a backslash, a newline or a carriage return: sha256sum escapes them and
+    marks the line; the combined SHA-256 is that of sha256sum's own output."""
+    names = ["raw/a\\b.json", "raw/c\nd.json", "raw/e\rf.json", "raw/plain.json"]
+    files = []
+    for i, name in enumerate(names):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(bytes([i]))
+        digest = hashlib.sha256(bytes([i])).hexdigest()
+        files.append(InputFile(name, 1, digest, "fio", ""))
+    printed = subprocess.run(
+        ["sha256sum", "--", *sorted(names)], cwd=tmp_path, capture_output=True, check=True
+    ).stdout
+    assert provenance.combined("raw/", files).sha256 == hashlib.sha256(printed).hexdigest()
