@@ -47,7 +47,9 @@ def _tools(intervals: pl.DataFrame) -> dict[str, str]:
     pairs = intervals.select("source", "tool", "tool_version").unique()
     found: dict[str, list[str]] = {}
     for source, tool, version in pairs.iter_rows():
-        found.setdefault(source, []).append(f"{tool} {version}" if version else str(tool))
+        named = version and str(version).lower().startswith(str(tool).lower())  # "fio-3.33"
+        label = str(version) if named else f"{tool} {version}" if version else str(tool)
+        found.setdefault(source, []).append(label)
     return {source: ", ".join(sorted(names)) for source, names in found.items()}
 
 
