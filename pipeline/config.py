@@ -594,6 +594,8 @@ def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
 
 
 MAX_TOML_BYTES = 16 * 1024 * 1024
+MAX_TOML_TEXT = 10_000  # characters of one text (the title goes into the PDF's metadata,
+# whose strings hold at most 32,767)
 LARGEST = schema.LARGEST  # larger figures are typing errors, and overflow the tables
 # inputs.CONTROL (C0, DEL, C1, bidi overrides) but the tab and line ends of a text
 _CONTROL = re.compile(f"(?![\t\n\r]){CONTROL}")
@@ -607,6 +609,9 @@ def _bad_values(value: Any, place: str) -> list[tuple[str, str, str]]:
         return [p for i, v in enumerate(value) for p in _bad_values(v, f"{place}[{i}]")]
     if isinstance(value, str) and _CONTROL.search(value):
         return [(place, "control character (e.g. NUL) in text", "remove it")]
+    if isinstance(value, str) and len(value) > MAX_TOML_TEXT:
+        why = f"a text of {len(value):,} characters"
+        return [(place, why, f"keep it to {MAX_TOML_TEXT:,}; longer texts go into text/")]
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if number and (not math.isfinite(value) or abs(value) > LARGEST):
         return [(place, f"number {value!r} out of range", f"give a number up to {LARGEST:g}")]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import BuildResult, build
+from pipeline.errors import InputError
 from pipeline.render import sanitize
 from tests.conftest import FS840, pdf_text
 
@@ -145,3 +146,46 @@ def test_dollars_are_text_not_formulas(tmp_path: Path) -> None:
     summary = folder / "text" / "en" / "summary.md"
     summary.write_text(summary.read_text(encoding="utf-8") + "\nCosts $a+b$.\n", "utf-8")
     assert (build(folder, tmp_path / "out").out / "fs840.en.pdf").is_file()
+
+
+LONG = "A" * 32_000  # beyond a PDF/A string (32,767 with the markup around it)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (f"## {'word ' * 61}\n", "a heading of 304 characters"),
+        (f"Some {'B' * 1001} text\n", "a word of 1,001 characters"),
+        (f"`{'C' * 1001}`\n", "a word of 1,001 characters"),
+        (f"```\n{'D' * 1001}\n```\n", "a word of 1,001 characters"),
+        (f"## {LONG}\n", "a heading of 32,000 characters"),
+    ],
+)
+def test_text_the_pdf_cannot_hold_is_refused_naming_the_file(text: str, said: str) -> None:
+    """A heading (the PDF's bookmark) or a word (no line holds it) that typst would turn
+    into a string beyond PDF/A's limit: refused with the file, not 'this is a bug'."""
+    with pytest.raises(InputError, match=re.escape(said)) as refused:
+        sanitize.to_typst(f"Intro.\n\n{text}", "text/en/method.md")
+    assert "text/en/method.md" in str(refused.value)
+
+
+def test_words_and_headings_up_to_the_limits_are_kept() -> None:
+    kept = sanitize.to_typst(f"## {'w' * 300}\n\n{'x' * 1000} and `{'y' * 1000}`\n", "t.md")
+    assert "w" * 300 in kept and "x" * 1000 in kept
+
+
+def test_a_long_image_caption_is_a_problem_of_the_image() -> None:
+    refs = sanitize.image_refs(f'![{"c " * 1001}](a.png "alt")\n', "t.md")
+    assert "over 2,000 characters" in refs[0].problem
+
+
+def test_a_report_toml_text_beyond_the_limit_is_refused(tmp_path: Path) -> None:
+    """The title is the PDF's metadata title, one string: 33,000 characters broke typst."""
+    from pipeline.dataset.sources import load_report
+    from pipeline.errors import InputErrors
+
+    shutil.copytree(FS840, tmp_path / "r")
+    toml = tmp_path / "r" / "report.toml"
+    toml.write_text(toml.read_text().replace('en = "IBM all-flash', f'en = "{LONG} IBM', 1))
+    with pytest.raises(InputErrors, match=re.escape("title.en: a text of 32,")):
+        load_report(tmp_path / "r")

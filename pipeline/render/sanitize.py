@@ -127,6 +127,9 @@ def _problem(url: str, caption: str, alt: str) -> tuple[str, str]:
         return f"image {url!r} has no caption", IMAGE_HINT
     if not alt.strip():
         return f"image {url!r} has no description (alt text, needed by PDF/UA)", IMAGE_HINT
+    if max(len(caption), len(alt)) > MAX_CAPTION:  # the alt text is one PDF string
+        why = f"image {url!r} has a caption or description over {MAX_CAPTION:,} characters"
+        return why, "say it shorter; the text around the image can say more"
     return "", ""
 
 
@@ -139,6 +142,11 @@ def _figure_image(node: Node) -> Node | None:
             image: Node = inlines[0]
             return image
     return None
+
+
+MAX_HEADING = 300  # characters of a heading's text
+MAX_CAPTION = 2000  # characters of an image's caption or description
+MAX_WORD = 1000  # characters without a space (a long address is ≈ 300)
 
 
 class _Cleaner:
@@ -160,8 +168,18 @@ class _Cleaner:
         return {"t": kind, "c": self(node["c"])} if "c" in node else node
 
     def _header(self, node: Node) -> Node:
-        """Levels close up: the text's highest level is 1 and no level is skipped."""
+        """Levels close up: the text's highest level is 1 and no level is skipped; a
+        heading longer than ``MAX_HEADING`` is refused (it is the PDF's bookmark, and a
+        PDF/A string holds at most 32,767 characters)."""
         level, attr, inlines = node["c"]
+        words = _text(inlines)
+        if len(words) > MAX_HEADING:
+            raise InputError(
+                self.path,
+                f"heading {words[:40]!r}…",
+                f"a heading of {len(words):,} characters",
+                f"keep a heading to {MAX_HEADING} characters; write the rest as a paragraph",
+            )
         level = min(self.levels.index(level) + 1, self.last + 1) if self.levels else 1
         self.last = level
         return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
@@ -169,9 +187,28 @@ class _Cleaner:
     def _attributed(self, node: Node) -> Node:
         """Div, Span, Code, CodeBlock: [attr, content]; the attributes cleaned."""
         attr, inner = node["c"]
+        if isinstance(inner, str):  # Code, CodeBlock
+            self._words(inner)
         return {"t": node["t"], "c": [_plain_attr(attr), self(inner)]}
 
     _div = _span = _code = _codeblock = _attributed
+
+    def _str(self, node: Node) -> Node:
+        self._words(node["c"])
+        return node
+
+    def _words(self, text: str) -> None:
+        """A word longer than ``MAX_WORD`` is refused: no line holds it, and from 32,768
+        characters the PDF cannot (a PDF/A string's limit)."""
+        longest = max(text.split(), key=len, default="")
+        if len(longest) > MAX_WORD:
+            raise InputError(
+                self.path,
+                f"word {longest[:40]!r}…",
+                f"a word of {len(longest):,} characters",
+                f"break it with spaces (at most {MAX_WORD} characters without one); "
+                "a long link: [its text](its address)",
+            )
 
     def _cite(self, node: Node) -> Node:
         """A citation (``@label``) refers to nothing iopress knows: refused, not printed
