@@ -128,3 +128,11 @@ def test_a_chart_profile_must_exist(profiles: str, said: str, tmp_path: Path) ->
     with pytest.raises((InputError, InputErrors), match="charts") as caught:
         prepare(report)
     assert said in str(caught.value) and "Traceback" not in str(caught.value)
+
+
+def test_a_headings_attributes_are_text_not_a_jinja_comment() -> None:
+    """Pandoc's "## Details {#details}" opened a jinja comment ("Missing end of comment
+    tag"); a comment is written {## … ##}."""
+    text = "## Details {#details}\n\nSee [details](#details). {## a note to self ##}Done.\n"
+    made = narrative.compile_section(narrative.Section(Path("method.md"), text)).render()
+    assert "## Details {#details}" in made and "note to self" not in made and "Done." in made

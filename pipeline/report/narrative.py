@@ -578,6 +578,10 @@ def _finalize(value: object) -> str:
 
 
 _ENV = _Sandbox(
+    # a Markdown heading's attributes ("## Details {#details}") are text, not the start of
+    # a jinja comment; a comment is written {## … ##}
+    comment_start_string="{##",
+    comment_end_string="##}",
     undefined=jinja2.StrictUndefined,
     autoescape=False,
     keep_trailing_newline=True,
