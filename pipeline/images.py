@@ -5,7 +5,8 @@ provenance) and recognised by its content, never its name: PNG or JPEG. Its size
 from its header and refused above ``MAX_PIXELS`` before anything is decompressed; a PNG's
 compressed data is then inflated, bounded by the size its header promises, and must give
 exactly that size; a JPEG's segments must all lie inside the file and end in EOI. What
-is kept is rewritten without metadata (text chunks, EXIF with its GPS position, comments).
+is kept is rewritten without metadata (text chunks, EXIF with its GPS position, comments;
+a JPEG's EXIF orientation alone is written again, so that a photo stays upright).
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ _STANDALONE = (0x01, *range(0xD0, 0xD8))  # TEM, RST0–7: no length
 
 
 def _jpeg(data: bytes) -> Picture:
-    out, size, at = [data[:2]], (0, 0), 2
+    out, size, at, turned = [data[:2]], (0, 0), 2, 1
     while True:
         marker, at = _marker(data, at)
         if marker == 0xD9:
@@ -196,9 +197,43 @@ def _jpeg(data: bytes) -> Picture:
             segment, at = segment + data[at:scanned], scanned
         if not _metadata(marker, segment):
             out.append(segment)
+        elif marker == 0xE1:
+            turned = _orientation(segment[4:]) or turned
     if size == (0, 0):
         raise Refused("JPEG has no frame header (SOF)")
-    return Picture("jpeg", size[0], size[1], b"".join(out))
+    if turned != 1:  # after JFIF's APP0, which comes first
+        out.insert(2 if out[1].startswith(b"\xff\xe0") else 1, _exif(turned))
+    width, height = size[::-1] if turned >= 5 else size  # 5–8: turned a quarter
+    return Picture("jpeg", width, height, b"".join(out))
+
+
+def _orientation(payload: bytes) -> int | None:
+    """The EXIF orientation (1–8: how a camera held sideways turned the photo) of an APP1
+    payload, or None where it states none or cannot be read."""
+    if payload[:6] != b"Exif\0\0":
+        return None
+    tiff = payload[6:]
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    try:
+        if order is None or struct.unpack(order + "H", tiff[2:4])[0] != 42:
+            return None
+        (ifd,) = struct.unpack(order + "I", tiff[4:8])
+        (count,) = struct.unpack(order + "H", tiff[ifd : ifd + 2])
+        for entry in range(ifd + 2, ifd + 2 + 12 * min(count, 512), 12):
+            tag, kind, _, value = struct.unpack(order + "HHIH", tiff[entry : entry + 10])
+            if tag == 0x0112 and kind == 3:
+                return value if 1 <= value <= 8 else None
+    except struct.error:  # offsets past the segment's end
+        return None
+    return None
+
+
+def _exif(orientation: int) -> bytes:
+    """An APP1 segment that states the orientation and nothing else (no camera, no time,
+    no GPS position): PDF viewers through typst and browsers turn the photo by it."""
+    tiff = b"MM\0*\0\0\0\x08" + struct.pack(">HHHIHHI", 1, 0x0112, 3, 1, orientation, 0, 0)
+    payload = b"Exif\0\0" + tiff
+    return b"\xff\xe1" + struct.pack(">H", 2 + len(payload)) + payload
 
 
 def _metadata(marker: int, segment: bytes) -> bool:

@@ -96,3 +96,48 @@ def test_an_interlaced_png_is_measured_by_its_passes() -> None:
 def test_a_damaged_jpeg_is_refused(damage: object, said: str) -> None:
     with pytest.raises(images.Refused, match=said):
         images.check(damage(jpeg(16, 16)))  # type: ignore[operator]
+
+
+def _with_exif(data: bytes, tiff: bytes) -> bytes:
+    """``data`` (tests.images.jpeg) with its EXIF segment replaced by one of ``tiff``."""
+    payload = b"Exif\0\0" + tiff
+    at = data.index(b"\xff\xe1")
+    (length,) = struct.unpack(">H", data[at + 2 : at + 4])
+    app1 = b"\xff\xe1" + struct.pack(">H", 2 + len(payload)) + payload
+    return data[:at] + app1 + data[at + 2 + length :]
+
+
+def _ifd(order: str, *entries: tuple[int, int, int]) -> bytes:
+    """A TIFF header and one IFD of (tag, type, value) entries in byte order ``order``."""
+    head = (b"II" if order == "<" else b"MM") + struct.pack(order + "HI", 42, 8)
+    body = b"".join(struct.pack(order + "HHIHH", t, k, 1, v, 0) for t, k, v in entries)
+    return head + struct.pack(order + "H", len(entries)) + body + b"\0\0\0\0"
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_a_sideways_photo_keeps_its_orientation_and_nothing_else(order: str) -> None:
+    """A phone's photo taken upright is stored sideways with EXIF orientation 6: the
+    orientation stays (typst and browsers turn the photo by it; its size is the turned
+    one), the rest of the EXIF (here a GPS pointer) goes."""
+    gps = (0x8825, 4, 0)
+    photo = images.decoded(images.check(_with_exif(jpeg(24, 16), _ifd(order, gps, (0x0112, 3, 6)))))
+    assert (photo.width, photo.height) == (16, 24)
+    assert images._orientation(photo.data[photo.data.index(b"Exif") :]) == 6
+    assert b"\x88\x25" not in photo.data and b"\x25\x88" not in photo.data
+    upright = images.check(_with_exif(jpeg(24, 16), _ifd(order, (0x0112, 3, 1), gps)))
+    assert (upright.width, upright.height) == (24, 16) and b"Exif" not in upright.data
+
+
+@pytest.mark.parametrize(
+    "tiff",
+    [
+        b"",
+        b"XX\0*",
+        b"MM\0*\xff\xff\xff\xff",
+        b"MM\0*\0\0\0\x08\xff\xff",
+        _ifd(">", (0x0112, 3, 9)),
+    ],
+)
+def test_an_unreadable_orientation_is_no_orientation(tiff: bytes) -> None:
+    photo = images.check(_with_exif(jpeg(24, 16), tiff))
+    assert (photo.width, photo.height) == (24, 16) and b"Exif" not in photo.data
