@@ -74,8 +74,10 @@ def read_images(ctx: ReportContext) -> list[InputError]:
     """Every image of every filled text into ``ctx.pictures`` (by text file) and the files
     read into ``ctx.read``; the problems found, each naming the text file and line."""
     from pipeline.render.pictures import file_name, line_of
-    from pipeline.render.sanitize import image_refs
+    from pipeline.render.sanitize import image_refs, prefetch
 
+    # pandoc parses every text at once (a process each, on a pool), not one after another
+    prefetch([(t.text, t.path) for f in ctx.filled.values() for t in f.values()], ("json",))
     problems: list[InputError] = []
     seen: dict[str, images.Picture] = {}  # each file read and checked once a build
     for lang, filled in ctx.filled.items():
