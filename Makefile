@@ -118,7 +118,8 @@ fio-fixtures: $(STAMP)
 	tests/data/fio-levels/generate.sh
 	$(BIN)/python -m tests.regenerate_expected
 
-# Performance figures (docs/performance.md); installs fio-plot in its own venv for the
-# side-by-side. BENCH_ARGS=--quick for a smaller run.
+# Performance figures (docs/performance.md), each alternated with its peer or floor;
+# installs fio-plot in its own venv for the side-by-side. BENCH_ARGS=--quick for a smaller
+# run, --rounds N for more rounds, --scale for the builds of 75, 750 and 7,500 files.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

@@ -540,7 +540,8 @@ TARGETS: dict[str, tuple[str, float, bool]] = {  # label: (figure, goal, higher 
 
 
 def table(head: list[str], rows: list[Row], found: dict[str, float]) -> None:
-    print("\n".join([*head, reference_line()]), end="\n\n")
+    ended = f"load average at the end {_load()}"
+    print("\n".join([*head, reference_line(), ended]), end="\n\n")
     width = max(len(r[0]) for r in rows)
     print(f"{'figure':<{width}}  {'value':>44}  note")
     for name, value, note in rows:
