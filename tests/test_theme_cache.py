@@ -107,3 +107,16 @@ def test_the_theme_templates_come_from_the_installation_only(
     theme_cache.one_page_site(tmp_path / "build")
     assert searched
     assert all(Path(p).is_relative_to(sys.prefix) for p in searched), searched
+
+
+def test_each_environment_keeps_its_own_folder(cache: Cache) -> None:
+    """The signature was the cache's, set by the environment attached last: a second
+    environment that compiles otherwise moved the first one's lookups into its folder."""
+    first, second = jinja2.Environment(), jinja2.Environment(trim_blocks=True)
+    theme_cache.attach(first)
+    theme_cache.attach(second)
+    found = [e.bytecode_cache for e in (first, second)]
+    assert all(isinstance(c, Cache) for c in found)
+    signatures = [c.signature for c in found if isinstance(c, Cache)]
+    assert signatures == [theme_cache.signature(first), theme_cache.signature(second)]
+    assert len(set(signatures)) == 2

@@ -58,11 +58,18 @@ class InstalledBytecodeCache(BytecodeCache):
     """Compiled templates from this process's memory, else from the installation's folder
     (read only). New code goes to memory; to the folder only while ``writing`` (setup)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, memory: dict[str, Any] | None = None, sig: str = "") -> None:
         self.folder = folder
-        self.memory: dict[str, Any] = {}
+        self.memory: dict[str, Any] = {} if memory is None else memory
         self.writing = False
-        self.signature = ""
+        self.signature = sig
+
+    def bound(self, sig: str) -> InstalledBytecodeCache:
+        """This cache for an environment of signature ``sig`` (its memory shared): each
+        environment looks in its own subfolder, whatever other environments exist."""
+        made = InstalledBytecodeCache(self.folder, self.memory, sig)
+        made.writing = self.writing
+        return made
 
     def _file(self, bucket: Bucket) -> Path:
         return self.folder / self.signature / f"{bucket.key}.cache"
@@ -98,8 +105,7 @@ COMPILED = InstalledBytecodeCache(FOLDER)
 def attach(env: jinja2.Environment) -> None:
     """Use the compiled templates in ``env`` (the theme's, from mkdocs' ``on_env``); while
     precompiling, compile every template of the theme into the folder."""
-    COMPILED.signature = signature(env)
-    env.bytecode_cache = COMPILED
+    env.bytecode_cache = COMPILED.bound(signature(env))
     if COMPILED.writing:
         for name in env.list_templates(filter_func=_is_page_template):
             _compile(env, name)
