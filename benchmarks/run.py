@@ -29,6 +29,7 @@ import json
 import os
 import platform
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -444,13 +445,12 @@ def fio_plot_script(venv: Path, out: Path) -> str:
     """A shell script running fio-plot as its users run it on bench-fio's folders: IOPS and
     latency against numjobs for every profile of the sweep, one chart each (for a mixed
     profile the read side: fio-plot draws one)."""
-    lines = ["set -e", f"cd {out}"]
+    lines = ["set -e", f"cd {shlex.quote(str(out))}"]
     for profile, (rw, levels) in W.sweep_profiles().items():
-        mixed = " -f read" if rw in ("randrw", "rw") else ""
-        lines.append(
-            f"{venv / 'bin' / 'fio-plot'} -i {profile} -T {profile.name} -N -r {rw}{mixed} "
-            f"-d 1 -n {' '.join(map(str, levels))} -o {out / profile.name}.png >/dev/null"
-        )
+        mixed = ["-f", "read"] if rw in ("randrw", "rw") else []
+        command = [str(venv / "bin" / "fio-plot"), "-i", str(profile), "-T", profile.name]
+        command += ["-N", "-r", rw, *mixed, "-d", "1", "-n", *map(str, levels)]
+        lines.append(shlex.join([*command, "-o", f"{out / profile.name}.png"]) + " >/dev/null")
     return "\n".join(lines)
 
 

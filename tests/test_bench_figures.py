@@ -82,3 +82,21 @@ def test_scale_copies_the_sweep_under_new_host_names(tmp_path: Path) -> None:
         assert [job.pop("hostname") for job in doc["jobs"]] == [f"sweep-{copy}"] * 2
         assert doc == original  # otherwise the file is the sweep's own
     assert sorted(p.name for p in (tmp_path / "raw").iterdir()) == ["h0000", "h0001", "h0002"]
+
+
+@pytest.mark.skipif(not W.SWEEP.is_dir(), reason="the sweep (make fio-fixtures) is absent")
+def test_fio_plot_runs_once_per_profile_from_any_folder(tmp_path: Path) -> None:
+    import shlex
+
+    import run
+
+    venv, out = tmp_path / "a venv", tmp_path / "charts; rm -rf x"
+    lines = run.fio_plot_script(venv, out).splitlines()
+    assert lines[:2] == ["set -e", f"cd {shlex.quote(str(out))}"]
+    commands = [shlex.split(line.removesuffix(" >/dev/null")) for line in lines[2:]]
+    assert len(commands) == len(W.sweep_profiles()) == 15
+    for command in commands:
+        assert command[0] == str(venv / "bin" / "fio-plot")
+        assert command[command.index("-o") + 1].startswith(str(out))
+        mixed = command[command.index("-r") + 1] in ("randrw", "rw")
+        assert ("-f" in command) == mixed
