@@ -31,11 +31,21 @@ UV := $(UV_HOME)/bin/uv pip install --quiet --python $(BIN)/python
 setup: $(STAMP)
 
 # Compiled once at setup, beside the vega-embed bundle (one process each, one core each):
-# what every test worker and build imports (the bundle's process compiles mkdocs). Compiling
-# the whole venv (uv --compile-bytecode) took twice as long for ≈ 2,900 files, 1,800 never
-# imported; anything not named here is compiled by the first process that imports it.
-WARM := pipeline.build, pipeline.cli, pipeline.charts.export, pipeline.campaign.plan, \
-	pipeline.verify, pytest, xdist, hypothesis, pypdf, pyarrow.dataset
+# what every test worker and build imports, the modules a build imports only when it writes
+# its outputs included (xlsxwriter alone took ≈ 0.15 s per build to compile where
+# PYTHONDONTWRITEBYTECODE is set), and narwhals' polars backend, which altair imports with
+# a chart's data. The bundle's process then builds a one-page site: mkdocs, its plugins and
+# Markdown extensions are compiled, and Material's templates into .venv/share/iopress/jinja
+# (pipeline/render/theme_cache.py). Compiling the whole venv (uv --compile-bytecode) took
+# twice as long for ≈ 2,900 files, 1,800 never imported; anything not named here is
+# compiled by the first process that imports it.
+WARM := pipeline.build, pipeline.cli, pipeline.commands, pipeline.publish, pipeline.manifest, \
+	pipeline.charts.export, pipeline.charts.steady, pipeline.render.workbook, \
+	pipeline.render.datasheet, pipeline.campaign.plan, pipeline.verify, xlsxwriter, \
+	narwhals.stable.v1 as nw, polars as pl, pytest, xdist, hypothesis, pypdf, pyarrow.dataset
+WARMED := nw.from_native(pl.DataFrame({"x": [1]}))
+SITE_SETUP := from pipeline.render.site import install_vega_embed_bundle as i; i(); \
+	from pipeline.render.theme_cache import install; install()
 
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv --without-pip $(VENV)
@@ -44,8 +54,9 @@ $(STAMP): requirements.lock pyproject.toml
 	  $(BIN)/python -m ensurepip --default-pip && $(BIN)/python -m pip $(UV_INTO); }
 	$(UV) -r requirements.lock
 	$(UV) --no-deps --no-build-isolation -e .
-	$(BIN)/python -c "from pipeline.render.site import install_vega_embed_bundle as i; i()" & \
-	bundle=$$!; $(BIN)/python -c "import $(WARM)"; warmed=$$?; wait $$bundle && [ $$warmed -eq 0 ]
+	$(BIN)/python -c '$(SITE_SETUP)' & \
+	bundle=$$!; $(BIN)/python -c 'import $(WARM); $(WARMED)'; warmed=$$?; \
+	wait $$bundle && [ $$warmed -eq 0 ]
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -107,7 +118,8 @@ fio-fixtures: $(STAMP)
 	tests/data/fio-levels/generate.sh
 	$(BIN)/python -m tests.regenerate_expected
 
-# Performance figures (docs/performance.md); installs fio-plot in its own venv for the
-# side-by-side. BENCH_ARGS=--quick for a smaller run.
+# Performance figures (docs/performance.md), each alternated with its peer or floor;
+# installs fio-plot in its own venv for the side-by-side. BENCH_ARGS=--quick for a smaller
+# run, --rounds N for more rounds, --scale for the builds of 75, 750 and 7,500 files.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)

@@ -186,11 +186,17 @@ format = "fio"
 SWEEP_TEXT = '{{ maximum("4K", "random", 100).iops }} IOPS.\n'
 
 
-def sweep_report(target: Path) -> Path:
-    """A report folder holding the real fio sweep (tests/data/fio-sweep) as its raw data."""
+def sweep_report(target: Path, copies: int = 0) -> Path:
+    """A report folder holding the real fio sweep (tests/data/fio-sweep) as its raw data;
+    with ``copies``, that many copies of it, each under host names of its own
+    (``sweep_copies``)."""
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(SWEEP, target / "raw", ignore=shutil.ignore_patterns("*.sh", "*.md", "FIO*"))
+    if copies:
+        sweep_copies(target / "raw", copies)
+    else:
+        ignore = shutil.ignore_patterns("*.sh", "*.md", "FIO*")
+        shutil.copytree(SWEEP, target / "raw", ignore=ignore)
     (target / "report.toml").write_text(SWEEP_TOML, encoding="utf-8")
     for lang in ("de", "en"):
         for section in ("summary", "setup", "method", "conclusion"):
@@ -198,6 +204,24 @@ def sweep_report(target: Path) -> Path:
             text.parent.mkdir(parents=True, exist_ok=True)
             text.write_text(SWEEP_TEXT, encoding="utf-8")
     return target
+
+
+def sweep_copies(folder: Path, copies: int, source: Path = SWEEP) -> list[Path]:
+    """``copies`` copies of the sweep's JSON files (75 each) in bench-fio's layout under
+    ``folder/hNNNN/``, every job record of copy n naming host ``sweep-n``: a lab's archive of
+    many runs of the same matrix (the same profiles on other hosts are other points, not
+    repeats)."""
+    docs = {p.relative_to(source): json.loads(p.read_bytes()) for p in source.glob("*/*.json")}
+    written = []
+    for n in range(copies):
+        for relative, doc in sorted(docs.items()):
+            for job in doc["jobs"]:
+                job["hostname"] = f"sweep-{n}"
+            path = folder / f"h{n:04d}" / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(doc), encoding="utf-8")
+            written.append(path)
+    return written
 
 
 def sweep_profiles() -> dict[Path, tuple[str, list[int]]]:

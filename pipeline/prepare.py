@@ -124,8 +124,10 @@ def place_images(ctx: ReportContext, pictures: Pictures) -> list[InputError]:
     """Every image of every filled text into ``ctx.pictures`` (by text file) and the files
     placed into ``ctx.read``; the problems found, each naming the text file and line."""
     from pipeline.render.pictures import file_name, line_of
-    from pipeline.render.sanitize import image_refs
+    from pipeline.render.sanitize import image_refs, prefetch
 
+    # pandoc parses every text at once (a process each, on a pool), not one after another
+    prefetch([(t.text, t.path) for f in ctx.filled.values() for t in f.values()], ("json",))
     problems: list[InputError] = []
     for lang, filled in ctx.filled.items():
         for name, text in filled.items():

@@ -1,11 +1,12 @@
 """mkdocs hooks of the site build (named in mkdocs.yml).
 
 The i18n plugin builds the site once per language, each time with a new jinja
-environment that compiles the Material templates again. Compiled templates are kept in
-this process's memory and shared by those builds; never on disk, where a cached code
-object would be a way to run code. The theme's file listing (mkdocs copies the theme's
-static files) is made once per process too, without walking Material's thousands of
-icons in dot folders, which mkdocs' own filter leaves out anyway."""
+environment. Its templates come compiled from the installation (`make setup`,
+``theme_cache``), or are compiled once per process and kept in its memory, shared by
+those builds; a build never writes compiled code to disk. The theme's file listing
+(mkdocs copies the theme's static files) is made once per process too, without walking
+Material's thousands of icons in dot folders, which mkdocs' own filter leaves out
+anyway."""
 
 from __future__ import annotations
 
@@ -16,23 +17,8 @@ import re
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader
-from jinja2.bccache import Bucket, BytecodeCache
 
-
-class MemoryBytecodeCache(BytecodeCache):
-    def __init__(self) -> None:
-        self.code: dict[str, Any] = {}
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        found = self.code.get(f"{bucket.key}:{bucket.checksum}")
-        if found is not None:
-            bucket.code = found
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self.code[f"{bucket.key}:{bucket.checksum}"] = bucket.code
-
-
-COMPILED = MemoryBytecodeCache()
+from pipeline.render import theme_cache
 
 
 @functools.cache
@@ -66,7 +52,7 @@ def on_config(config: Any) -> Any:
 
 
 def on_env(env: Environment, config: Any, files: Any) -> Environment:
-    env.bytecode_cache = COMPILED
+    theme_cache.attach(env)
     return env
 
 

@@ -326,7 +326,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     refuses, or nested deeper than Python's JSON reader follows, is an input error of
     ``path``."""
     try:
-        doc = json.loads(_pandoc(markdown, "json", MARKDOWN))
+        doc = json.loads(_tree(markdown, path))
         cleaner = _Cleaner(path, _ids(doc["blocks"]))
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
@@ -405,7 +405,25 @@ def _html(markdown: str, path: Path | str) -> str:
     )
 
 
-CONVERTERS: dict[str, Callable[[str, Path | str], str]] = {"typst": _typst, "html": _html}
+def _parse(markdown: str, path: Path | str) -> str:
+    """pandoc's document (JSON) of the Markdown, before it is cleaned."""
+    return _pandoc(markdown, "json", MARKDOWN)
+
+
+def _tree(markdown: str, path: Path | str) -> str:
+    """``_parse``'s document: the one prefetched (``prefetch(texts, ("json",))``), else made
+    now on this thread. Never started on the pool from here: a conversion on the pool that
+    waited for a tree queued behind it could wait for ever."""
+    with _KEEPING:
+        made = _MADE.get(("json", markdown, str(path)))
+    return made.result() if made is not None else _parse(markdown, path)
+
+
+CONVERTERS: dict[str, Callable[[str, Path | str], str]] = {
+    "json": _parse,
+    "typst": _typst,
+    "html": _html,
+}
 MAX_KEPT = 512  # conversions kept in memory (a long test session builds many reports)
 
 
