@@ -23,11 +23,13 @@ import polars as pl
 
 Takes = Literal["points", "bins", "cost"]  # the profile's points, a fio json+ file, the cost table
 Place = Literal["results", "cost"]  # the whitepaper section the chart is printed in
-Rule = Callable[[pl.DataFrame], bool]
+Rule = Callable[[pl.DataFrame], bool]  # true of the points of one chart of the kind
+Shows = Callable[[pl.DataFrame], pl.DataFrame]  # the points a chart of the kind can place
 Colours = Literal["mix", "setup", "own"]  # a colour per mix, per setup, or its own legend
 
 PROFILE = ("setup", "access", "block_size", "read_pct")
 LEVELS = ("queue_depth", "parallelism")
+SERIES = 3  # block sizes at one level, mix and setup that make a block-size series
 
 
 def varies(points: pl.DataFrame, column: str, within: tuple[str, ...]) -> bool:
@@ -54,10 +56,33 @@ def _depth_sweep(points: pl.DataFrame) -> bool:
     return varies(points, "queue_depth", (*PROFILE, "parallelism"))
 
 
+def sized(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of one transfer size and no workload name: a named mix (Iometer's File
+    Server, a [[profiles]] name) or a block split has no place on a block-size axis."""
+    for column in ("profile", "block_split"):
+        if column in points.columns:
+            points = points.filter(pl.col(column).is_null())
+    return points
+
+
+def block_series(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of block-size series: the sizes of one mix and setup at one queue depth
+    and parallelism where ``SERIES`` of them or more were measured at that level only
+    (seed 002's IOMeter runs: 512 B … 1 MiB at QD 8, beside a 4K queue-depth sweep).
+    Block sizes each swept over parallelism (fs840's) are drawn over parallelism."""
+    found = sized(points)
+    if found.is_empty():
+        return found
+    once = pl.all_horizontal(pl.col(c).n_unique().over(PROFILE) == 1 for c in LEVELS)
+    found = found.with_columns(pl.when(once).then(pl.col("block_size")).alias("_once"))
+    line = ("setup", "access", "read_pct", *LEVELS)
+    sizes = pl.col("_once").drop_nulls().n_unique().over(line)
+    return found.filter(sizes >= SERIES).drop("_once")
+
+
 def _block_series(points: pl.DataFrame) -> bool:
-    """Several block sizes at one level, and no level swept (seed 002's IOMeter runs)."""
-    fixed = not any(varies(points, c, PROFILE) for c in LEVELS)
-    return fixed and varies(points, "block_size", ("setup", "access", "read_pct", *LEVELS))
+    """A block-size series among the points of the chart."""
+    return not block_series(points).is_empty()
 
 
 def _several_setups(points: pl.DataFrame) -> bool:
@@ -82,6 +107,7 @@ class Chart:
     default: Rule | None = None  # shown without [[charts]] when true of the points
     instead: str | None = None  # the kind drawn where this one's axis has one value
     needs: str | None = None  # a column its points must have (percentiles: lat_p99_us)
+    shows: Shows | None = None  # the points it can place (block size: its series), if not all
     title: str = ""  # locale key of its caption (and title)
     alt: str = ""  # locale key of its alt text
     method: str = ""  # locale key of its sentence in the method section (method.chart_<name>)
@@ -91,6 +117,10 @@ class Chart:
     datasheet: int | None = None  # the datasheet's chart: the lowest rank present
     colours: Colours = "mix"  # what its colours mean: the document's palette (report/palette)
     several: Colours | None = None  # what they mean where it draws several setups, if other
+
+    def points(self, points: pl.DataFrame) -> pl.DataFrame:
+        """The points a chart of this kind can place."""
+        return self.shows(points) if self.shows is not None else points
 
 
 CHARTS: tuple[Chart, ...] = (
@@ -131,6 +161,7 @@ CHARTS: tuple[Chart, ...] = (
         levels=LEVELS,
         x="block_size",
         default=_block_series,
+        shows=block_series,
         several="setup",  # a column per mix, a line per setup
         title="chart.block_size_title",
         alt="chart.alt_block_size",
