@@ -89,6 +89,11 @@ def _several_setups(points: pl.DataFrame) -> bool:
     return points["setup"].n_unique() > 1
 
 
+def _setups_over_depth(points: pl.DataFrame) -> bool:
+    """Several setups, and a queue depth swept (seed 002's 4K reads with 1 and 2 links)."""
+    return _several_setups(points) and _depth_sweep(points)
+
+
 def _with_percentiles(points: pl.DataFrame) -> bool:
     return points["lat_p99_us"].drop_nulls().len() > 0
 
@@ -186,8 +191,24 @@ CHARTS: tuple[Chart, ...] = (
         "dotted); throughput and service time (seed 003)",
         per=("access", "block_size"),
         default=_several_setups,
+        instead="setups_depth",
         title="chart.setups_title",
         alt="chart.alt_setups",
+        latency="ms",
+        colours="setup",
+    ),
+    Chart(
+        "setups_depth",
+        "pipeline.charts.family:setups_chart",
+        "setups compared over queue depth at fixed parallelism: colour per setup, reads "
+        "solid, writes dashed; throughput and service time (seed 002's 1 and 2 links)",
+        per=("access", "block_size"),
+        levels=("parallelism",),
+        x="queue_depth",
+        default=_setups_over_depth,
+        instead="setups",
+        title="chart.setups_depth_title",
+        alt="chart.alt_setups_depth",
         latency="ms",
         colours="setup",
     ),
