@@ -408,7 +408,14 @@ def meanings(chart: dict[str, Any]) -> dict[str, set[str]]:
     return found
 
 
-DOCUMENTS = [EXAMPLES / "a800", EXAMPLES / "fs840", LEVELS / "qd", LEVELS / "bs", LEVELS / "fb"]
+DOCUMENTS = [
+    EXAMPLES / "a800",
+    EXAMPLES / "fs840",
+    EXAMPLES / "fs820",
+    LEVELS / "qd",
+    LEVELS / "bs",
+    LEVELS / "fb",
+]
 
 
 @pytest.mark.parametrize("folder", DOCUMENTS, ids=lambda p: p.name)

@@ -226,3 +226,17 @@ def test_the_comparisons_of_1_and_2_links_are_drawn(fs820_build: BuildResult) ->
     assert all(chart["drawn"] for chart in manifest["charts"])
     for path in (fs820_build.out / "charts").glob("*.en.vl.json"):
         assert lines_with_one_x(json.loads(path.read_text(encoding="utf-8"))) == [], path
+
+
+def test_the_application_scenarios_are_bars_of_both_setups(fs820_build: BuildResult) -> None:
+    """Seed 002's application scenarios, with one FC link and with two: a bar per setup
+    for each named mix, as measured."""
+    rows = _chart(fs820_build, "mixes_random_qd8_p4")
+    drawn = {(r["profile"], r["setup_label"]): r["iops"] for r in rows}
+    points = _points(fs820_build).filter(pl.col("profile").is_not_null())
+    labels = {
+        "1link": "one FC link, without MPIO",
+        "2links-mpio": "two FC links with Multipath I/O (MPIO)",
+    }
+    measured = {(p["profile"], labels[p["setup"]]): p["iops"] for p in points.iter_rows(named=True)}
+    assert len(measured) == 8 and drawn == measured

@@ -57,9 +57,7 @@ def throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
 def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Color:
     """One colour per setup, the document's (each setup the same on every chart), in the
     report's order of setups."""
-    found = points["setup"].unique(maintain_order=True).to_list()
-    order = [name for name, _ in look.setups]
-    setups = sorted(found, key=lambda s: order.index(s) if s in order else len(order))
+    setups = setup_order(points, look)
     labels = [fmt.setup(s) for s in setups]
     return alt.Color(
         "setup_label:N",
@@ -67,6 +65,13 @@ def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Col
         sort=labels,
         scale=alt.Scale(domain=labels, range=[look.setup(s, i) for i, s in enumerate(setups)]),
     )
+
+
+def setup_order(points: pl.DataFrame, look: Palette) -> list[str]:
+    """The setups of ``points`` in the report's order."""
+    found = points["setup"].unique(maintain_order=True).to_list()
+    order = [name for name, _ in look.setups]
+    return sorted(found, key=lambda s: order.index(s) if s in order else len(order))
 
 
 def with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:

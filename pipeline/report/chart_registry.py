@@ -85,6 +85,18 @@ def _block_series(points: pl.DataFrame) -> bool:
     return not block_series(points).is_empty()
 
 
+def named(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of named workload mixes (Iometer's Database, a [[profiles]] name)."""
+    if "profile" not in points.columns:
+        return points.clear()
+    return points.filter(pl.col("profile").is_not_null())
+
+
+def _named_mixes(points: pl.DataFrame) -> bool:
+    """Two named mixes or more at one level (seed 002's application scenarios)."""
+    return named(points)["profile"].n_unique() > 1
+
+
 def _several_setups(points: pl.DataFrame) -> bool:
     return points["setup"].n_unique() > 1
 
@@ -170,6 +182,20 @@ CHARTS: tuple[Chart, ...] = (
         several="setup",  # a column per mix, a line per setup
         title="chart.block_size_title",
         alt="chart.alt_block_size",
+    ),
+    Chart(
+        "mixes",
+        "pipeline.charts.levels:mixes_chart",
+        "named workload mixes (Iometer's Database, File Server …) as bars, MB/s above IOPS, "
+        "one bar per setup (seed 002's application scenarios)",
+        per=("access",),
+        levels=LEVELS,
+        x="profile",
+        default=_named_mixes,
+        shows=named,
+        title="chart.mixes_title",
+        alt="chart.alt_mixes",
+        colours="setup",
     ),
     Chart(
         "dual_axis",
