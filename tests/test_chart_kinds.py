@@ -19,7 +19,7 @@ from pipeline.errors import InputError
 from pipeline.prepare import prepare
 from pipeline.report import chart_registry as kinds
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import chart_caption, chart_plan
+from pipeline.report.plan import chart_caption, chart_plan, points_for
 from tests.conftest import DATA, ROOT, SHARED
 
 LEVELS = DATA / "fio-levels"
@@ -188,6 +188,63 @@ def test_a_block_size_series_gives_the_block_size_chart() -> None:
     assert chart_caption(ctx.charts[0], ctx.formatter("en")) == chart["title"]
 
 
+def _series_beside_a_sweep() -> tuple[ReportContext, pl.DataFrame]:
+    """The block-size series (QD 1, one job) beside the QD x threads sweep of 4K random
+    (its QD 1 x 1 job left out: the series has that point), as a campaign mixes them."""
+    series = prepare(LEVELS / "bs")
+    sweep = prepare(LEVELS / "qd").dataset.points.filter(
+        (pl.col("queue_depth") > 1) | (pl.col("parallelism") > 1)
+    )
+    return series, pl.concat([series.dataset.points, sweep], how="diagonal_relaxed")
+
+
+def test_a_block_size_series_beside_a_queue_depth_sweep_is_drawn() -> None:
+    """The default rule judges the points where the chart would be drawn: the level of the
+    series holds one, whatever is swept elsewhere (the 4K point of the series is part of
+    the sweep too and stays on its line)."""
+    ctx, points = _series_beside_a_sweep()
+    refs = chart_plan(ctx.report, points, Path("report.toml"))
+    stems = [r.stem for r in refs]
+    assert "queue_depth_random_4k" in stems and "standard_random_4k_qd4" in stems
+    (block,) = [r for r in refs if r.kind == "block_size"]
+    assert block.stem == "block_size_random_qd1_p1"
+    drawn = points_for(points, block)
+    assert (
+        drawn.group_by("read_pct").agg(pl.col("block_size").n_unique())["block_size"].to_list()
+        == [12] * 3
+    )
+
+
+def test_a_named_mix_is_no_point_on_the_block_size_axis() -> None:
+    """Iometer's File Server (a mix of sizes, its mean 11346 B) and a [[profiles]] name
+    (Database, 8K 67 % read) at the series' level: shown in tables, not over block size."""
+    ctx, points = _series_beside_a_sweep()
+    one = points.filter((pl.col("block_size") == 8192) & (pl.col("read_pct") == 100.0))
+    named = pl.concat(
+        [
+            one.with_columns(profile=pl.lit("Database"), read_pct=pl.lit(67.0)),
+            one.with_columns(
+                profile=pl.lit("File Server"),
+                block_size=pl.lit(11346, pl.Int64),
+                block_split=pl.lit("512B/1K/2K/4K/8K/16K/32K/64K"),
+            ),
+        ]
+    )
+    refs = chart_plan(ctx.report, pl.concat([points, named], how="diagonal_relaxed"), Path("r"))
+    (block,) = [r for r in refs if r.kind == "block_size"]
+    drawn = points_for(pl.concat([points, named], how="diagonal_relaxed"), block)
+    assert 11346 not in drawn["block_size"].to_list() and 67.0 not in drawn["read_pct"].to_list()
+    assert len(drawn) == 36
+
+
+def test_block_sizes_each_swept_over_parallelism_are_no_series() -> None:
+    """fs840: 1K, 4K, 8K and 64K random, each over parallelism 1 … 512: four sizes at
+    every level, but drawn over parallelism, not as 18 block-size charts."""
+    fs840 = prepare(EXAMPLES / "fs840")
+    assert {r.kind for r in fs840.charts} == {"standard"}
+    assert kinds.block_series(fs840.dataset.points).is_empty()
+
+
 BS_SETUPS = """
 [[setups]]
 name = "one"
@@ -351,7 +408,14 @@ def meanings(chart: dict[str, Any]) -> dict[str, set[str]]:
     return found
 
 
-DOCUMENTS = [EXAMPLES / "a800", EXAMPLES / "fs840", LEVELS / "qd", LEVELS / "bs", LEVELS / "fb"]
+DOCUMENTS = [
+    EXAMPLES / "a800",
+    EXAMPLES / "fs840",
+    EXAMPLES / "fs820",
+    LEVELS / "qd",
+    LEVELS / "bs",
+    LEVELS / "fb",
+]
 
 
 @pytest.mark.parametrize("folder", DOCUMENTS, ids=lambda p: p.name)

@@ -8,6 +8,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -175,3 +176,67 @@ def test_the_figures_kept_are_in_the_seed_text() -> None:
         "100% read 4 kb525,000 IOPS",
     ):
         assert quoted in text, quoted
+
+
+def _chart(build: BuildResult, stem: str) -> list[dict[str, Any]]:
+    """The rows a chart of the build draws (every dataset of its Vega-Lite spec)."""
+    spec = json.loads((build.out / "charts" / f"{stem}.en.vl.json").read_text(encoding="utf-8"))
+    return [row for rows in spec["datasets"].values() for row in rows]
+
+
+def _lines(rows: list[dict[str, Any]], x: str) -> dict[tuple[str, str], list[Any]]:
+    found: dict[tuple[str, str], list[Any]] = {}
+    for row in rows:
+        found.setdefault((row["setup_label"], row["mix"]), []).append(row[x])
+    return found
+
+
+def test_the_block_size_chart_has_every_size_per_mix_and_both_setups(
+    fs820_build: BuildResult,
+) -> None:
+    """Seed 002's Iometer charts: MB/s and IOPS over 512 B … 1 MiB for 100 % read, 50/50
+    and 100 % write, with 1 link and with 2 links; File Server's and Web Server's mean
+    sizes are no point on the axis."""
+    lines = _lines(_chart(fs820_build, "block_size_sequential_qd8_p4"), "block")
+    one, two = "one FC link, without MPIO", "two FC links with Multipath I/O (MPIO)"
+    mixes = ("100% read", "50% read", "100% write")
+    assert set(lines) == {(setup, mix) for setup in (one, two) for mix in mixes}
+    sizes = ["512B", "1K", "2K", "4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1024K"]
+    assert all(blocks == sizes for blocks in lines.values())
+
+
+def test_the_comparisons_of_1_and_2_links_are_drawn(fs820_build: BuildResult) -> None:
+    """4 KB random reads with 1 and 2 links over the queue depth (one worker), with
+    CrystalDiskMark's 4 KB tests (QD 1 and 32) of both setups, and over the workers at
+    QD 4; no chart is left out, none has a line of one point."""
+    from tests.test_chart_kinds import lines_with_one_x
+
+    lines = _lines(_chart(fs820_build, "setups_depth_random_4k_p1"), "queue_depth")
+    depths = [1, 2, 4, 8, 16, 32, 64, 128]
+    assert lines[("one FC link, without MPIO", "100% read")] == depths
+    assert lines[("two FC links with Multipath I/O (MPIO)", "100% read")] == depths
+    for setup in (
+        "CrystalDiskMark, one FC link, without MPIO",
+        "CrystalDiskMark, two FC links with MPIO",
+    ):
+        assert lines[(setup, "100% read")] == lines[(setup, "100% write")] == [1, 32]
+    workers = _lines(_chart(fs820_build, "setups_random_4k_qd4"), "parallelism")
+    assert len(workers) == 2 and all(len(p) == 6 for p in workers.values())
+    manifest = json.loads((fs820_build.out / "manifest.json").read_text(encoding="utf-8"))
+    assert all(chart["drawn"] for chart in manifest["charts"])
+    for path in (fs820_build.out / "charts").glob("*.en.vl.json"):
+        assert lines_with_one_x(json.loads(path.read_text(encoding="utf-8"))) == [], path
+
+
+def test_the_application_scenarios_are_bars_of_both_setups(fs820_build: BuildResult) -> None:
+    """Seed 002's application scenarios, with one FC link and with two: a bar per setup
+    for each named mix, as measured."""
+    rows = _chart(fs820_build, "mixes_random_qd8_p4")
+    drawn = {(r["profile"], r["setup_label"]): r["iops"] for r in rows}
+    points = _points(fs820_build).filter(pl.col("profile").is_not_null())
+    labels = {
+        "1link": "one FC link, without MPIO",
+        "2links-mpio": "two FC links with Multipath I/O (MPIO)",
+    }
+    measured = {(p["profile"], labels[p["setup"]]): p["iops"] for p in points.iter_rows(named=True)}
+    assert len(measured) == 8 and drawn == measured

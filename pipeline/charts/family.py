@@ -15,6 +15,7 @@ import polars as pl
 from pipeline.charts.standard import (
     colours,
     latency_places,
+    log2_x,
     log_scale,
     mix_colour,
     mix_label,
@@ -56,9 +57,7 @@ def throughput(points: pl.DataFrame, fmt: Formatter) -> tuple[pl.Expr, str]:
 def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Color:
     """One colour per setup, the document's (each setup the same on every chart), in the
     report's order of setups."""
-    found = points["setup"].unique(maintain_order=True).to_list()
-    order = [name for name, _ in look.setups]
-    setups = sorted(found, key=lambda s: order.index(s) if s in order else len(order))
+    setups = setup_order(points, look)
     labels = [fmt.setup(s) for s in setups]
     return alt.Color(
         "setup_label:N",
@@ -66,6 +65,13 @@ def setup_colour(points: pl.DataFrame, fmt: Formatter, look: Palette) -> alt.Col
         sort=labels,
         scale=alt.Scale(domain=labels, range=[look.setup(s, i) for i, s in enumerate(setups)]),
     )
+
+
+def setup_order(points: pl.DataFrame, look: Palette) -> list[str]:
+    """The setups of ``points`` in the report's order."""
+    found = points["setup"].unique(maintain_order=True).to_list()
+    order = [name for name, _ in look.setups]
+    return sorted(found, key=lambda s: order.index(s) if s in order else len(order))
 
 
 def with_setup_label(points: pl.DataFrame, fmt: Formatter) -> pl.DataFrame:
@@ -154,17 +160,20 @@ def _direction(read_pct: float) -> str:
 def setups_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
-    """Seed 003: setups compared, colour per setup, reads solid and writes dashed.
-    ``points``: one access and block size, every setup and mix."""
-    unit = axis_unit("setups", fmt)
+    """Seed 003: setups compared, colour per setup, reads solid and writes dashed, against
+    parallelism; over queue depth where the kind's axis is (``setups_depth``, seed 002's
+    1 and 2 links). ``points``: one access and block size, every setup and mix."""
+    kind = ref.kind if ref is not None else "setups"
+    level = (ref.chart.x if ref is not None else None) or "parallelism"
+    unit = axis_unit(kind, fmt)
     value, value_title = throughput(points, fmt)
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     mix_labels = [fmt.t.mix(m, short=True) for m in mixes]
     data = (
         with_setup_label(points, fmt)
-        .sort("setup", "read_pct", "parallelism")
+        .sort("setup", "read_pct", level)
         .select(
-            "parallelism",
+            level,
             "setup_label",
             value.alias("throughput"),
             (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
@@ -181,20 +190,28 @@ def setups_chart(
     )
     colour = setup_colour(points, fmt, colours(ref))
     detail = alt.Detail("setup_label:N")
+    x = log2_x(level, fmt.t(f"chart.{level}"), data[level].to_list())
     both = side_by_side(
-        data, fmt, (value_title, unit), color=colour, strokeDash=dash, detail=detail
+        data, fmt, (value_title, unit), x=x, color=colour, strokeDash=dash, detail=detail
     )
-    return finish(both, _block_title(points, fmt, "chart.setups_title"), fmt)
+    title = ref.chart.title if ref is not None else "chart.setups_title"
+    return finish(both, _block_title(points, fmt, title), fmt)
 
 
 def side_by_side(
-    data: pl.DataFrame, fmt: Formatter, titles: tuple[str, str], **encoding: Any
+    data: pl.DataFrame,
+    fmt: Formatter,
+    titles: tuple[str, str],
+    x: alt.X | None = None,
+    **encoding: Any,
 ) -> alt.HConcatChart:
     """Throughput (left, axis titled ``titles[0]``) and service time (right, in the unit
-    ``titles[1]``) against parallelism, lines styled by ``encoding`` (colour, dash and
-    detail): the comparisons of setups and of frontend and backend. ``data``: the
-    columns ``parallelism``, ``throughput``, ``latency`` and those ``encoding`` names."""
+    ``titles[1]``) against parallelism (or ``x``), lines styled by ``encoding`` (colour,
+    dash and detail): the comparisons of setups and of frontend and backend. ``data``:
+    the columns ``parallelism`` (or ``x``'s), ``throughput``, ``latency`` and those
+    ``encoding`` names."""
     value_title, unit = titles
+    x = x if x is not None else parallelism_x(data["parallelism"].to_list(), fmt)
 
     def panel(field: str, title: str, places: int) -> alt.Chart:
         number = value_format(data[field].to_list(), places)
@@ -205,7 +222,7 @@ def side_by_side(
                 point=alt.OverlayMarkDef(size=theme().point_size),
             )
             .encode(
-                x=parallelism_x(data["parallelism"].to_list(), fmt),
+                x=x,
                 y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
                 **encoding,
             )

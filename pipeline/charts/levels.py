@@ -11,7 +11,13 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from pipeline.charts.family import finish, setup_colour, throughput, with_setup_label
+from pipeline.charts.family import (
+    finish,
+    setup_colour,
+    setup_order,
+    throughput,
+    with_setup_label,
+)
 from pipeline.charts.standard import (
     colours,
     latency_places,
@@ -207,3 +213,42 @@ def block_size_chart(
     access = fmt.t.access(str(points["access"][0]), start=True)
     title = fmt.t("chart.block_size_title", access_start=access)
     return finish(chart, title, fmt)
+
+
+def mixes_chart(
+    points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
+) -> alt.TopLevelMixin:
+    """Named workload mixes as bars (seed 002's application scenarios): MB/s above IOPS,
+    a group per mix in the order of their names, a bar per setup in its colour.
+    ``points``: one access at one level."""
+    data = with_setup_label(points, fmt).sort("profile", "setup")
+    data = data.select(
+        "profile",
+        "setup_label",
+        (pl.col("bytes_per_s") / fmt.mega).alias("mb_s"),
+        "iops",
+    )
+    names = data["profile"].unique(maintain_order=True).to_list()
+    colour = setup_colour(points, fmt, colours(ref)).legend(orient="right")
+    setups = [fmt.setup(s) for s in setup_order(points, colours(ref))]
+    rows = []
+    for i, (field, title) in enumerate((("mb_s", "chart.mb_s"), ("iops", "chart.iops"))):
+        y, tip = _y(data, field, fmt.t(title), 0)
+        axis = alt.Axis(labelAngle=0, labels=i == 1, ticks=i == 1)
+        bars = (
+            alt.Chart(data)
+            .mark_bar()
+            .encode(
+                x=alt.X("profile:N", title=None, sort=names, axis=axis),
+                xOffset=alt.XOffset("setup_label:N", sort=setups),
+                y=y,
+                color=colour,
+                tooltip=[alt.Tooltip("profile:N", title=None), "setup_label:N", tip],
+            )
+            .properties(width=WIDE - LEFT, height=LOW)
+        )
+        rows.append(bars)
+    access = fmt.t.access(str(points["access"][0]), start=True)
+    return finish(
+        alt.vconcat(*rows, spacing=8), fmt.t("chart.mixes_title", access_start=access), fmt
+    )

@@ -23,11 +23,13 @@ import polars as pl
 
 Takes = Literal["points", "bins", "cost"]  # the profile's points, a fio json+ file, the cost table
 Place = Literal["results", "cost"]  # the whitepaper section the chart is printed in
-Rule = Callable[[pl.DataFrame], bool]
+Rule = Callable[[pl.DataFrame], bool]  # true of the points of one chart of the kind
+Shows = Callable[[pl.DataFrame], pl.DataFrame]  # the points a chart of the kind can place
 Colours = Literal["mix", "setup", "own"]  # a colour per mix, per setup, or its own legend
 
 PROFILE = ("setup", "access", "block_size", "read_pct")
 LEVELS = ("queue_depth", "parallelism")
+SERIES = 3  # block sizes at one level, mix and setup that make a block-size series
 
 
 def varies(points: pl.DataFrame, column: str, within: tuple[str, ...]) -> bool:
@@ -54,14 +56,54 @@ def _depth_sweep(points: pl.DataFrame) -> bool:
     return varies(points, "queue_depth", (*PROFILE, "parallelism"))
 
 
+def sized(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of one transfer size and no workload name: a named mix (Iometer's File
+    Server, a [[profiles]] name) or a block split has no place on a block-size axis."""
+    for column in ("profile", "block_split"):
+        if column in points.columns:
+            points = points.filter(pl.col(column).is_null())
+    return points
+
+
+def block_series(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of block-size series: the sizes of one mix and setup at one queue depth
+    and parallelism where ``SERIES`` of them or more were measured at that level only
+    (seed 002's IOMeter runs: 512 B … 1 MiB at QD 8, beside a 4K queue-depth sweep).
+    Block sizes each swept over parallelism (fs840's) are drawn over parallelism."""
+    found = sized(points)
+    if found.is_empty():
+        return found
+    once = pl.all_horizontal(pl.col(c).n_unique().over(PROFILE) == 1 for c in LEVELS)
+    found = found.with_columns(pl.when(once).then(pl.col("block_size")).alias("_once"))
+    line = ("setup", "access", "read_pct", *LEVELS)
+    sizes = pl.col("_once").drop_nulls().n_unique().over(line)
+    return found.filter(sizes >= SERIES).drop("_once")
+
+
 def _block_series(points: pl.DataFrame) -> bool:
-    """Several block sizes at one level, and no level swept (seed 002's IOMeter runs)."""
-    fixed = not any(varies(points, c, PROFILE) for c in LEVELS)
-    return fixed and varies(points, "block_size", ("setup", "access", "read_pct", *LEVELS))
+    """A block-size series among the points of the chart."""
+    return not block_series(points).is_empty()
+
+
+def named(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of named workload mixes (Iometer's Database, a [[profiles]] name)."""
+    if "profile" not in points.columns:
+        return points.clear()
+    return points.filter(pl.col("profile").is_not_null())
+
+
+def _named_mixes(points: pl.DataFrame) -> bool:
+    """Two named mixes or more at one level (seed 002's application scenarios)."""
+    return named(points)["profile"].n_unique() > 1
 
 
 def _several_setups(points: pl.DataFrame) -> bool:
     return points["setup"].n_unique() > 1
+
+
+def _setups_over_depth(points: pl.DataFrame) -> bool:
+    """Several setups, and a queue depth swept (seed 002's 4K reads with 1 and 2 links)."""
+    return _several_setups(points) and _depth_sweep(points)
 
 
 def _with_percentiles(points: pl.DataFrame) -> bool:
@@ -82,6 +124,7 @@ class Chart:
     default: Rule | None = None  # shown without [[charts]] when true of the points
     instead: str | None = None  # the kind drawn where this one's axis has one value
     needs: str | None = None  # a column its points must have (percentiles: lat_p99_us)
+    shows: Shows | None = None  # the points it can place (block size: its series), if not all
     title: str = ""  # locale key of its caption (and title)
     alt: str = ""  # locale key of its alt text
     method: str = ""  # locale key of its sentence in the method section (method.chart_<name>)
@@ -91,6 +134,10 @@ class Chart:
     datasheet: int | None = None  # the datasheet's chart: the lowest rank present
     colours: Colours = "mix"  # what its colours mean: the document's palette (report/palette)
     several: Colours | None = None  # what they mean where it draws several setups, if other
+
+    def points(self, points: pl.DataFrame) -> pl.DataFrame:
+        """The points a chart of this kind can place."""
+        return self.shows(points) if self.shows is not None else points
 
 
 CHARTS: tuple[Chart, ...] = (
@@ -131,9 +178,24 @@ CHARTS: tuple[Chart, ...] = (
         levels=LEVELS,
         x="block_size",
         default=_block_series,
+        shows=block_series,
         several="setup",  # a column per mix, a line per setup
         title="chart.block_size_title",
         alt="chart.alt_block_size",
+    ),
+    Chart(
+        "mixes",
+        "pipeline.charts.levels:mixes_chart",
+        "named workload mixes (Iometer's Database, File Server …) as bars, MB/s above IOPS, "
+        "one bar per setup (seed 002's application scenarios)",
+        per=("access",),
+        levels=LEVELS,
+        x="profile",
+        default=_named_mixes,
+        shows=named,
+        title="chart.mixes_title",
+        alt="chart.alt_mixes",
+        colours="setup",
     ),
     Chart(
         "dual_axis",
@@ -155,8 +217,24 @@ CHARTS: tuple[Chart, ...] = (
         "dotted); throughput and service time (seed 003)",
         per=("access", "block_size"),
         default=_several_setups,
+        instead="setups_depth",
         title="chart.setups_title",
         alt="chart.alt_setups",
+        latency="ms",
+        colours="setup",
+    ),
+    Chart(
+        "setups_depth",
+        "pipeline.charts.family:setups_chart",
+        "setups compared over queue depth at fixed parallelism: colour per setup, reads "
+        "solid, writes dashed; throughput and service time (seed 002's 1 and 2 links)",
+        per=("access", "block_size"),
+        levels=("parallelism",),
+        x="queue_depth",
+        default=_setups_over_depth,
+        instead="setups",
+        title="chart.setups_depth_title",
+        alt="chart.alt_setups_depth",
         latency="ms",
         colours="setup",
     ),

@@ -70,14 +70,32 @@ def _slug(text: str) -> str:
 
 
 def default_specs(points: pl.DataFrame, report: Report | None = None) -> list[ChartSpec]:
-    """Every kind whose default rule holds for the points, in the registry's order; the
-    frontend/backend comparison where report.toml declares pairs."""
-    chosen = [c.name for c in kinds.CHARTS if c.default is not None and c.default(points)]
+    """Every kind whose default rule holds for the points of one of its charts, in the
+    registry's order; the frontend/backend comparison where report.toml declares pairs."""
+    chosen = [c.name for c in kinds.CHARTS if _by_default(c, points)]
     if not any(kinds.BY_NAME[c].colours == "mix" for c in chosen):
         chosen.insert(0, "standard")  # nothing swept: asked for, left out with a note
     if report is not None and report.frontend_backend:
         chosen.append("frontend_backend")
     return [ChartSpec.model_validate({"kind": k}) for k in chosen]
+
+
+def _by_default(chart: kinds.Chart, points: pl.DataFrame) -> bool:
+    return any(True for _ in _default_keys(chart, points))
+
+
+def _default_keys(chart: kinds.Chart, points: pl.DataFrame) -> Iterator[dict[str, Any]]:
+    """The keys of the charts of ``chart`` whose default rule holds for their own points
+    (a block-size chart where its access and level hold a block-size series, not
+    wherever the report's other points lie)."""
+    rule = chart.default
+    if rule is None:
+        return
+    columns = grain(chart, points)
+    groups = _data(chart, points).partition_by(columns, as_dict=True, maintain_order=False)
+    for key in _keys(points, chart):
+        if rule(groups[tuple(key[c] for c in columns)]):
+            yield key
 
 
 def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
@@ -103,12 +121,18 @@ def grain(chart: kinds.Chart, points: pl.DataFrame) -> list[str]:
     return [*chart.per, *extra]
 
 
+def _data(chart: kinds.Chart, points: pl.DataFrame) -> pl.DataFrame:
+    """The points charts of ``chart`` are drawn from (with the column it needs)."""
+    data = points.filter(pl.col(chart.needs).is_not_null()) if chart.needs else points
+    return chart.points(data)
+
+
 def _keys(points: pl.DataFrame, chart: kinds.Chart) -> Iterator[dict[str, Any]]:
     """One key per chart of ``chart``."""
     columns = grain(chart, points)
-    data = points.filter(pl.col(chart.needs).is_not_null()) if chart.needs else points
     order = [c for c in (*kinds.PROFILE, *kinds.LEVELS) if c in columns]
-    keys = data.select(columns).unique().sort(order, descending=[c == "read_pct" for c in order])
+    keys = _data(chart, points).select(columns).unique()
+    keys = keys.sort(order, descending=[c == "read_pct" for c in order])
     yield from keys.iter_rows(named=True)
 
 
@@ -157,8 +181,9 @@ def _pairs(report: Report) -> tuple[Pair, ...]:
 
 
 def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
-    """The points chart ``ref`` shows (a frontend/backend chart: its pairs' setups)."""
-    found = points
+    """The points chart ``ref`` shows (a frontend/backend chart: its pairs' setups; a
+    block-size chart: its block-size series)."""
+    found = ref.chart.points(points)
     for column, value in ref.key().items():
         found = found.filter(pl.col(column) == value)
     if ref.pairs:
@@ -177,9 +202,10 @@ def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef
     """Every chart the report asks for (declared or by default), flat ones included."""
     look = palette(report, points, where)
     _check_pairs(report, points, where)
-    specs = report.charts if report.charts is not None else default_specs(points, report)
+    if report.charts is None:
+        return _defaults(report, points, look)
     refs = []
-    for index, spec in enumerate(specs):
+    for index, spec in enumerate(report.charts):
         chart = _kind(spec, where, f"charts[{index}]")
         if chart.takes == "bins":
             refs.append(_histogram(spec, look))
@@ -187,6 +213,23 @@ def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef
         keys = list(_keys(points, chart))
         refs += [_ref(chart, key, report, look) for key in keys if _matches(spec, key)]
         _all_match(spec, keys, where, f"charts[{index}]")
+    return list(dict.fromkeys(refs))
+
+
+def _defaults(report: Report, points: pl.DataFrame, look: Palette) -> list[ChartRef]:
+    """The charts of ``default_specs``: of a kind chosen by its rule those whose points
+    hold the rule, and those whose axis would hold one value (drawn as another kind, or
+    named as left out); of the others (standard where nothing is swept, frontend/backend)
+    all."""
+    refs = []
+    for spec in default_specs(points, report):
+        chart = kinds.BY_NAME[spec.kind]
+        chosen = chart.default is not None and _by_default(chart, points)
+        held = {tuple(k.values()) for k in _default_keys(chart, points)} if chosen else set()
+        for key in _keys(points, chart):
+            ref = _ref(chart, key, report, look)
+            if not chosen or tuple(key.values()) in held or flat(ref, points):
+                refs.append(ref)
     return list(dict.fromkeys(refs))
 
 
