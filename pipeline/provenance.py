@@ -17,6 +17,7 @@ from pipeline import __version__
 from pipeline.config import Report
 from pipeline.dataset import Dataset
 from pipeline.inputs import Seen, digest, resolved
+from pipeline.paths import ROOT
 
 DEPENDENCIES = (
     "polars",
@@ -61,10 +62,16 @@ def _file(
     build only lists (a method file) is read here, once. ``root``: the report folder,
     resolved."""
     found = seen.get(os.path.abspath(path)) or digest(path)
-    real = Path(found.real)
-    inside = real.is_relative_to(root)
-    name = real.relative_to(root).as_posix() if inside else f"{real.parent.name}/{real.name}"
-    return InputFile(name, found.size, found.sha256, kind, tools)
+    return InputFile(_name(root, Path(found.real)), found.size, found.sha256, kind, tools)
+
+
+def _name(root: Path, real: Path) -> str:
+    """A file's name in the list: relative to the report folder; iopress's own files read
+    beside it (the SPC-1 catalogue) marked ``iopress:`` and named within iopress."""
+    if real.is_relative_to(root):
+        return real.relative_to(root).as_posix()
+    own = real.relative_to(ROOT).as_posix() if real.is_relative_to(ROOT) else real.name
+    return f"iopress:{own}"
 
 
 def inputs(
@@ -91,8 +98,10 @@ def inputs(
     for source, paths in dataset.sidecars.items():
         files += [_file(root, p, "sidecar", book, source) for p in paths]
     files += [_file(root, p, kind, book) for p, kind in others]
-    unique = {f.path: f for f in reversed(files)}
-    return [f for f in files if unique[f.path] is f]
+    # one row per file read: the same name twice is the same file (a source listed as a
+    # text too), never a second file hidden behind the first one's name
+    unique = {(f.path, f.sha256): f for f in reversed(files)}
+    return [f for f in files if unique[f.path, f.sha256] is f]
 
 
 def table(files: list[InputFile]) -> pl.DataFrame:

@@ -428,3 +428,26 @@ def test_ingest_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("ingest waited for a writer on the FIFO")
     assert done.returncode == 1 and "fio.json: not a regular file" in done.stderr, done
+
+
+def test_a_record_named_like_a_catalogue_file_is_listed_beside_it(tmp_path: Path) -> None:
+    """A report's own spc1/AE00008.toml beside the catalogue's AE00008: both are read, so
+    both are listed with their own hash (the catalogue file was named 'spc1/AE00008.toml'
+    too, and one row hid the other's bytes); iopress's own files are marked iopress:."""
+    from pipeline.build import build
+    from pipeline.paths import ROOT
+    from tests.conftest import FS840
+
+    report = Path(shutil.copytree(FS840, tmp_path / "r"))
+    forged = report / "spc1" / "AE00008.toml"
+    forged.parent.mkdir()
+    catalogue = ROOT / "data" / "spc1" / "AE00008.toml"
+    forged.write_text(catalogue.read_text().replace("AE00008", "AE99999"))
+    toml = report / "report.toml"
+    old = 'spc1 = ["AE00008", "A00163"]'
+    toml.write_text(toml.read_text().replace(old, 'spc1 = ["AE00008", "spc1/AE00008.toml"]'))
+    out = build(report, tmp_path / "out").out
+    with (out / "inputs.csv").open(encoding="utf-8") as f:
+        listed = {row["path"]: row["sha256"] for row in csv.DictReader(f)}
+    assert listed["spc1/AE00008.toml"] == sha(forged)
+    assert listed["iopress:data/spc1/AE00008.toml"] == sha(catalogue)
