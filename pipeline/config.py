@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -666,9 +667,34 @@ def _matches(folder: Path, pattern: str) -> list[Path]:
     return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
+def _bad_pattern(pattern: str) -> tuple[str, str] | None:
+    """What is wrong with a file name or pattern before the file system is asked: a
+    ``..`` after a wildcard (the part before it is what containment checks), a name
+    longer than file systems take."""
+    parts = pattern.split("/")
+    if GLOB.search(pattern) and ".." in parts:
+        why = f"{pattern!r} has '..' in a pattern: it may lead outside the report folder"
+        return why, "name the files from the report folder down"
+    if len(os.fsencode(pattern)) > 4096 or max(len(os.fsencode(p)) for p in parts) > 255:
+        return f"{pattern[:60]!r}… is longer than a file name can be", "give a shorter name"
+    return None
+
+
+def _not_utf8(found: list[Path], path: Path, where: str) -> None:
+    for file in found:
+        try:
+            str(file).encode("utf-8")
+        except UnicodeEncodeError:
+            name = os.fsencode(file.name)
+            raise InputError(path, where, f"file name {name!r} is not UTF-8", "rename it") from None
+
+
 def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
     """The files a file name, glob or folder of report.toml (``path``, at ``where``) names,
     at least one; a glob's matches may still be links out (checked where they are read)."""
+    bad = _bad_pattern(pattern)
+    if bad:
+        raise InputError(path, where, *bad)
     if not (GLOB.search(pattern) or pattern.endswith("/") or (folder / pattern).is_dir()):
         found = [inside(folder, pattern, path, where)]
         if not found[0].is_file():
@@ -682,6 +708,7 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
     if not is_inside(folder, folder / _base(pattern)):  # nothing outside is even listed
         raise InputError(path, where, f"{pattern!r} leads outside the report folder", OUTSIDE_HINT)
     found = _matches(folder, pattern)
+    _not_utf8(found, path, where)
     if not found:
         raise InputError(
             path,
@@ -697,10 +724,14 @@ def _expanded(folder: Path, path: Path, report: Report) -> Report:
     file is then checked like a listed one (inside the folder, once)."""
     sources, problems = [], []
     for index, src in enumerate(report.sources):
+        where = f"sources[{index}].path"
+        bad = _bad_pattern(src.path)
+        if bad:
+            problems.append(InputError(path, where, *bad))
+            continue
         if not (src.is_pattern or (folder / src.path).is_dir()):
             sources.append(src)
             continue
-        where = f"sources[{index}].path"
         try:
             found = expand(folder, path, src.path, where)
         except InputError as err:

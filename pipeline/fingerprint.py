@@ -43,7 +43,7 @@ def fingerprint(report: Path, options: str = "") -> str | None:
     """None when an input cannot be read: the build then runs and reports it properly."""
     try:
         return _digest(report, options)
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a link loop (Path.resolve)
         return None
 
 
@@ -51,7 +51,7 @@ def _digest(report: Path, options: str) -> str:
     digest = hashlib.sha256(options.encode())
     for base in (report, *(ROOT / d for d in OWN)):
         for path in _files(base):
-            digest.update(str(path.relative_to(base)).encode() + b"\0")
+            digest.update(os.fsencode(path.relative_to(base)) + b"\0")  # any name
             digest.update(_content(path, base))
     for name in OWN_FILES:
         digest.update(hashlib.sha256((ROOT / name).read_bytes()).digest())

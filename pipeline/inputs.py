@@ -54,9 +54,12 @@ def real(path: Path) -> Path:
     """``path`` with its links resolved (``Path.resolve``): a file that is no link is its
     folder's resolution and its name, the folder resolved once while a ledger is open
     (7,500 files in one folder: one ``lstat`` each, not one per part of the path)."""
-    if path.name in ("", ".", "..") or path.is_symlink():
-        return path.resolve()
-    return resolved(path.parent) / path.name
+    try:
+        if path.name in ("", ".", "..") or path.is_symlink():
+            return path.resolve()
+        return resolved(path.parent) / path.name
+    except RuntimeError:  # Python 3.11: "Symlink loop from …"
+        raise InputError(path, "", "a link loop", "remove the link or point it at a file") from None
 
 
 def resolved(root: Path) -> Path:

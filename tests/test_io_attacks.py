@@ -451,3 +451,50 @@ def test_a_record_named_like_a_catalogue_file_is_listed_beside_it(tmp_path: Path
         listed = {row["path"]: row["sha256"] for row in csv.DictReader(f)}
     assert listed["spc1/AE00008.toml"] == sha(forged)
     assert listed["iopress:data/spc1/AE00008.toml"] == sha(catalogue)
+
+
+def _fs840_with(tmp_path: Path, source: str, fmt: str = "iogen") -> Path:
+    from tests.conftest import FS840
+
+    report = Path(shutil.copytree(FS840, tmp_path / "r"))
+    toml = report / "report.toml"
+    added = f'\n[[sources]]\npath = "{source}"\nformat = "{fmt}"\n'
+    toml.write_text(toml.read_text(encoding="utf-8") + added, encoding="utf-8")
+    return report
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("*/../../../outside/*.csv", "has '..' in a pattern"),  # listed files outside
+        ("*/../../../../../**/*.key", "has '..' in a pattern"),  # walked from /
+        ("raw/" + "a" * 300 + ".csv", "is longer than a file name can be"),  # ENAMETOOLONG
+        ("loop/x.csv", "a link loop"),  # loop -> loop: RuntimeError from resolve
+    ],
+)
+def test_paths_the_file_system_refuses_are_one_line_errors(
+    tmp_path: Path, source: str, said: str
+) -> None:
+    """Each was a traceback or a walk outside the folder (red team g1, g2root,
+    a1_longname, a1_loop)."""
+    report = _fs840_with(tmp_path, source)
+    (report / "loop").symlink_to("loop")
+    one_line_refusal(iopress("build", report, "-o", tmp_path / "out"), said)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_link_loop_named_by_nothing_and_a_name_not_utf8(tmp_path: Path) -> None:
+    """A loop nobody names is no error (the up-to-date check skipped it with a
+    traceback); a method file whose name is not UTF-8 is named as such."""
+    from tests.conftest import FS840
+
+    report = Path(shutil.copytree(FS840, tmp_path / "r"))
+    (report / "text" / "loop").symlink_to("loop")
+    ran = iopress("build", report, "-o", tmp_path / "out")
+    assert ran.returncode == 0, ran
+    (report / "jobs").mkdir()
+    (report / os.fsdecode(b"jobs/bad\xff.fio")).write_text("[job]\n")
+    toml = report / "report.toml"
+    toml.write_text('method = ["jobs/*.fio"]\n' + toml.read_text(encoding="utf-8"))
+    ran = iopress("build", report, "-o", tmp_path / "out2")
+    one_line_refusal(ran, "method[0]", "is not UTF-8", "rename it")
