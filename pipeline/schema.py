@@ -53,9 +53,13 @@ def _access(e: pl.Expr) -> pl.Expr:
     return e.is_in(list(get_args(Access)))
 
 
+MAX_NAME = 256  # characters of a name taken from data (a host name has at most 253)
+
+
 def _plain(e: pl.Expr) -> pl.Expr:
-    """No control character (``inputs.CONTROL``): a name taken from data."""
-    return ~e.str.contains(CONTROL)
+    """No control character (``inputs.CONTROL``) and at most ``MAX_NAME`` characters: a
+    name taken from data, printed in tables, captions and the PDF's metadata."""
+    return ~e.str.contains(CONTROL) & (e.str.len_chars() <= MAX_NAME)
 
 
 @dataclass(frozen=True)

@@ -116,3 +116,22 @@ def test_a_block_size_of_400_digits_is_a_value_error() -> None:
 
     with pytest.raises(ValueError, match="from 1 byte to 1 TiB"):
         parse_block_size("9" * 400)
+
+
+@pytest.mark.parametrize("column", ["host", "tool_version", "setup"])
+def test_a_name_longer_than_a_table_can_hold_is_a_reject_named_short(column: str) -> None:
+    """A 40,000-character name from the data (a fio version, an Iometer specification)
+    stopped typst (a PDF string holds 32,767); now the row is refused, and its reason
+    shows the value's start and length, not 40,000 characters."""
+    result, _ = _dataset()
+    long = "H" * 40_000
+    broken = result.intervals.with_columns(
+        pl.when(pl.col("line") == 5).then(pl.lit(long)).otherwise(pl.col(column)).alias(column)
+    )
+    dataset = combine([ReadResult(broken, [], 8)])
+    assert dataset.accounting() == {"records_read": 8, "accepted": 7, "rejected": 1}
+    reason = str(dataset.rejects[0])
+    assert f"field '{column}'" in reason and "(40,000 characters)" in reason
+    assert len(reason) < 200
+    kept = result.intervals.with_columns(pl.lit("h" * 256).alias(column))
+    assert combine([ReadResult(kept, [], 8)]).accounting()["rejected"] == 0

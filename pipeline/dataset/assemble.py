@@ -194,6 +194,12 @@ def _uneven(point: dict[str, Any]) -> InputError:
     )
 
 
+def _shown(value: object) -> str:
+    """A refused value as a reject names it: its start where it is long."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}… ({len(str(value)):,} characters)"
+
+
 def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
     """Rows a reader let through but the schema refuses become rejects, never silent drops."""
     bad = violations(intervals, INTERVAL_FIELDS)
@@ -204,7 +210,7 @@ def _schema_rejects(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]
         Reject(
             str(intervals["source"][r]),
             Message.of("where.line_field", line=intervals["line"][r], field=repr(c)),
-            Message.of("schema", value=repr(v)),
+            Message.of("schema", value=_shown(v)),
         )
         for r, c, v in bad.unique("_row", keep="first", maintain_order=True).iter_rows()
     ]
