@@ -195,16 +195,31 @@ def _jpeg(data: bytes) -> Picture:
                 raise Refused("JPEG scan before its frame header (SOF)")
             scanned = _scan_end(data, at)
             segment, at = segment + data[at:scanned], scanned
-        if not _metadata(marker, segment):
-            out.append(segment)
-        elif marker == 0xE1:
+        out += _kept(marker, segment)
+        if marker == 0xE1:
             turned = _orientation(segment[4:]) or turned
     if size == (0, 0):
         raise Refused("JPEG has no frame header (SOF)")
     if turned != 1:  # after JFIF's APP0, which comes first
-        out.insert(2 if out[1].startswith(b"\xff\xe0") else 1, _exif(turned))
+        out.insert(2 if out[1:2] and out[1].startswith(b"\xff\xe0") else 1, _exif(turned))
     width, height = size[::-1] if turned >= 5 else size  # 5–8: turned a quarter
     return Picture("jpeg", width, height, b"".join(out))
+
+
+def _kept(marker: int, segment: bytes) -> list[bytes]:
+    """What of a segment goes into the copy: JFIF's APP0 remade, metadata none."""
+    if marker == 0xE0:
+        return _jfif(segment[4:])
+    return [] if _metadata(marker, segment) else [segment]
+
+
+def _jfif(payload: bytes) -> list[bytes]:
+    """APP0 as JFIF states it and nothing more: version, density unit and densities,
+    no thumbnail (a JFXX extension or other APP0 data can carry anything)."""
+    if payload[:5] != b"JFIF\0" or len(payload) < 14:
+        return []
+    fields = payload[5:12] + b"\0\0"  # version, units, X and Y density; no thumbnail
+    return [b"\xff\xe0" + struct.pack(">H", 2 + 5 + len(fields)) + b"JFIF\0" + fields]
 
 
 def _orientation(payload: bytes) -> int | None:

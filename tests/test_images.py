@@ -141,3 +141,23 @@ def test_a_sideways_photo_keeps_its_orientation_and_nothing_else(order: str) -> 
 def test_an_unreadable_orientation_is_no_orientation(tiff: bytes) -> None:
     photo = images.check(_with_exif(jpeg(24, 16), tiff))
     assert (photo.width, photo.height) == (24, 16) and b"Exif" not in photo.data
+
+
+def _with_app0(data: bytes, payload: bytes) -> bytes:
+    at = data.index(b"\xff\xe0")
+    (length,) = struct.unpack(">H", data[at + 2 : at + 4])
+    app0 = b"\xff\xe0" + struct.pack(">H", 2 + len(payload)) + payload
+    return data[:at] + app0 + data[at + 2 + length :]
+
+
+def test_app0_is_remade_as_plain_jfif_and_other_app0_data_goes() -> None:
+    """APP0 was kept whole: a JFIF segment with text after its fields (a camera's serial,
+    a position) or a JFXX thumbnail reached the PDF and the site."""
+    extra = b"GPS 47.3769N serial=CAM-12345"
+    jfif = b"JFIF\0\x01\x02\x01\x00\x48\x00\x48\x01\x01" + b"\x80\x80\x80" + extra
+    photo = images.decoded(images.check(_with_app0(jpeg(24, 16), jfif)))
+    assert b"CAM-12345" not in photo.data and b"\x80\x80\x80" not in photo.data
+    at = photo.data.index(b"\xff\xe0")
+    assert photo.data[at : at + 18] == b"\xff\xe0\x00\x10JFIF\0\x01\x02\x01\x00\x48\x00\x48\0\0"
+    jfxx = images.check(_with_app0(jpeg(24, 16), b"JFXX\0\x10THUMBNAIL"))
+    assert b"THUMBNAIL" not in jfxx.data and b"\xff\xe0" not in jfxx.data
