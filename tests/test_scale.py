@@ -144,7 +144,7 @@ def test_a_build_reads_report_toml_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert loads["report.toml"] == 1
 
 
-LISTING = "find raw -type f | LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum"
+LISTING = "find raw -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum"
 
 
 @pytest.mark.skipif(not SWEEP.is_dir(), reason="tests/data/fio-sweep: run make fio-fixtures")
@@ -308,3 +308,19 @@ def test_a_rows_sha256_is_sha256sums_for_names_it_escapes(tmp_path: Path) -> Non
         ["sha256sum", "--", *sorted(names)], cwd=tmp_path, capture_output=True, check=True
     ).stdout
     assert provenance.combined("raw/", files).sha256 == hashlib.sha256(printed).hexdigest()
+
+
+def test_the_documented_listing_reproduces_a_row_for_odd_names(tmp_path: Path) -> None:
+    """docs/verify.md's command (find -print0 | sort -z | xargs -0) over names with a
+    space, a leading dash, a newline, a backslash and non-ASCII letters: the row's SHA-256
+    (xargs -d '\\n' split the newline name and printed another hash)."""
+    names = ["raw/a b.json", "raw/-x.json", "raw/n\nl.json", "raw/b\\s.json", "raw/ü.json"]
+    files = []
+    for i, name in enumerate(names):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(bytes([i]))
+        files.append(InputFile(name, 1, hashlib.sha256(bytes([i])).hexdigest(), "fio", ""))
+    printed = subprocess.run(
+        LISTING, shell=True, cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.split()[0]
+    assert provenance.combined("raw/", files).sha256 == printed
