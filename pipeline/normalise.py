@@ -9,6 +9,7 @@ I/Os over all time), latency weighted by I/Os — the same averages vdbench prin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -82,12 +83,15 @@ def check_attributes(intervals: pl.DataFrame) -> None:
     averaged into one point; an input error names the point and its files."""
     if intervals.is_empty():
         return
-    _check_split_sizes(intervals)
-    _check_profile_names(intervals)
-    _check_one_tool(intervals)
+    conformed = conform(intervals, INTERVAL_FIELDS)
+    varied = _varied(conformed)
+    for name, check in _CHECKS:
+        if name in varied:
+            check(intervals)
+    if not varied.intersection(ATTRIBUTES):
+        return
     mixed = (
-        conform(intervals, INTERVAL_FIELDS)
-        .group_by(list(POINT_KEY))
+        conformed.group_by(list(POINT_KEY))
         .agg(
             *(pl.col(a).cast(pl.String).unique().sort(nulls_last=True) for a in ATTRIBUTES),
             pl.col("source").unique().sort(),
@@ -96,6 +100,16 @@ def check_attributes(intervals: pl.DataFrame) -> None:
     )
     if not mixed.is_empty():
         raise _mixed(mixed.row(0, named=True))
+
+
+def _varied(conformed: pl.DataFrame) -> set[str]:
+    """The columns that the checks of ``check_attributes`` group, among those that hold
+    more than one value in the whole frame (an empty one counts, attributes compared as
+    their text): where a column holds one value, no group of rows holds two, and its check
+    cannot fail. One query, usually all the checks there are."""
+    names = {*(c for c, _ in _CHECKS), *ATTRIBUTES}
+    counts = conformed.select(pl.col(c).cast(pl.String).n_unique() for c in sorted(names))
+    return {c for c, n in counts.row(0, named=True).items() if n > 1}
 
 
 def _check_split_sizes(intervals: pl.DataFrame) -> None:
@@ -173,6 +187,14 @@ def _check_one_tool(intervals: pl.DataFrame) -> None:
         f"measured by {said}: the tables and charts would mix the tools' points in one profile",
         "give each tool's files a setup of their own (report.toml [[sources]] setup = ...)",
     )
+
+
+# the column each check groups by its own key, in the order they are made
+_CHECKS: tuple[tuple[str, Callable[[pl.DataFrame], None]], ...] = (
+    ("block_split", _check_split_sizes),
+    ("profile", _check_profile_names),
+    ("tool", _check_one_tool),
+)
 
 
 def _mixed(row: dict[str, Any]) -> InputError:

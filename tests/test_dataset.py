@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import polars as pl
@@ -12,7 +13,14 @@ from pipeline.dataset import read_intervals, read_points, write
 from pipeline.dataset.assemble import combine
 from pipeline.errors import InputError
 from pipeline.ingest import ReadOptions, ReadResult, read
-from pipeline.schema import METADATA_KEY, POINT_FIELDS, SCHEMA_VERSION
+from pipeline.schema import (
+    INTERVAL_FIELDS,
+    METADATA_KEY,
+    POINT_FIELDS,
+    SCHEMA_VERSION,
+    Field,
+    violations,
+)
 from tests.conftest import DATA
 
 
@@ -83,6 +91,31 @@ def test_schema_rejects_come_in_line_order_each_naming_its_first_bad_field() -> 
             f"basic.csv: line 6, field 'access': value None {fails}",
         )
     }
+
+
+def _breaking(dtype: object, nullable: bool) -> object:
+    """A value no field of ``dtype`` takes: none where one is required, else a control
+    character, an infinite figure or a count below 1."""
+    if not nullable:
+        return None
+    return {pl.String: "h\x1b", pl.Float64: math.inf}.get(dtype, -1)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("field", INTERVAL_FIELDS, ids=lambda f: f.name)
+def test_each_field_broken_alone_is_found(field: Field) -> None:
+    """The quick test that no row breaks any field (the common case) sees every field's
+    check: one broken value of any column is one violation naming that column."""
+    f = field
+    result, _ = _dataset()
+    frame = result.intervals.head(3).with_columns(
+        pl.when(pl.col("line") == pl.col("line").min())
+        .then(pl.lit(_breaking(f.dtype, f.nullable), f.dtype))
+        .otherwise(pl.col(f.name))
+        .alias(f.name)
+    )
+    bad = violations(frame, INTERVAL_FIELDS)
+    assert bad.select("_row", "column").rows() == [(0, f.name)]
+    assert violations(result.intervals, INTERVAL_FIELDS).schema == bad.schema
 
 
 @pytest.mark.parametrize("name", ["h\x1b[2J", "h\x1b]0:owned\x07", "h\u202eevil", "h\x9b2J"])

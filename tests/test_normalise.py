@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.normalise import to_points
+from pipeline.errors import InputError
+from pipeline.normalise import check_attributes, to_points
 from pipeline.schema import INTERVAL_FIELDS, conform
 
 
@@ -76,3 +77,27 @@ def test_empty_input_gives_empty_points_with_schema() -> None:
     points = to_points(_intervals([]))
     assert points.height == 0
     assert "iops_dev_pct" in points.columns
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "said"),
+    [
+        ("tool", ["iogen", "fio"], "measured by fio (f.csv) and iogen (f.csv)"),
+        ("compress_pct", [50.0, None], "compress_pct: 50.0 and none"),
+        ("dedupe_pct", [0.0, -0.0], "dedupe_pct: -0.0 and 0.0"),
+        ("profile", ["Database", None], "'Database' and no name are one profile"),
+        ("block_split", ["4K/8K 50/50", None], "'4K/8K 50/50' and a fixed size"),
+    ],
+)
+def test_each_attribute_check_sees_two_values_of_one_point(
+    column: str, values: list[object], said: str
+) -> None:
+    """Two records of one point (two hosts) that differ in one column a check groups:
+    each check is made where the whole frame holds two values of its column (nothing
+    else is needed: with one value, no point can hold two)."""
+    rows = _intervals([("h1", 1, 100.0, 50.0, 40.0, 60.0), ("h2", 1, 100.0, 50.0, 40.0, 60.0)])
+    dtype = rows.schema[column]
+    frame = rows.with_columns(pl.Series(column, values, dtype=dtype))
+    with pytest.raises(InputError) as err:
+        check_attributes(frame)
+    assert said in str(err.value)

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.dataset.assemble import combine
+from pipeline.dataset.assemble import _read_twice, combine
 from pipeline.errors import InputErrors
 from pipeline.ingest import read
 from pipeline.ingest.base import ReadOptions, ReadResult
@@ -191,3 +191,27 @@ def test_a_whole_sweep_run_twice_is_one_error_per_pair_of_files(tmp_path: Path) 
         assert f"2 runs, one in each of x/{path.name}, y/{path.name}" in error.message
     kept = combine(results, rule="mean")
     assert kept.points.height == len(sweep) and kept.points["intervals"].to_list() == [2] * 5
+
+
+READ_TWICE = (
+    "same host and point already read from basic.csv, a view of the same run (a job's JSON "
+    "and its own logs describe the same I/Os): each run is read once"
+)
+
+
+def test_a_view_read_twice_is_found_where_its_key_has_empty_columns() -> None:
+    """The rows of one run's later view are rejected point by point, whichever columns of
+    the point are empty (no target rate, no profile name: an empty value matches an
+    empty one) and in the order of the rows; another host's point stays."""
+    first = read(DATA / "iogen" / "basic.csv", ReadOptions(system="S")).intervals
+    assert first["target_iops"].is_null().all() and first["profile"].is_null().all()
+    later = first.with_columns(pl.lit("later.csv").alias("source"))
+    other = later.head(1).with_columns(pl.lit("elsewhere").alias("host"))
+    frame = pl.concat([first, later, other])
+    run_of = {"basic.csv": "basic.csv", "later.csv": "basic.csv"}
+    kept, rejects, again = _read_twice(frame, run_of)
+    assert kept.drop("_host", "_run").equals(pl.concat([first, other]))
+    assert [str(r) for r in rejects] == [
+        f"later.csv: line {n}: {READ_TWICE}" for n in later["line"].to_list()
+    ]
+    assert again.equals(later)

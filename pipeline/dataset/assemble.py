@@ -114,14 +114,10 @@ def _read_twice(
     ``host_names``. The rows kept carry ``_host`` and their run (``repeats.RUN``)."""
     key = [*repeats.KEY, repeats.RUN]
     alias = same_host(intervals["host"].unique().to_list())
-    intervals = intervals.with_columns(
+    marked = intervals.with_columns(
         pl.col("host").replace(alias).alias("_host"),
         pl.col("source").replace(run_of).alias(repeats.RUN),
-    )
-    first = intervals.group_by(key, maintain_order=True).agg(pl.col("source").first())
-    marked = intervals.join(
-        first.rename({"source": "_first"}), on=key, how="left", nulls_equal=True
-    )
+    ).with_columns(pl.col("source").first().over(key).alias("_first"))
     clash = pl.col("source") != pl.col("_first")
     rejects = [
         Reject(

@@ -574,8 +574,10 @@ def _check_members(record: dict[str, Any], workers: int) -> None:
     group_reporting fio names only the first job section's options (its numjobs), so a
     group of several sections would otherwise pass as fewer jobs than ran."""
     total = _num(record, "job_runtime", "job")
-    sides = [d for d in (record.get("read"), record.get("write")) if isinstance(d, dict)]
-    longest = max([_num(d, "runtime", "job") for d in sides], default=0.0)
+    longest = 0.0
+    for side in (record.get("read"), record.get("write")):
+        if isinstance(side, dict):
+            longest = max(longest, _num(side, "runtime", "job"))
     if longest > 0 and total > workers * (longest + 1) * MEMBER_SLACK:
         raise fio_params.JobError(
             "group_members", workers=workers, jobs=round(total / longest), job=record.get("jobname")

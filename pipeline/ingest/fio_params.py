@@ -223,7 +223,9 @@ def _options_key(record: dict[str, Any]) -> object:
     options as text (1, 1.0 and true are one dictionary key but three option values).
     Records of one job, or of one job on several hosts, share it."""
     job = record.get("job options")
-    options = tuple((k, str(v)) for k, v in job.items()) if isinstance(job, dict) else job is None
+    if not isinstance(job, dict):
+        return str(record.get("jobname", "")), job is None
+    options = tuple(zip(job, map(str, job.values()), strict=True))  # no generator per key
     return str(record.get("jobname", "")), options
 
 
