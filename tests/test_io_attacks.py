@@ -498,3 +498,25 @@ def test_a_link_loop_named_by_nothing_and_a_name_not_utf8(tmp_path: Path) -> Non
     toml.write_text('method = ["jobs/*.fio"]\n' + toml.read_text(encoding="utf-8"))
     ran = iopress("build", report, "-o", tmp_path / "out2")
     one_line_refusal(ran, "method[0]", "is not UTF-8", "rename it")
+
+
+def test_a_fifo_where_a_log_looks_for_its_json_does_not_block(tmp_path: Path) -> None:
+    """fio_log sniffed a candidate JSON beside a log with a blocking open: a FIFO put there
+    (after the is_file check) held the build until someone wrote into it."""
+    import threading
+
+    from pipeline.ingest import fio_log
+
+    fifo = tmp_path / "win.json"
+    os.mkfifo(fifo)
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(fio_log._from_json(fifo, 1, "win")))
+    reader.daemon = True
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # unblock the old code's open, so the test ends
+        with open(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK), "wb"):
+            pass
+        reader.join(5)
+        pytest.fail("the sniff blocked on a FIFO")
+    assert found == [None]

@@ -19,7 +19,7 @@ from pipeline.config import Strict
 from pipeline.errors import InputError
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import ReadOptions, ReadResult
-from pipeline.inputs import read_text, stream
+from pipeline.inputs import read_head, read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
 from pipeline.units import MAX_COUNT, TIME_UNITS_US, convert_time, parse_block_size
@@ -158,9 +158,8 @@ def _candidates(path: Path, options: ReadOptions) -> list[Path]:
 
 def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
     try:
-        with candidate.open("rb") as fh:
-            if not fio.sniff(fh.read(8192)):
-                return None
+        if not fio.sniff(read_head(candidate, 8192)):  # a regular file only, never blocks
+            return None
         doc = fio.final_document(candidate, read_text(candidate)).data
     except InputError:
         return None
