@@ -184,6 +184,19 @@ def _final(result: Path) -> dict[str, Any]:
     return last
 
 
+def _snapshots(result: Path) -> str:
+    """Each document of a result (status snapshots, then the final one) per job: runtime,
+    I/Os and latency samples of reads, to tell from a failure's log where figures went."""
+    text, decoder, index, lines = result.read_text(), json.JSONDecoder(), 0, [result.name]
+    while (index := text.find("{", index)) >= 0:
+        doc, index = decoder.raw_decode(text, index)
+        for job in doc.get("jobs") or []:
+            r = job.get("read", {})
+            n = (r.get("lat_ns") or {}).get("N")
+            lines.append(f"  rt {r.get('runtime')} ios {r.get('total_ios')} lat N {n}")
+    return "\n".join(lines)
+
+
 def _same_latency(ours: float, result: Path) -> bool:
     """Our mean latency is fio's final one; or, where fio's latency statistics hold an I/O
     its total_ios does not count (the one that completes as the run ends: lat_ns N 4001,
@@ -505,7 +518,8 @@ def test_tiny_example_runs_first_time_on_a_new_file_and_equals_fio(tmp_path: Pat
     for row in points.iter_rows(named=True):
         raw = folder / row["source"]
         iops, _ = _fio_figures(raw)
-        assert row["iops"] == pytest.approx(iops, rel=1e-9)
+        # seen once under heavy load (1970.5 against fio's 1996.0): the snapshots say why
+        assert row["iops"] == pytest.approx(iops, rel=1e-9), _snapshots(raw)
         assert _same_latency(row["lat_mean_us"], raw)
         assert row["lat_p99_us"] == pytest.approx(_fio_p99(raw), rel=1e-9)
     perf = pl.read_csv(out / "tables" / "performance.csv").filter(pl.col("kind") == "maximum")
