@@ -410,9 +410,7 @@ def shown_of(
     report.toml ``tables`` (or each one's default), then every other table computed; a
     measurement table of no row is left out (``left_out``)."""
     return [
-        t.name
-        for t in TABLES
-        if _wanted(t, points, declared, tables) and not _without_rows(t, tables)
+        t.name for t in TABLES if _wanted(t, points, declared, tables) and not _blank(t, tables)
     ]
 
 
@@ -426,19 +424,30 @@ def _wanted(
     return (t.frame or t.name) in tables and chosen
 
 
-def _without_rows(table: Table, tables: Mapping[str, pl.DataFrame]) -> bool:
-    """A measurement table of no row (no point has the latency it needs)."""
-    return table.origin == "points" and tables[table.frame or table.name].is_empty()
+def _blank(table: Table, tables: Mapping[str, pl.DataFrame]) -> bool:
+    """A measurement table with nothing to print: no row (no point has the latency it
+    needs), or rows whose every cell is empty (no point within the latency limit)."""
+    if table.origin != "points":
+        return False
+    return not any(
+        _filled(table, row) for row in tables[table.frame or table.name].iter_rows(named=True)
+    )
+
+
+def _filled(table: Table, row: Mapping[str, Any]) -> bool:
+    """The row prints a figure: one of those its cell holds is there (``Cells.printed``
+    of the column the row is printed in)."""
+    cells = table.cells
+    column = str(row[cells.select]) if cells.select else ""
+    return any(row.get(name) is not None for name in cells.printed(row, column))
 
 
 def left_out(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
-    """The measurement tables the report would show but that have no row: named in a note
-    instead of printed empty."""
+    """The measurement tables the report would show but that have nothing to print (no
+    row, or no figure in any cell): named in a note instead of printed empty."""
     declared = inputs.report.tables
     return [
-        t.name
-        for t in TABLES
-        if _wanted(t, inputs.points, declared, tables) and _without_rows(t, tables)
+        t.name for t in TABLES if _wanted(t, inputs.points, declared, tables) and _blank(t, tables)
     ]
 
 
