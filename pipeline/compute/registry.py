@@ -386,10 +386,23 @@ def unit(table: str, column: str) -> str:
 
 
 def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:
-    """Every table the report's inputs allow (tables that show another's frame have none
-    of their own), in the registry's order, each cast to its declared columns."""
+    """Every table the report's inputs allow, in the registry's order, each cast to its
+    declared columns: what the CSVs, the workbook, the manifest and verify hold. A table
+    that shows another's frame (key_figures) holds that frame where the report shows it,
+    so that no table is shown without its CSV."""
     found = {t.name: t.make(inputs) for t in TABLES}
-    return {name: frame for name, frame in found.items() if frame is not None}
+    own = {name: frame for name, frame in found.items() if frame is not None}
+    return with_shown(own, shown(inputs, own))
+
+
+def with_shown(own: Mapping[str, pl.DataFrame], names: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """The tables computed (``own``) and each of ``names`` that shows another's frame, under
+    its own name, in the registry's order."""
+    return {
+        t.name: own[t.frame or t.name]
+        for t in TABLES
+        if t.name in own or (t.name in names and (t.frame or t.name) in own)
+    }
 
 
 def measured(points: pl.DataFrame, settings: Settings) -> dict[str, pl.DataFrame]:
