@@ -59,8 +59,9 @@ def _two_setups(tmp_path: Path) -> Path:
     """Like a user's first try: two setups, one interval per point (fio, null engine)."""
     folder = tmp_path / "two"
     shutil.copytree(DATA / "reports" / "mixed", folder)
+    shutil.copy(folder / "raw" / "fio.json", folder / "raw" / "fio_b.json")
     toml = (folder / "report.toml").read_text(encoding="utf-8")
-    toml = toml.replace('path = "raw/fio.json"', 'path = "raw/fio.json"\nsetup = "b"')
+    toml += '\n[[sources]]\npath = "raw/fio_b.json"\nsetup = "b"\n'
     toml += '\n[[setups]]\nname = "default"\n\n[[setups]]\nname = "b"\n'
     (folder / "report.toml").write_text(toml, encoding="utf-8")
     return folder
