@@ -67,7 +67,9 @@ def report_formatter(
     if points is None:
         return Formatter(strings, setups, shown.units, style, small)
     fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
-    fmt.profiles = profile_names(points)
+    names = shown.profiles.get(lang, {})  # a named profile's name in this language
+    fmt.profile_names = names
+    fmt.profiles = {k: names.get(v, v) for k, v in profile_names(points).items()}
     fmt.setups = setup_names(points, fmt)
     return fmt
 
