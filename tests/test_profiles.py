@@ -180,3 +180,21 @@ def test_a_named_profile_of_no_point_is_a_finding(tmp_path: Path) -> None:
     assert "“Typo <OLTP> & *co*” (random 80K, 67 % read) names no measured point" in message(
         found[0], ctx.formatter("en")
     )
+
+
+def test_verify_and_the_csv_know_a_row_by_its_name(tmp_path: Path) -> None:
+    """tables/*.csv hold the mix's name (``profile``), and verify finds a row by it, in
+    either language, narrowed by setup like any row (it needed "random 8K 67")."""
+    from pipeline.report.views import latency
+    from pipeline.verify import verify
+
+    ctx = prepare(_folder(tmp_path, BILINGUAL))
+    frame = ctx.tables["min_latency"]
+    assert frame.columns.index("profile") == frame.columns.index("read_pct") + 1
+    (us,) = frame.filter(pl.col("profile") == "Database")["lat_mean_us"].to_list()
+    printed = latency(ctx.formatter("en"), "min_latency", us)
+    rows = ["Database", "Datenbank setup=database", "random 8K 67 setup=database"]
+    published = tmp_path / "published.csv"
+    lines = [f"min_latency,{row},lat_mean_us,{printed}" for row in rows]
+    published.write_text("table,row,column,printed\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert verify(ctx, published) == (3, 3, [])

@@ -102,7 +102,8 @@ class Table:
         return self._conform(self.compute(inputs) if self.compute else None)
 
     def measured(self, points: pl.DataFrame, settings: Settings) -> pl.DataFrame | None:
-        return self._conform(self.measure(points, settings) if self.measure else None)
+        made = self.measure(points, settings) if self.measure else None
+        return self._conform(None if made is None else named(made, points))
 
     def _conform(self, frame: pl.DataFrame | None) -> pl.DataFrame | None:
         return None if frame is None else conform(frame, self.columns)
@@ -122,6 +123,17 @@ class Table:
         return self.units.get(name) or self.column(name).unit
 
 
+def named(frame: pl.DataFrame, points: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with each row's workload mix name (``profile``: report.toml
+    ``[[profiles]]``, Iometer's specification), empty where its profile has none; the
+    dataset gives one name to one access, block size and read share (normalise)."""
+    figures = ["access", "block_size", "read_pct"]
+    if "profile" not in points.columns or frame.is_empty():
+        return frame
+    names = points.filter(pl.col("profile").is_not_null()).select(*figures, "profile").unique()
+    return frame.join(names, on=figures, how="left", nulls_equal=True)
+
+
 def _f(name: str) -> Field:
     return field(name, POINT_FIELDS)
 
@@ -131,6 +143,8 @@ def _new(name: str, dtype: type[pl.DataType], unit: str, nullable: bool = False)
 
 
 PROFILE = tuple(_f(n) for n in ("setup", "queue_depth", "access", "block_size", "read_pct"))
+# a measurement table's workload mix name, after the figures it names (empty for most)
+NAMED = (*PROFILE, _f("profile"))
 PROFILE_ROW = ("access", "block_size", "read_pct")
 PROFILE_KEY = tuple(f.name for f in PROFILE)
 KIND = _new("kind", pl.String, "")
@@ -221,7 +235,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
+        (*NAMED, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
@@ -233,7 +247,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
+        (*NAMED, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "key_figures",
         "performance",
@@ -246,7 +260,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "min_latency",  # seed 000 Tabelle 4
         None,
-        (*PROFILE, LATENCY, _f("parallelism"), TARGET),
+        (*NAMED, LATENCY, _f("parallelism"), TARGET),
         PROFILE_KEY,
         "latency_grid",
         "latency",
@@ -258,7 +272,7 @@ TABLES: tuple[Table, ...] = (
         "iops_at_latency",  # seed 001
         None,
         (
-            *PROFILE,
+            *NAMED,
             LIMIT,
             *(_new(f.name, pl.Float64, f.unit, True) for f in RATES),
             _new("parallelism", pl.Int64, "workers/host", True),
