@@ -277,7 +277,7 @@ def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) 
             compare_doc.value(r["old"], r["unit"], fmt),
             compare_doc.value(r["new"], r["unit"], fmt),
             compare_doc.change(r["change_pct"], fmt),
-            fmt.number(r["noise_pct"], 1),
+            compare_doc.noise(r["noise_pct"], fmt),
             r["status"],
             style=STATUS_STYLE.get(r["status"]),
         )

@@ -169,6 +169,8 @@ def run(
         for s in (a, b)
         if s.intervals.is_empty()
     ]
+    if result.unknown_noise:
+        notes.append(Message.in_table("compare", "note_noise_unknown", n=result.unknown_noise))
     result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new)]
     result.old_points, result.new_points = a.points, b.points
     old, new = a, b

@@ -26,7 +26,7 @@ from pipeline import schema
 from pipeline.errors import InputError, InputErrors
 from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text, real
 from pipeline.language.strings import Variant
-from pipeline.paths import languages
+from pipeline.paths import TOOL, languages
 from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
 LANGS = languages()  # the documents' languages: locales/*.toml
@@ -188,7 +188,7 @@ class NamedProfile(Strict):
 
     synonyms: ClassVar[dict[str, str]] = {"read": "read_pct", "bs": "block_size"}
 
-    name: str = Field(min_length=1, max_length=60)
+    name: Text  # per language; the dataset's ``profile`` holds the tool's (English) one
     access: Access
     block_size: int
     read_pct: float = Field(ge=0, le=100)
@@ -200,9 +200,10 @@ class NamedProfile(Strict):
 
     @field_validator("name")
     @classmethod
-    def _name(cls, v: str) -> str:
-        if v != v.strip():
-            raise ValueError(f"name {v!r} begins or ends with a space")
+    def _name(cls, v: dict[str, str]) -> dict[str, str]:
+        for text in v.values():
+            if text != text.strip() or not 1 <= len(text) <= 60:
+                raise ValueError(f"name {text!r}: 1 to 60 characters, no space at either end")
         return v
 
 
@@ -414,10 +415,13 @@ class Report(Strict):
         seen: dict[object, str] = {}
         for i, p in enumerate(v):
             figures = (p.access, p.block_size, p.read_pct)
-            for key, what in ((figures, "figures"), (p.name, "name")):
+            names = [(lang, text) for lang, text in p.name.items()]
+            for key, what in ((figures, "figures"), *((n, "name") for n in names)):
                 if key in seen:
-                    raise ValueError(f"profiles[{i}] ({p.name!r}) has the {what} of {seen[key]}")
-                seen[key] = f"profiles[{i}] ({p.name!r})"
+                    raise ValueError(
+                        f"profiles[{i}] ({p.name[TOOL]!r}) has the {what} of {seen[key]}"
+                    )
+                seen[key] = f"profiles[{i}] ({p.name[TOOL]!r})"
         return v
 
     system: SystemUnderTest
@@ -483,6 +487,8 @@ class Presentation(Strict):
     load_generators: Variant = "servers"
     tables: list[str] | None = None  # report.toml ``tables``: which measurement tables
     setups: dict[str, dict[str, str]] = {}  # language -> setup -> its description
+    # language -> a named profile's name in the dataset (the tool's) -> its name there
+    profiles: dict[str, dict[str, str]] = {}
 
     @classmethod
     def of(cls, report: Report) -> Presentation:
@@ -492,6 +498,9 @@ class Presentation(Strict):
             load_generators=report.load_generators,
             tables=report.tables,
             setups={lang: {s.name: s.description[lang] for s in report.setups} for lang in LANGS},
+            profiles={
+                lang: {p.name[TOOL]: p.name[lang] for p in report.profiles} for lang in LANGS
+            },
         )
 
 

@@ -10,14 +10,14 @@ from typing import Any, Literal
 
 import polars as pl
 
-from pipeline.config import Report
+from pipeline.config import REPORT_FILE, NamedProfile, Report
 from pipeline.dataset import Dataset
 from pipeline.ingest import get_format
 from pipeline.ingest.base import UnitOptions
 from pipeline.language.fmt import Formatter, significant_places
 from pipeline.normalise import full_round, to_points
 from pipeline.schema import POINT_KEY
-from pipeline.units import TIME_UNITS_US
+from pipeline.units import TIME_UNITS_US, block_label
 
 DEVIATION_LIMIT_PCT = 10.0
 BANDWIDTH_TOLERANCE = 0.02
@@ -303,6 +303,29 @@ def log_window(data: Dataset, report: Report) -> list[Problem]:
     ]
 
 
+def profiles(data: Dataset, report: Report) -> list[Problem]:
+    """A report.toml ``[[profiles]]`` entry that names no measured point (of one block
+    size): a typo in its figures would otherwise go unseen."""
+    points = data.points
+    fixed = (
+        points.filter(pl.col("block_split").is_null())
+        if "block_split" in points.columns
+        else points
+    )
+    found = set(fixed.select("access", "block_size", "read_pct").unique().iter_rows())
+    return [
+        Problem("profiles", "warning", None, f"{REPORT_FILE} profiles[{i}]", "profiles", _named(p))
+        for i, p in enumerate(report.profiles)
+        if (p.access, p.block_size, p.read_pct) not in found
+    ]
+
+
+def _named(p: NamedProfile) -> dict[str, Any]:
+    mix = f"{p.read_pct:g}"
+    names = {f"name_{lang}": text for lang, text in p.name.items()}  # each document's own
+    return names | {"access": p.access, "block": block_label(p.block_size), "read": mix}
+
+
 RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
     bandwidth,
     littles_law,
@@ -312,6 +335,7 @@ RULES: tuple[Callable[[Dataset, Report], list[Problem]], ...] = (
     units,
     agreement,
     log_window,
+    profiles,
 )
 
 

@@ -333,13 +333,26 @@ class Resolver:
         words narrow them."""
         frame = self.ctx.frame(table.name)
         words = [w for w in row.split() if "=" not in w]
-        named = _split(words, table.cells.row)
+        profile = self._profile(" ".join(words)) if "profile" in frame.columns else None
+        named = {"profile": profile} if profile else _split(words, table.cells.row)
         named |= dict(w.partition("=")[::2] for w in row.split() if "=" in w)
         for column, value in named.items():
             if column not in frame.columns:
                 raise NotFound(f"no column {column!r} in {table.name}")
             frame = frame.filter(pl.col(column).cast(pl.String) == _value(table, column, value))
         return frame
+
+    def _profile(self, text: str) -> str | None:
+        """The workload mix a row names by its name, in either language ("Database",
+        "Datenbank"), as the dataset holds it; None where no mix has this name."""
+        points = self.ctx.dataset.points
+        found: list[str] = (
+            points["profile"].drop_nulls().unique().to_list() if "profile" in points.columns else []
+        )
+        names = {n: n for n in found}
+        for p in self.ctx.report.profiles:
+            names |= {shown: p.name[TOOL] for shown in p.name.values()}
+        return names.get(text)
 
     def cell(self, name: str, row: str, column: str) -> Cell:
         """The exact figures of a transcribed cell, each with the unit it is printed in

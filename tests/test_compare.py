@@ -3,6 +3,7 @@ beyond the threshold and the measured noise)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from pipeline.build import BuildResult
 from pipeline.comparison import load_side, pick_setup, run
-from pipeline.compute.compare import METRICS, spreads, status
+from pipeline.compute.compare import METRICS, compare, spreads, status
 from pipeline.dataset import intervals_path
 from tests.cli import iopress
 
@@ -107,7 +108,7 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
     old, new = load_side(fs840_build.out), load_side(path)
     result, _, _ = run(old, new, 5.0, METRICS)
     assert result.only_old.filter(READ_4K).height == 1 and result.only_new.is_empty()
-    assert [n.key for n in result.notes] == ["note_no_noise", "note_levels"]
+    assert [n.key for n in result.notes] == ["note_no_noise", "note_noise_unknown", "note_levels"]
     assert result.rows.filter(pl.col("metric") == "iops")["noise_new"].is_null().all()
     done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "out")
     assert "only in fs840: 4K random 100% read" in done.stdout
@@ -197,3 +198,43 @@ def test_the_noise_of_a_rate_sweep_is_each_rates_own() -> None:
     ]
     assert spreads(intervals)["iops_noise"].to_list() == [max(alone)]
     assert max(alone) < 100
+
+
+def _one_interval(iops: float) -> pl.DataFrame:
+    point = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    point |= {"read_pct": 100.0, "parallelism": 1, "host": "h", "lat_mean_us": 500.0}
+    return pl.DataFrame([point | {"interval": 1, "interval_s": 1.0, "iops": iops}])
+
+
+def test_a_point_of_one_interval_has_no_known_noise() -> None:
+    """One interval deviates from nothing: its noise is not known (was 0.0), printed "–",
+    and the verdict is the threshold's alone, said in a note."""
+    (found,) = spreads(_one_interval(1000.0).with_columns(bytes_per_s=0.0)).iter_rows(named=True)
+    assert found["iops_noise"] is None and found["lat_noise"] is None
+    key = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    figure = key | {"read_pct": 100.0, "metric": "iops", "unit": "IOPS", "parallelism": 1}
+    old = pl.DataFrame([figure | {"value": 1000.0, "noise_pct": None}])
+    new = pl.DataFrame([figure | {"value": 500.0, "noise_pct": 1.0}])
+    result = compare(old, new, 5.0, METRICS)
+    (row,) = result.rows.iter_rows(named=True)
+    assert row["noise_pct"] is None and row["status"] == "regression"
+    assert result.unknown_noise == 1
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import noise, table
+
+    fmt = Formatter(Strings("en"))
+    assert noise(None, fmt) == "–" and table(result, fmt).rows[0][5][0].text == "–"
+
+
+@pytest.mark.slow
+def test_the_cli_says_the_noise_is_not_known(tmp_path: Path) -> None:
+    """fio's JSON alone (one interval per point), two setups compared: "–", and why."""
+    from tests.test_registry import _two_setups
+
+    folder = _two_setups(tmp_path)
+    done = iopress("compare", folder, folder, "--old-setup", "default", "--new-setup", "b")
+    assert done.returncode in (0, 1), done.stderr
+    assert "noise of" in done.stdout and "judged by the threshold alone" in done.stdout
+    assert "– │ unchanged" in done.stdout
+    assert not re.search(r"│\s+0\.0 │ \w+", done.stdout)  # the noise, before the verdict

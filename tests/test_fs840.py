@@ -54,6 +54,7 @@ def test_maxima_in_performance_csv_equal_tabelle_3(fs840_build: BuildResult) -> 
         "access",
         "block_size",
         "read_pct",
+        "profile",
         "kind",
         "parallelism",
         "target_iops",

@@ -66,3 +66,38 @@ def test_the_pdf_names_the_tables_left_out(tmp_path: Path) -> None:
     assert "92,825 (P 8)" in en.replace("\u00a0", " ")
     assert "Not shown, as no measured point has the latency they need: Minimum latency" in en
     assert "Minimum latency by block size Pattern" not in en  # no empty table's header
+
+
+LIMITS = "\n[latency_limits]\nsmall_us = 0.001\nlarge_us = 0.001\n"  # no point is within
+
+
+def _over_the_limit(tmp_path: Path, placed: bool = False) -> Path:
+    folder = tmp_path / "mixed"
+    shutil.copytree(DATA / "reports" / "mixed", folder)
+    with (folder / "report.toml").open("a", encoding="utf-8") as toml:
+        toml.write(LIMITS)
+    if placed:
+        for lang in ("de", "en"):
+            summary = folder / "text" / lang / "summary.md"
+            summary.write_text(summary.read_text() + '\n{{ table("iops_at_latency") }}\n')
+    return folder
+
+
+def test_a_table_whose_every_cell_is_empty_is_left_out(tmp_path: Path) -> None:
+    """Every point above the latency limit: the table has rows, each cell "–"."""
+    ctx = prepare(_over_the_limit(tmp_path))
+    frame = ctx.tables["iops_at_latency"]
+    assert frame.height and frame["iops"].null_count() == frame.height
+    assert "iops_at_latency" not in ctx.shown and ctx.empty == ["iops_at_latency"]
+    note = ctx.empty_note(ctx.formatter("en"))
+    assert note.endswith("latency they need: I/O rate at a latency of at most 0.0010 µs.")
+
+
+def test_a_placed_table_of_nothing_is_the_sentence(tmp_path: Path) -> None:
+    ctx = prepare(_over_the_limit(tmp_path, placed=True))
+    assert ctx.empty == ["iops_at_latency"] and "iops_at_latency" in ctx.placed("en")
+    assert ctx.empty_note(ctx.formatter("en")) == ""  # said where the text places it
+    from pipeline.render.whitepaper import body
+
+    en = body(ctx, "en")
+    assert en.count("no measured point has the latency they need") == 1

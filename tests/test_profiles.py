@@ -147,3 +147,54 @@ def test_two_names_for_one_profile_are_an_error(tmp_path: Path) -> None:
 def test_profiles_in_report_toml_are_checked(tmp_path: Path, extra: str, message: str) -> None:
     with pytest.raises(InputErrors, match=re.escape(message)):
         load_report(_folder(tmp_path, extra))
+
+
+BILINGUAL = DATABASE.replace(
+    'name = "Database <OLTP> & *co*"', 'name = { de = "Datenbank", en = "Database" }'
+)
+
+
+def test_a_name_per_language(tmp_path: Path) -> None:
+    """``name = { de = …, en = … }`` (was refused): each document prints its own; the
+    dataset holds the tool's (English) one."""
+    ctx = prepare(_folder(tmp_path, BILINGUAL))
+    assert "Database" in ctx.dataset.points["profile"].to_list()
+    for lang, name in (("de", "Datenbank (Datenbank)"), ("en", "Database (database)")):
+        fmt = ctx.formatter(lang)
+        labels = [row[0][0].text for row in ctx.views(fmt)["performance"].rows]
+        assert name in labels, labels
+    with pytest.raises(InputErrors, match="has the name of profiles"):
+        twice = BILINGUAL + BILINGUAL.replace("8K", "4K").replace('en = "Database"', 'en = "x"')
+        load_report(_folder(tmp_path / "twice", twice))
+
+
+def test_a_named_profile_of_no_point_is_a_finding(tmp_path: Path) -> None:
+    """A [[profiles]] entry whose figures no point has was accepted silently: a warning
+    naming report.toml profiles[N] (``--strict`` fails on it, as on every warning)."""
+    missing = DATABASE + DATABASE.replace("Database", "Typo").replace('"8K"', '"80K"')
+    ctx = prepare(_folder(tmp_path, missing))
+    found = [p for p in ctx.problems if p.rule == "profiles"]
+    assert [(p.severity, p.source) for p in found] == [("warning", "report.toml profiles[1]")]
+    from pipeline.validate import message
+
+    assert "“Typo <OLTP> & *co*” (random 80K, 67 % read) names no measured point" in message(
+        found[0], ctx.formatter("en")
+    )
+
+
+def test_verify_and_the_csv_know_a_row_by_its_name(tmp_path: Path) -> None:
+    """tables/*.csv hold the mix's name (``profile``), and verify finds a row by it, in
+    either language, narrowed by setup like any row (it needed "random 8K 67")."""
+    from pipeline.report.views import latency
+    from pipeline.verify import verify
+
+    ctx = prepare(_folder(tmp_path, BILINGUAL))
+    frame = ctx.tables["min_latency"]
+    assert frame.columns.index("profile") == frame.columns.index("read_pct") + 1
+    (us,) = frame.filter(pl.col("profile") == "Database")["lat_mean_us"].to_list()
+    printed = latency(ctx.formatter("en"), "min_latency", us)
+    rows = ["Database", "Datenbank setup=database", "random 8K 67 setup=database"]
+    published = tmp_path / "published.csv"
+    lines = [f"min_latency,{row},lat_mean_us,{printed}" for row in rows]
+    published.write_text("table,row,column,printed\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    assert verify(ctx, published) == (3, 3, [])

@@ -223,7 +223,7 @@ def mixes_chart(
     ``points``: one access at one level."""
     data = with_setup_label(points, fmt).sort("profile", "setup")
     data = data.select(
-        "profile",
+        pl.col("profile").replace(fmt.profile_names),  # in the document's language
         "setup_label",
         (pl.col("bytes_per_s") / fmt.mega).alias("mb_s"),
         "iops",

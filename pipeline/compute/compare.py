@@ -72,6 +72,11 @@ class Comparison:
     def regressions(self) -> pl.DataFrame:
         return self.rows.filter(pl.col("status") == "regression")
 
+    @property
+    def unknown_noise(self) -> int:
+        """How many figures were judged without a noise (the threshold alone)."""
+        return self.rows["noise_pct"].null_count()
+
 
 def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
     """Per point the largest deviation of one round from the point's mean, in % of the
@@ -81,7 +86,9 @@ def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
 
     def spread(c: str, name: str) -> pl.Expr:
         mean = pl.col(c).mean()
-        return ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None).alias(name)
+        found = ((pl.col(c) - mean).abs().max() / mean * 100).fill_nan(None)
+        # one round deviates from nothing: its noise is not known, not 0
+        return pl.when(pl.col(c).count() > 1).then(found).alias(name)
 
     names = ("iops_noise", "bytes_per_s_noise", "lat_noise")
     return (
@@ -147,8 +154,9 @@ def labels(frame: pl.DataFrame) -> pl.DataFrame:
 def status(worse: float | None, noise: float | None, threshold: float) -> Status:
     """A change worse by more than the threshold and the noise is a regression; better by
     as much an improvement; otherwise it says which of the two it stayed within. No change
-    to measure (a rate of 0 at the latency limit on both sides): not reached."""
-    noise = noise or 0.0
+    to measure (a rate of 0 at the latency limit on both sides): not reached. Noise not
+    known (None): the threshold alone judges (``Comparison.unknown_noise`` says so)."""
+    noise = 0.0 if noise is None else noise
     if worse is None:
         return "not reached"
     if abs(worse) < 1e-9:
@@ -179,7 +187,8 @@ def compare(
     worse = pl.when(pl.col("metric") == "lat").then(change).otherwise(-change)
     both = both.with_columns(change.alias("change_pct"), worse.alias("worse_pct"))
     both = both.with_columns(
-        (pl.col("noise_old").fill_null(0) + pl.col("noise_new").fill_null(0)).alias("noise_pct")
+        # not known where either side's is not (a point of one interval, no intervals)
+        (pl.col("noise_old") + pl.col("noise_new")).alias("noise_pct")
     )
     verdicts = [
         status(w, n, threshold_pct)

@@ -102,7 +102,8 @@ class Table:
         return self._conform(self.compute(inputs) if self.compute else None)
 
     def measured(self, points: pl.DataFrame, settings: Settings) -> pl.DataFrame | None:
-        return self._conform(self.measure(points, settings) if self.measure else None)
+        made = self.measure(points, settings) if self.measure else None
+        return self._conform(None if made is None else named(made, points))
 
     def _conform(self, frame: pl.DataFrame | None) -> pl.DataFrame | None:
         return None if frame is None else conform(frame, self.columns)
@@ -122,6 +123,17 @@ class Table:
         return self.units.get(name) or self.column(name).unit
 
 
+def named(frame: pl.DataFrame, points: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with each row's workload mix name (``profile``: report.toml
+    ``[[profiles]]``, Iometer's specification), empty where its profile has none; the
+    dataset gives one name to one access, block size and read share (normalise)."""
+    figures = ["access", "block_size", "read_pct"]
+    if "profile" not in points.columns or frame.is_empty():
+        return frame
+    names = points.filter(pl.col("profile").is_not_null()).select(*figures, "profile").unique()
+    return frame.join(names, on=figures, how="left", nulls_equal=True)
+
+
 def _f(name: str) -> Field:
     return field(name, POINT_FIELDS)
 
@@ -131,6 +143,8 @@ def _new(name: str, dtype: type[pl.DataType], unit: str, nullable: bool = False)
 
 
 PROFILE = tuple(_f(n) for n in ("setup", "queue_depth", "access", "block_size", "read_pct"))
+# a measurement table's workload mix name, after the figures it names (empty for most)
+NAMED = (*PROFILE, _f("profile"))
 PROFILE_ROW = ("access", "block_size", "read_pct")
 PROFILE_KEY = tuple(f.name for f in PROFILE)
 KIND = _new("kind", pl.String, "")
@@ -221,7 +235,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "performance",  # seed 000 Tabelle 3
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
+        (*NAMED, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "rate_grid",
         "performance",
@@ -233,7 +247,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "key_figures",  # seed 004 Tabelle 2: the performance frame, shown another way
         None,
-        (*PROFILE, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
+        (*NAMED, KIND, _f("parallelism"), TARGET, *RATES, LATENCY, CPU, SHORTFALL, NOISE),
         (*PROFILE_KEY, "kind"),
         "key_figures",
         "performance",
@@ -246,7 +260,7 @@ TABLES: tuple[Table, ...] = (
     Table(
         "min_latency",  # seed 000 Tabelle 4
         None,
-        (*PROFILE, LATENCY, _f("parallelism"), TARGET),
+        (*NAMED, LATENCY, _f("parallelism"), TARGET),
         PROFILE_KEY,
         "latency_grid",
         "latency",
@@ -258,7 +272,7 @@ TABLES: tuple[Table, ...] = (
         "iops_at_latency",  # seed 001
         None,
         (
-            *PROFILE,
+            *NAMED,
             LIMIT,
             *(_new(f.name, pl.Float64, f.unit, True) for f in RATES),
             _new("parallelism", pl.Int64, "workers/host", True),
@@ -386,10 +400,23 @@ def unit(table: str, column: str) -> str:
 
 
 def compute_all(inputs: Inputs) -> dict[str, pl.DataFrame]:
-    """Every table the report's inputs allow (tables that show another's frame have none
-    of their own), in the registry's order, each cast to its declared columns."""
+    """Every table the report's inputs allow, in the registry's order, each cast to its
+    declared columns: what the CSVs, the workbook, the manifest and verify hold. A table
+    that shows another's frame (key_figures) holds that frame where the report shows it,
+    so that no table is shown without its CSV."""
     found = {t.name: t.make(inputs) for t in TABLES}
-    return {name: frame for name, frame in found.items() if frame is not None}
+    own = {name: frame for name, frame in found.items() if frame is not None}
+    return with_shown(own, shown(inputs, own))
+
+
+def with_shown(own: Mapping[str, pl.DataFrame], names: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """The tables computed (``own``) and each of ``names`` that shows another's frame, under
+    its own name, in the registry's order."""
+    return {
+        t.name: own[t.frame or t.name]
+        for t in TABLES
+        if t.name in own or (t.name in names and (t.frame or t.name) in own)
+    }
 
 
 def measured(points: pl.DataFrame, settings: Settings) -> dict[str, pl.DataFrame]:
@@ -410,9 +437,7 @@ def shown_of(
     report.toml ``tables`` (or each one's default), then every other table computed; a
     measurement table of no row is left out (``left_out``)."""
     return [
-        t.name
-        for t in TABLES
-        if _wanted(t, points, declared, tables) and not _without_rows(t, tables)
+        t.name for t in TABLES if _wanted(t, points, declared, tables) and not _blank(t, tables)
     ]
 
 
@@ -426,19 +451,30 @@ def _wanted(
     return (t.frame or t.name) in tables and chosen
 
 
-def _without_rows(table: Table, tables: Mapping[str, pl.DataFrame]) -> bool:
-    """A measurement table of no row (no point has the latency it needs)."""
-    return table.origin == "points" and tables[table.frame or table.name].is_empty()
+def _blank(table: Table, tables: Mapping[str, pl.DataFrame]) -> bool:
+    """A measurement table with nothing to print: no row (no point has the latency it
+    needs), or rows whose every cell is empty (no point within the latency limit)."""
+    if table.origin != "points":
+        return False
+    return not any(
+        _filled(table, row) for row in tables[table.frame or table.name].iter_rows(named=True)
+    )
+
+
+def _filled(table: Table, row: Mapping[str, Any]) -> bool:
+    """The row prints a figure: one of those its cell holds is there (``Cells.printed``
+    of the column the row is printed in)."""
+    cells = table.cells
+    column = str(row[cells.select]) if cells.select else ""
+    return any(row.get(name) is not None for name in cells.printed(row, column))
 
 
 def left_out(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
-    """The measurement tables the report would show but that have no row: named in a note
-    instead of printed empty."""
+    """The measurement tables the report would show but that have nothing to print (no
+    row, or no figure in any cell): named in a note instead of printed empty."""
     declared = inputs.report.tables
     return [
-        t.name
-        for t in TABLES
-        if _wanted(t, inputs.points, declared, tables) and _without_rows(t, tables)
+        t.name for t in TABLES if _wanted(t, inputs.points, declared, tables) and _blank(t, tables)
     ]
 
 

@@ -74,7 +74,7 @@ def named(intervals: pl.DataFrame, profiles: Sequence[NamedProfile]) -> pl.DataF
             & (pl.col("block_size") == p.block_size)
             & (pl.col("read_pct") == p.read_pct)
         )
-        name = pl.when(same).then(pl.lit(p.name)).otherwise(name)
+        name = pl.when(same).then(pl.lit(p.name[TOOL])).otherwise(name)
     fixed = pl.col("block_split").is_null() if "block_split" in intervals.columns else True
     own = pl.col("profile") if "profile" in intervals.columns else pl.lit(None, pl.String)
     return intervals.with_columns(pl.coalesce(own, pl.when(fixed).then(name)).alias("profile"))

@@ -94,6 +94,9 @@ class Formatter:
         self.blocks = blocks or {}
         # (access, block size, read share) -> the name of a workload mix ("Database")
         self.profiles: dict[tuple[str, int, float], str] = {}
+        # a named profile's name in the dataset (report.toml's in the tool's language) ->
+        # its name in this document's language
+        self.profile_names: dict[str, str] = {}
 
     @property
     def region(self) -> str | None:

@@ -35,6 +35,11 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
     return f"{fmt.integer(v)} IOPS"
 
 
+def noise(pct: float | None, fmt: Formatter) -> str:
+    """The noise of a change; "–" where it is not known (a point of one interval)."""
+    return "–" if pct is None else fmt.number(pct, 1)
+
+
 def change(pct: float | None, fmt: Formatter) -> str:
     if pct is None or math.isnan(pct):
         return "–"
@@ -51,7 +56,7 @@ def table(result: Comparison, fmt: Formatter) -> TableView:
             [Span(value(r["old"], r["unit"], fmt))],
             [Span(value(r["new"], r["unit"], fmt))],
             [Span(change(r["change_pct"], fmt))],
-            [Span(fmt.number(r["noise_pct"], 1))],
+            [Span(noise(r["noise_pct"], fmt))],
             [Span(fmt.t(f"compare.status_{r['status'].replace(' ', '_')}"))],
         ]
         for r in result.rows.iter_rows(named=True)

@@ -307,7 +307,9 @@ def _text(
     text = to_html(filled.text, filled.path)
     found = _figures(ctx, fmt)
     for index, (kind, name) in enumerate(filled.placed):
-        if kind == "table":
+        if kind == "table" and name in ctx.empty:  # nothing to print: the sentence saying so
+            block = f"{md_text(ctx.empty_note(fmt, names=[name]))}\n"
+        elif kind == "table":
             block = md_table(ctx.views(fmt)[name], 0, fmt).split("\n\n*")[0] + "\n"
         else:
             caption, alt = found[name]

@@ -33,6 +33,8 @@ def _figure(ctx: ReportContext, fmt: Formatter, stem: str, float: bool = False) 
 
 def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
     """A table or chart a directive places in a text, which fills the page around it."""
+    if kind == "table" and name in ctx.empty:  # nothing to print: the sentence saying so
+        return T.paragraph(ctx.empty_note(fmt, names=[name]))
     if kind == "table":
         return T.table(ctx.views(fmt)[name])
     return _figure(ctx, fmt, name, float=True)
@@ -372,6 +374,7 @@ def _placed(ctx: ReportContext, lang: str, text: str | None) -> list[tuple[str, 
     kinds = {
         marker(i): ("table" if k == "table" else "figure", n)
         for i, (k, n) in enumerate(filled.placed)
+        if (k, n) not in {("table", e) for e in ctx.empty}  # a sentence, not numbered
     }
     kinds |= {
         image_marker(i): ("image", p.file)

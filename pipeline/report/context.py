@@ -67,7 +67,9 @@ def report_formatter(
     if points is None:
         return Formatter(strings, setups, shown.units, style, small)
     fmt = Formatter(strings, setups, shown.units, style, small, block_names(points))
-    fmt.profiles = profile_names(points)
+    names = shown.profiles.get(lang, {})  # a named profile's name in this language
+    fmt.profile_names = names
+    fmt.profiles = {k: names.get(v, v) for k, v in profile_names(points).items()}
     fmt.setups = setup_names(points, fmt)
     return fmt
 
@@ -117,21 +119,32 @@ class ReportContext:
     pictures: dict[str, list[Placed]] = field(default_factory=dict)  # text file -> its images
     empty: list[str] = field(default_factory=list)  # tables left out: no row (no latency)
 
-    def empty_note(self, fmt: Formatter, sections: Sequence[str] | None = None) -> str:
-        """The sentence naming the tables (of ``sections``) left out as they have no row;
-        empty where none."""
-        names = [
+    def empty_note(
+        self,
+        fmt: Formatter,
+        sections: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> str:
+        """The sentence naming the tables left out as they have nothing to print: those of
+        ``sections`` a text does not place (a text that places one says it there), or the
+        ``names`` given; empty where none."""
+        placed = self.placed(fmt.t.lang) if fmt.t.lang in self.filled else set()
+        chosen = names if names is not None else [n for n in self.empty if n not in placed]
+        captions = [
             self._caption(name, fmt)
-            for name in self.empty
-            if sections is None or BY_NAME[name].section in sections
+            for name in chosen
+            if names is not None or sections is None or BY_NAME[name].section in sections
         ]
-        return fmt.t("table.left_out", tables="; ".join(names)) if names else ""
+        return fmt.t("table.left_out", tables="; ".join(captions)) if captions else ""
 
     def _caption(self, name: str, fmt: Formatter) -> str:
+        """A table's caption; the limits its rows have (the report's where it has none)."""
         limits = self.report.latency_limits
+        frame = self.frame(name)
+        rows = sorted(set(frame["limit_us"])) if "limit_us" in frame.columns else []
         shown = (
             V.latency(fmt, "iops_at_latency", x, "limit_us")
-            for x in (limits.small_us, limits.large_us)
+            for x in rows or (limits.small_us, limits.large_us)
         )
         return fmt.t(f"table.{name}", limits=" / ".join(dict.fromkeys(shown)))
 
@@ -191,7 +204,8 @@ class ReportContext:
     def fill_narrative(self) -> None:
         """Resolve every placeholder and directive of every language once; an error names
         its file and line."""
-        placeable = {"table": list(self.shown), "chart": self.chart_stems()}
+        # a table left out as it has nothing to print is placed as the sentence naming it
+        placeable = {"table": [*self.shown, *self.empty], "chart": self.chart_stems()}
         problems = []
         for lang, sections in self.narrative.items():
             fmt = self.formatter(lang)
