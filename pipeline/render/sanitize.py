@@ -29,6 +29,7 @@ import pypandoc
 
 from pipeline import cache
 from pipeline.errors import InputError, ToolFailure
+from pipeline.report.narrative import token
 
 # no YAML metadata either: it is thrown away (meta = {}), and a malformed block made
 # pandoc fail on the whole text; no TeX math: '$a+b$' (a price, a shell variable) is text,
@@ -93,9 +94,11 @@ IMAGE_HINT = (
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def image_marker(index: int) -> str:
-    """Plain letters and digits: survives pandoc into typst and HTML untouched."""
-    return f"IOPRESSIMAGE{index}X"
+def image_marker(index: int, token: str) -> str:
+    """Where the ``index``-th image of a text stands, ``token`` the text's own
+    (``narrative.token`` of the Markdown): plain letters and digits, which survive pandoc
+    into typst and HTML untouched, and which no text can write (see ``narrative.marker``)."""
+    return f"IOPRESSIMAGE{token}N{index}X"
 
 
 def _text(inlines: Any) -> str:
@@ -150,8 +153,8 @@ MAX_WORD = 1000  # characters without a space (a long address is ≈ 300)
 
 
 class _Cleaner:
-    def __init__(self, path: Path | str, ids: set[str]) -> None:
-        self.path, self.ids = path, ids
+    def __init__(self, path: Path | str, ids: set[str], token: str) -> None:
+        self.path, self.ids, self.token = path, ids, token
         self.images: list[ImageRef] = []
         self.levels: list[int] = []  # the heading levels used, sorted
         self.last = 0  # the level of the heading before
@@ -241,7 +244,7 @@ class _Cleaner:
         self.images.append(
             ImageRef(url, caption, " ".join(alt.split()), *_problem(url, caption, alt))
         )
-        marker = {"t": "Str", "c": image_marker(len(self.images) - 1)}
+        marker = {"t": "Str", "c": image_marker(len(self.images) - 1, self.token)}
         return {"t": "Para", "c": [marker]}
 
     def _image(self, node: Node) -> Node:
@@ -327,7 +330,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     ``path``."""
     try:
         doc = json.loads(_tree(markdown, path))
-        cleaner = _Cleaner(path, _ids(doc["blocks"]))
+        cleaner = _Cleaner(path, _ids(doc["blocks"]), token(markdown))
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
     except PandocRefused as refused:
@@ -341,14 +344,16 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
 
 
 def image_refs(markdown: str, path: Path | str) -> list[ImageRef]:
-    """The images of a text in order: the k-th stands where ``image_marker(k)`` is."""
+    """The images of a text in order: the k-th stands where ``image_marker(k,
+    token(markdown))`` is."""
     return _cleaned(markdown, path)[1]
 
 
-def markers(markdown: str, path: Path | str) -> list[str]:
-    """The markers of the cleaned text in order: directives' (``narrative.marker``) and
-    images' (``image_marker``)."""
-    found = re.findall(r"IOPRESS(?:PLACE|IMAGE)\d+X", clean_tree(markdown, path))
+def markers(markdown: str, path: Path | str, placed: str) -> list[str]:
+    """The markers of the cleaned text in order: directives' (``narrative.marker`` with
+    the token ``placed``) and images' (``image_marker``)."""
+    own = (f"PLACE{re.escape(placed)}", f"IMAGE{token(markdown)}")
+    found = re.findall(rf"IOPRESS(?:{'|'.join(own)})N\d+X", clean_tree(markdown, path))
     return list(dict.fromkeys(found))
 
 
