@@ -51,24 +51,41 @@ ATTRIBUTES = {"a": {"href"}, "*": {"id"}, "td": {"align"}, "th": {"align"}}
 Node = dict[str, Any]
 
 
-def _ids(tree: Any) -> set[str]:
-    """Every heading id in the document."""
-    found: set[str] = set()
+def _headings(tree: Any) -> list[Node]:
+    """Every heading of the document, in its order."""
     if isinstance(tree, dict):
-        if tree.get("t") == "Header":
-            found.add(tree["c"][1][0])
-        for value in tree.values():
-            found |= _ids(value)
-    elif isinstance(tree, list):
-        for value in tree:
-            found |= _ids(value)
-    return found
+        found = [tree] if tree.get("t") == "Header" else []
+        return found + [h for value in tree.values() for h in _headings(value)]
+    if isinstance(tree, list):
+        return [h for value in tree for h in _headings(value)]
+    return []
 
 
-def _plain_attr(attr: list[Any]) -> list[Any]:
-    """[id, classes, key-values] -> [id if plain, [], []]."""
-    ident = attr[0] if _ID.match(attr[0] or "") else ""
-    return [ident, [], []]
+def _ids(tree: Any, path: Path | str) -> set[str]:
+    """Every heading id of the text that is kept (a plain one, ``_ID``); one given to two
+    headings is an error (two labels of one name stop typst; a link could not say which)."""
+    seen: dict[str, str] = {}
+    for heading in _headings(tree):
+        ident, words = heading["c"][1][0], " ".join(_text(heading["c"][2]).split())
+        if not _ID.match(ident or ""):
+            continue
+        if ident in seen:
+            raise InputError(
+                path,
+                f"heading {words[:40]!r}",
+                f"id #{ident} is the id of heading {seen[ident][:40]!r} too",
+                "give each heading its own id ({#id} after the heading)",
+            )
+        seen[ident] = words
+    return set(seen)
+
+
+def id_space(path: Path | str) -> str:
+    """The text's own part of its headings' ids in the outputs: ``{#details}`` in
+    results.md is ``results:details`` in the PDF's labels and the site's ids, so it
+    never meets another text's, iopress's own (``tab-…``, ``fig-…``) or the site's and
+    its theme's (``downloads``, ``__drawer``; none has a colon)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", Path(path).stem) or "text"
 
 
 def _raw(node: Any) -> bool:
@@ -155,6 +172,7 @@ MAX_WORD = 1000  # characters without a space (a long address is ≈ 300)
 class _Cleaner:
     def __init__(self, path: Path | str, ids: set[str], token: str) -> None:
         self.path, self.ids, self.token = path, ids, token
+        self.space = id_space(path)
         self.images: list[ImageRef] = []
         self.levels: list[int] = []  # the heading levels used, sorted
         self.last = 0  # the level of the heading before
@@ -185,14 +203,16 @@ class _Cleaner:
             )
         level = min(self.levels.index(level) + 1, self.last + 1) if self.levels else 1
         self.last = level
-        return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
+        ident = f"{self.space}:{attr[0]}" if attr[0] in self.ids else ""
+        return {"t": "Header", "c": [level, [ident, [], []], self(inlines)]}
 
     def _attributed(self, node: Node) -> Node:
-        """Div, Span, Code, CodeBlock: [attr, content]; the attributes cleaned."""
-        attr, inner = node["c"]
+        """Div, Span, Code, CodeBlock: [attr, content]; the attributes dropped (an id
+        only a heading's: a span's would be a label no link may name)."""
+        _, inner = node["c"]
         if isinstance(inner, str):  # Code, CodeBlock
             self._words(inner)
-        return {"t": node["t"], "c": [_plain_attr(attr), self(inner)]}
+        return {"t": node["t"], "c": [["", [], []], self(inner)]}
 
     _div = _span = _code = _codeblock = _attributed
 
@@ -266,7 +286,7 @@ class _Cleaner:
                     "links to a heading that does not exist",
                     "link to a heading of this section by its id ({#id} after the heading)",
                 )
-            return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
+            return {"t": "Link", "c": [["", [], []], text, [f"#{self.space}:{url[1:]}", ""]]}
         if url.lower().startswith(SCHEMES):
             return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
@@ -330,7 +350,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     ``path``."""
     try:
         doc = json.loads(_tree(markdown, path))
-        cleaner = _Cleaner(path, _ids(doc["blocks"]), token(markdown))
+        cleaner = _Cleaner(path, _ids(doc["blocks"], path), token(markdown))
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
     except PandocRefused as refused:
