@@ -222,3 +222,88 @@ def test_the_texts_are_parsed_at_once_each_once(monkeypatch: pytest.MonkeyPatch)
         for t in f.values():
             sanitize.to_html(t.text, t.path)
     assert sum(parsed.values()) == 12
+
+
+OLD_MARKERS = (
+    "IOPRESSPLACE0X\n\n" * 30  # n5: one table, 30 more copies of it
+    + "> IOPRESSPLACE0X\n\n- item\n\n- IOPRESSPLACE0X\n\n"  # n3: a quote, a list item
+    + "See [this](https://example.com/IOPRESSPLACE0X) link.\n\n"  # n4: typst failed
+    + "IOPRESSIMAGE0X\n\n{{ system }}\n\n"  # a report.toml name that looks like one
+)
+
+
+def _with_text(folder: Path, text: str) -> None:
+    from tests.images import png
+
+    (folder / "images").mkdir()
+    (folder / "images" / "a.png").write_bytes(png(40, 30))
+    image = '![A photo](images/a.png "a blue square")\n\n'
+    for lang in ("de", "en"):
+        summary = folder / "text" / lang / "summary.md"
+        summary.write_text(summary.read_text("utf-8") + "\n" + image + text, "utf-8")
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text("utf-8").replace('"IBM FlashSystem 840"', '"IOPRESSPLACE0X"'))
+
+
+def test_markers_typed_or_printed_are_text(tmp_path: Path, fs840_build: BuildResult) -> None:
+    """The markers where a directive's table or chart, or an image, goes were plain
+    IOPRESSPLACE0X: typed 300 times, the table came 300 times (PDF 350 KB -> 3.5 MB, past
+    'each table placed once'); in a quote or list item it split the site's raw HTML; in a
+    link's address typst failed ('this is a bug'); a system name could print one. Each
+    marker holds the filled text's own hash now: what a text or its data writes is text."""
+    folder = tmp_path / "r"
+    shutil.copytree(FS840, folder)
+    _with_text(folder, OLD_MARKERS)
+    out = build(folder, tmp_path / "out").out
+    typst = (out / "fs840.en.typ").read_text("utf-8")
+    assert typst.count("<tab-min_latency>") == 1 and typst.count('image("images/') == 1
+    assert typst.count("IOPRESSPLACE0X") > 30 + 3 + 1 + 1  # as text, and the name
+    page = (out / "site" / "fs840.html").read_text("utf-8")
+    plain = (fs840_build.out / "site" / "fs840.html").read_text("utf-8")
+    assert page.count("<table") == plain.count("<table") and page.count('src="images/') == 1
+    assert page.count('<div class="iop-text">') == plain.count('<div class="iop-text">') + 1
+    assert "IOPRESSIMAGE0X" in pdf_text(out / "fs840.en.pdf")
+
+
+def test_an_id_given_to_two_headings_names_the_file_and_heading() -> None:
+    """n6: two headings {#dup} and a link to it stopped typst ('label <dup> occurs
+    multiple times', 'this is a bug'): an input error naming the file and the heading."""
+    text = "## One {#dup}\n\nText.\n\n## Two {#dup}\n\nSee [one](#dup).\n"
+    with pytest.raises(InputError, match="heading 'Two': id #dup is the id of heading 'One'"):
+        sanitize.to_typst(text, "text/en/results.md")
+
+
+IDS = {  # ids iopress's own outputs use too: a table's label, the site's sections
+    "results": "## Costs {#tab-cost}\n\nSee [costs](#tab-cost) and [d](#downloads).\n\n"
+    "## Downloads {#downloads}\n\n## Details {#details}\n\nSee [details](#details).\n",
+    "method": "## Details {#details}\n\nSee [details](#details).\n",  # in two texts
+}
+
+
+def test_heading_ids_never_meet_iopress_own_or_another_texts(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    """n2: {#tab-cost} and a link to it met the cost table's label <tab-cost> (typst:
+    'this is a bug'); n1: {#downloads} on the site took the page's own Downloads
+    section's id; {#details} in two texts was one id twice. A heading's id is its text's
+    own in the outputs (``results:tab-cost``), and links follow it."""
+    folder = tmp_path / "r"
+    shutil.copytree(FS840, folder)
+    for lang in ("de", "en"):
+        for name, text in IDS.items():
+            path = folder / "text" / lang / f"{name}.md"
+            path.write_text(path.read_text("utf-8") + "\n\n" + text, "utf-8")
+    out = build(folder, tmp_path / "out").out
+    typst = (out / "fs840.en.typ").read_text("utf-8")
+    assert typst.count("<tab-cost>") == 1 and "#link(<results:tab-cost>)" in typst
+    assert "<method:details>" in typst and "<results:details>" in typst
+    page = (out / "site" / "fs840.html").read_text("utf-8")
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    plain = re.findall(r'\bid="([^"]+)"', (fs840_build.out / "site" / "fs840.html").read_text())
+    assert len(ids) == len(set(ids)) and set(ids) - set(plain) == {
+        "results:tab-cost",
+        "results:downloads",
+        "results:details",
+        "method:details",
+    }
+    assert 'href="#results:downloads"' in page and 'href="#method:details"' in page

@@ -5,7 +5,6 @@ placed in the PDF and on the site under a name of their content (``images/<hash>
 from __future__ import annotations
 
 import hashlib
-import re
 from pathlib import Path
 
 from pipeline import images
@@ -44,6 +43,3 @@ def write(ctx: ReportContext, folder: Path) -> None:
         target = folder / placed.file
         target.parent.mkdir(exist_ok=True)
         target.write_bytes(placed.picture.data)
-
-
-MARKER = re.compile(r"IOPRESSIMAGE(\d+)X")

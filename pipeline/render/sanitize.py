@@ -29,6 +29,7 @@ import pypandoc
 
 from pipeline import cache
 from pipeline.errors import InputError, ToolFailure
+from pipeline.report.narrative import token
 
 # no YAML metadata either: it is thrown away (meta = {}), and a malformed block made
 # pandoc fail on the whole text; no TeX math: '$a+b$' (a price, a shell variable) is text,
@@ -50,24 +51,41 @@ ATTRIBUTES = {"a": {"href"}, "*": {"id"}, "td": {"align"}, "th": {"align"}}
 Node = dict[str, Any]
 
 
-def _ids(tree: Any) -> set[str]:
-    """Every heading id in the document."""
-    found: set[str] = set()
+def _headings(tree: Any) -> list[Node]:
+    """Every heading of the document, in its order."""
     if isinstance(tree, dict):
-        if tree.get("t") == "Header":
-            found.add(tree["c"][1][0])
-        for value in tree.values():
-            found |= _ids(value)
-    elif isinstance(tree, list):
-        for value in tree:
-            found |= _ids(value)
-    return found
+        found = [tree] if tree.get("t") == "Header" else []
+        return found + [h for value in tree.values() for h in _headings(value)]
+    if isinstance(tree, list):
+        return [h for value in tree for h in _headings(value)]
+    return []
 
 
-def _plain_attr(attr: list[Any]) -> list[Any]:
-    """[id, classes, key-values] -> [id if plain, [], []]."""
-    ident = attr[0] if _ID.match(attr[0] or "") else ""
-    return [ident, [], []]
+def _ids(tree: Any, path: Path | str) -> set[str]:
+    """Every heading id of the text that is kept (a plain one, ``_ID``); one given to two
+    headings is an error (two labels of one name stop typst; a link could not say which)."""
+    seen: dict[str, str] = {}
+    for heading in _headings(tree):
+        ident, words = heading["c"][1][0], " ".join(_text(heading["c"][2]).split())
+        if not _ID.match(ident or ""):
+            continue
+        if ident in seen:
+            raise InputError(
+                path,
+                f"heading {words[:40]!r}",
+                f"id #{ident} is the id of heading {seen[ident][:40]!r} too",
+                "give each heading its own id ({#id} after the heading)",
+            )
+        seen[ident] = words
+    return set(seen)
+
+
+def id_space(path: Path | str) -> str:
+    """The text's own part of its headings' ids in the outputs: ``{#details}`` in
+    results.md is ``results:details`` in the PDF's labels and the site's ids, so it
+    never meets another text's, iopress's own (``tab-…``, ``fig-…``) or the site's and
+    its theme's (``downloads``, ``__drawer``; none has a colon)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "-", Path(path).stem) or "text"
 
 
 def _raw(node: Any) -> bool:
@@ -93,9 +111,11 @@ IMAGE_HINT = (
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def image_marker(index: int) -> str:
-    """Plain letters and digits: survives pandoc into typst and HTML untouched."""
-    return f"IOPRESSIMAGE{index}X"
+def image_marker(index: int, token: str) -> str:
+    """Where the ``index``-th image of a text stands, ``token`` the text's own
+    (``narrative.token`` of the Markdown): plain letters and digits, which survive pandoc
+    into typst and HTML untouched, and which no text can write (see ``narrative.marker``)."""
+    return f"IOPRESSIMAGE{token}N{index}X"
 
 
 def _text(inlines: Any) -> str:
@@ -150,8 +170,9 @@ MAX_WORD = 1000  # characters without a space (a long address is ≈ 300)
 
 
 class _Cleaner:
-    def __init__(self, path: Path | str, ids: set[str]) -> None:
-        self.path, self.ids = path, ids
+    def __init__(self, path: Path | str, ids: set[str], token: str) -> None:
+        self.path, self.ids, self.token = path, ids, token
+        self.space = id_space(path)
         self.images: list[ImageRef] = []
         self.levels: list[int] = []  # the heading levels used, sorted
         self.last = 0  # the level of the heading before
@@ -182,14 +203,16 @@ class _Cleaner:
             )
         level = min(self.levels.index(level) + 1, self.last + 1) if self.levels else 1
         self.last = level
-        return {"t": "Header", "c": [level, _plain_attr(attr), self(inlines)]}
+        ident = f"{self.space}:{attr[0]}" if attr[0] in self.ids else ""
+        return {"t": "Header", "c": [level, [ident, [], []], self(inlines)]}
 
     def _attributed(self, node: Node) -> Node:
-        """Div, Span, Code, CodeBlock: [attr, content]; the attributes cleaned."""
-        attr, inner = node["c"]
+        """Div, Span, Code, CodeBlock: [attr, content]; the attributes dropped (an id
+        only a heading's: a span's would be a label no link may name)."""
+        _, inner = node["c"]
         if isinstance(inner, str):  # Code, CodeBlock
             self._words(inner)
-        return {"t": node["t"], "c": [_plain_attr(attr), self(inner)]}
+        return {"t": node["t"], "c": [["", [], []], self(inner)]}
 
     _div = _span = _code = _codeblock = _attributed
 
@@ -241,7 +264,7 @@ class _Cleaner:
         self.images.append(
             ImageRef(url, caption, " ".join(alt.split()), *_problem(url, caption, alt))
         )
-        marker = {"t": "Str", "c": image_marker(len(self.images) - 1)}
+        marker = {"t": "Str", "c": image_marker(len(self.images) - 1, self.token)}
         return {"t": "Para", "c": [marker]}
 
     def _image(self, node: Node) -> Node:
@@ -263,7 +286,7 @@ class _Cleaner:
                     "links to a heading that does not exist",
                     "link to a heading of this section by its id ({#id} after the heading)",
                 )
-            return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
+            return {"t": "Link", "c": [["", [], []], text, [f"#{self.space}:{url[1:]}", ""]]}
         if url.lower().startswith(SCHEMES):
             return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
@@ -327,7 +350,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     ``path``."""
     try:
         doc = json.loads(_tree(markdown, path))
-        cleaner = _Cleaner(path, _ids(doc["blocks"]))
+        cleaner = _Cleaner(path, _ids(doc["blocks"], path), token(markdown))
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
     except PandocRefused as refused:
@@ -341,14 +364,16 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
 
 
 def image_refs(markdown: str, path: Path | str) -> list[ImageRef]:
-    """The images of a text in order: the k-th stands where ``image_marker(k)`` is."""
+    """The images of a text in order: the k-th stands where ``image_marker(k,
+    token(markdown))`` is."""
     return _cleaned(markdown, path)[1]
 
 
-def markers(markdown: str, path: Path | str) -> list[str]:
-    """The markers of the cleaned text in order: directives' (``narrative.marker``) and
-    images' (``image_marker``)."""
-    found = re.findall(r"IOPRESS(?:PLACE|IMAGE)\d+X", clean_tree(markdown, path))
+def markers(markdown: str, path: Path | str, placed: str) -> list[str]:
+    """The markers of the cleaned text in order: directives' (``narrative.marker`` with
+    the token ``placed``) and images' (``image_marker``)."""
+    own = (f"PLACE{re.escape(placed)}", f"IMAGE{token(markdown)}")
+    found = re.findall(rf"IOPRESS(?:{'|'.join(own)})N\d+X", clean_tree(markdown, path))
     return list(dict.fromkeys(found))
 
 

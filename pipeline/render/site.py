@@ -46,7 +46,7 @@ from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import numbers
 from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
-from pipeline.report.narrative import Filled, marker, md_text
+from pipeline.report.narrative import Filled, md_text, token
 from pipeline.report.plan import COST_CHART, figures, left_out_note
 from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
@@ -314,11 +314,11 @@ def _text(
         else:
             caption, alt = found[name]
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
-        text = _put(text, marker(index), block)
-    label = fmt.t("doc.figure")
+        text = _put(text, filled.marker(index), block)
+    label, own = fmt.t("doc.figure"), token(filled.text)
     for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
         caption = f"{label} {number[('image', placed.file)]} – {placed.caption}"
-        text = _put(text, image_marker(index), picture_md(ctx, placed, caption))
+        text = _put(text, image_marker(index, own), picture_md(ctx, placed, caption))
     return f"{TEXT_OPEN}\n{text}\n</div>\n"
 
 

@@ -20,7 +20,7 @@ from pipeline.report import chapters, chart_registry
 from pipeline.report.attributes import data_sentences
 from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
-from pipeline.report.narrative import marker
+from pipeline.report.narrative import token
 from pipeline.report.palette import theme
 from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note
 from pipeline.schema import POINT_KEY
@@ -51,9 +51,10 @@ def _narrative(ctx: ReportContext, fmt: Formatter, name: str | None) -> str:
         return ""
     text = to_typst(filled.text, filled.path)
     for index, (kind, item) in enumerate(filled.placed):
-        text = text.replace(marker(index), "\n" + _block(ctx, fmt, kind, item))
+        text = text.replace(filled.marker(index), "\n" + _block(ctx, fmt, kind, item))
+    own = token(filled.text)
     for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
-        text = text.replace(image_marker(index), "\n" + _picture(placed))
+        text = text.replace(image_marker(index, own), "\n" + _picture(placed))
     return text + "\n"
 
 
@@ -372,15 +373,16 @@ def _placed(ctx: ReportContext, lang: str, text: str | None) -> list[tuple[str, 
     if filled is None:
         return []
     kinds = {
-        marker(i): ("table" if k == "table" else "figure", n)
+        filled.marker(i): ("table" if k == "table" else "figure", n)
         for i, (k, n) in enumerate(filled.placed)
         if (k, n) not in {("table", e) for e in ctx.empty}  # a sentence, not numbered
     }
+    own = token(filled.text)
     kinds |= {
-        image_marker(i): ("image", p.file)
+        image_marker(i, own): ("image", p.file)
         for i, p in enumerate(ctx.pictures.get(str(filled.path), []))
     }
-    return [kinds[m] for m in markers(filled.text, filled.path) if m in kinds]
+    return [kinds[m] for m in markers(filled.text, filled.path, filled.token) if m in kinds]
 
 
 def _chapter_order(ctx: ReportContext, lang: str, chapter: Chapter) -> list[tuple[str, str]]:

@@ -8,10 +8,12 @@ build with the file and line.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import html
 import inspect
 import math
 import re
+import secrets
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -49,13 +51,17 @@ class Section:
 
 @dataclass(frozen=True)
 class Filled:
-    """A section with its placeholders resolved: Markdown in which ``marker(i)`` stands
-    for the i-th table or chart a directive placed."""
+    """A section with its placeholders resolved: Markdown in which ``self.marker(i)``
+    stands for the i-th table or chart a directive placed."""
 
     path: Path
     text: str
     placed: list[tuple[str, str]]
     deprecated: list[Deprecated] = field(default_factory=list)  # old names it used
+    token: str = ""  # in its markers (``marker``)
+
+    def marker(self, index: int) -> str:
+        return marker(index, self.token)
 
 
 def load(folder: Path, names: Sequence[str] = SECTIONS) -> dict[str, dict[str, Section]]:
@@ -274,7 +280,7 @@ class Values:
         if (kind, name) in self.placed:
             raise ValueError(f"{kind} {name!r} is placed already in this section")
         self.placed.append((kind, name))
-        return Markup(f"\n\n{marker(len(self.placed) - 1)}\n\n")
+        return Markup(f"\n\n{marker(len(self.placed) - 1, _FILLING)}\n\n")
 
     def _row(
         self,
@@ -457,9 +463,23 @@ def _limit(limit_ms: object, limit_us: object) -> float | None:
     return float(value) * factor
 
 
-def marker(index: int) -> str:
-    """Plain letters and digits: survives pandoc into typst and Markdown untouched."""
-    return f"IOPRESSPLACE{index}X"
+def marker(index: int, token: str) -> str:
+    """Where the ``index``-th table or chart a directive placed stands in a filled text.
+    Plain letters and digits: survives pandoc into typst and HTML untouched. ``token``
+    is the text's own (``token``), so no text, and nothing a placeholder prints, can
+    write one: a text that held the hash of itself would be a SHA-256 fixed point."""
+    return f"IOPRESSPLACE{token}N{index}X"
+
+
+def token(text: str) -> str:
+    """A text's token for its markers: its SHA-256 (128 bits, hex). The same text gives
+    the same token in every build, so pandoc's cached conversions of it are used again."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+# The token of markers while a section is filled (then replaced by the filled text's own
+# ``token``): random, in this process only, so only directives print it.
+_FILLING = secrets.token_hex(16)
 
 
 # Characters both pandoc and Python-Markdown take literally after a backslash.
@@ -685,7 +705,8 @@ def fill(section: Section, values: Values) -> Filled:
     try:
         text = template.render(values.context())
         found = [Deprecated(section.path, *o) for o in dict.fromkeys(old)]
-        return Filled(section.path, text, values.placed, found)
+        own = token(text.replace(_FILLING, ""))
+        return Filled(section.path, text.replace(_FILLING, own), values.placed, found, own)
     except jinja2.TemplateSyntaxError as exc:
         raise _syntax(section, exc) from None
     except PlaceholderLimit as exc:
