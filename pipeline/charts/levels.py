@@ -132,6 +132,15 @@ class Grid:
         return alt.hconcat(*panels, spacing=8)
 
 
+def _swept(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of the parallelism levels measured at several queue depths: a column of
+    the grid at one depth would be a dot (CrystalDiskMark 6's Q8T8 beside Q1T1 and
+    Q32T1); the tables show it. The plan draws no chart where every level is such
+    (``plan.flat``): drawn outside it, such points stay as they are."""
+    kept = points.filter(pl.col("queue_depth").n_unique().over("parallelism") > 1)
+    return points if kept.is_empty() else kept
+
+
 def queue_depth_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
@@ -140,6 +149,8 @@ def queue_depth_chart(
     per level (low panels: three levels of a few lines were nearly a page tall).
     ``points``: one setup, access and block size."""
     unit = axis_unit("queue_depth", fmt)
+    several = points["parallelism"].n_unique() > 1
+    points = _swept(points)
     data, value_title = _depth_data(points, fmt)
     colour = mix_colour(points, fmt, colours(ref))
     values = [
@@ -148,7 +159,7 @@ def queue_depth_chart(
     ]
     levels = sorted(data["parallelism"].unique().to_list())
     chart: alt.TopLevelMixin
-    if len(levels) > 1:
+    if several:  # a column per level, headed by it (also where one column is left)
         heads = {p: fmt.t("chart.parallelism_level", p=fmt.integer(p)) for p in levels}
         depths = data["queue_depth"].to_list()
         grid = Grid(data, "parallelism", heads, lambda t: _depth_x(depths, fmt, t), colour)

@@ -192,10 +192,21 @@ def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
     return found
 
 
+LINES = ("setup", "read_pct", *kinds.LEVELS)  # beside its x, what parts a chart's lines
+
+
 def flat(ref: ChartRef, points: pl.DataFrame) -> bool:
-    """The chart's x axis would hold a single value: a column of dots, not a chart."""
+    """The chart would be dots, not a chart: its x axis would hold a single value, or
+    every line of it one point (CrystalDiskMark's drives each at its own parallelism; a
+    queue-depth grid whose every column holds one depth). Bars (``x`` a mix's name) need
+    two on their axis."""
     x = ref.chart.x
-    return x is not None and points_for(points, ref)[x].n_unique() < 2
+    if x is None:
+        return False
+    shown = points_for(points, ref)
+    if x not in (*LINES, "block_size"):
+        return shown[x].n_unique() < 2
+    return not kinds.varies(shown, x, tuple(c for c in LINES if c != x))
 
 
 def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
