@@ -13,10 +13,11 @@ from typing import Any
 import polars as pl
 import pytest
 
+from pipeline.charts import CHARTS
 from pipeline.charts.draw import draw
 from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import chart_plan, left_out
+from pipeline.report.plan import chart_plan, figures, left_out, left_out_note
 from tests.conftest import DATA, ROOT, SHARED
 from tests.test_chart_kinds import _views
 
@@ -137,3 +138,49 @@ def test_diskspd_runs_each_at_its_own_threads_and_depth_give_no_dots(tmp_path: P
     )
     ctx = prepare(folder)
     assert ctx.charts == [] and ctx.left_out()
+
+
+def _fields(node: Any) -> set[str]:
+    """Every field a y axis of the spec draws."""
+    if isinstance(node, dict):
+        y = node.get("encoding", {}).get("y", {})
+        own = {y["field"]} if isinstance(y, dict) and "field" in y else set()
+        return own.union(*map(_fields, node.values()))
+    return set().union(*map(_fields, node)) if isinstance(node, list) else set()
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_points_without_latency_draw_no_service_time(tmp_path: Path, lang: str) -> None:
+    """CrystalDiskMark 6 prints no latency: its queue-depth chart drew an empty
+    service-time axis from 0 to 1, and its caption, alt text and the method section
+    said the charts show the service time."""
+    from pipeline.render.whitepaper import method_sentences
+
+    ctx = prepare(_report(tmp_path / "cdm6", {"ssd": CDM / "cdm6.txt"}))
+    fmt = ctx.formatter(lang)
+    ref = next(r for r in ctx.charts if r.stem == "queue_depth_random_4k")
+    spec = draw(ref, ctx.dataset.points, None, fmt).to_dict()
+    assert _fields(spec) == {"throughput"} and len(spec["vconcat"]) == 1
+    charts = [
+        s
+        for s in method_sentences(ctx, fmt)
+        if "Queue-Depth-Grafiken" in s or "queue-depth charts" in s
+    ]
+    note = left_out_note(ctx.left_out(), fmt)  # the 128K sequential chart: one depth
+    said = " ".join([spec["title"], *figures(ctx.charts, False, fmt)[ref.stem], *charts, note])
+    assert len(charts) == 1
+    assert [w for w in ("Servicezeit", "service time") if w in said] == [], said
+    assert spec["title"] == {"de": "4K Random: IOPS über der Queue Depth"}.get(
+        lang, "4K random: IOPS against queue depth"
+    )
+
+
+@pytest.mark.parametrize("kind", ["standard", "setups", "dual_axis"])
+def test_every_kind_draws_no_empty_latency_axis(kind: str) -> None:
+    ctx = prepare(ROOT / "data" / "examples" / "a800")
+    points = ctx.dataset.points.filter(pl.col("block_size") == 8192)
+    points = points.filter(pl.col("read_pct") == 100) if kind == "dual_axis" else points
+    fmt = ctx.formatter("en")
+    assert "latency" in _fields(CHARTS[kind](points, fmt).to_dict())
+    bare = points.with_columns(pl.lit(None, pl.Float64).alias("lat_mean_us"))
+    assert _fields(CHARTS[kind](bare, fmt).to_dict()) == {"throughput"}

@@ -20,6 +20,7 @@ from pipeline.charts.standard import (
     mix_colour,
     mix_label,
     parallelism_x,
+    timed,
     value_axis,
     value_format,
 )
@@ -98,7 +99,8 @@ def dual_axis_chart(
         )
     )
     lat_title = fmt.axis_title(unit)
-    dash = styles("measure", [value_title, lat_title], ["solid", "dashed"])
+    measures = [value_title, lat_title] if timed(points) else [value_title]  # no empty axis
+    dash = styles("measure", measures, ["solid", "dashed"][: len(measures)])
     colour = setup_colour(points, fmt, colours(ref))
     x = _parallelism_x(points, fmt)
     rate_axis = alt.Axis(format=value_format(data["throughput"].to_list(), 0))
@@ -113,6 +115,7 @@ def dual_axis_chart(
     )
     # latency hollow: where one point stands for its line, still seen beside the IOPS one
     lines = [styled_lines(rate, dash), styled_lines(lat, dash, filled=False)]
+    lines = lines[: len(measures)]
     layered = alt.layer(*lines).resolve_scale(y="independent").properties(width=520, height=260)
     return finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
 
@@ -189,10 +192,10 @@ def side_by_side(
         base = alt.Chart(data).encode(x=x, y=y, **encoding)
         return styled_lines(base, dash).properties(width=250, height=190)
 
-    return alt.hconcat(
-        panel("throughput", value_title, 0),
-        panel("latency", fmt.axis_title(unit), latency_places(unit)),
-    )
+    panels = [panel("throughput", value_title, 0)]
+    if data["latency"].is_not_null().any():  # no empty service-time panel
+        panels.append(panel("latency", fmt.axis_title(unit), latency_places(unit)))
+    return alt.hconcat(*panels)
 
 
 def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:

@@ -24,11 +24,12 @@ from pipeline.charts.standard import (
     log2_x,
     mix_colour,
     mix_label,
+    timed,
     value_format,
 )
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
-from pipeline.report.plan import ChartRef, axis_unit
+from pipeline.report.plan import ChartRef, axis_unit, words_key
 
 WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)
 LOW = 120  # px: a panel of a chart of several rows: a few lines need no half page each
@@ -153,10 +154,9 @@ def queue_depth_chart(
     points = _swept(points)
     data, value_title = _depth_data(points, fmt)
     colour = mix_colour(points, fmt, colours(ref))
-    values = [
-        ("throughput", value_title, 0),
-        ("latency", fmt.axis_title(unit), latency_places(unit)),
-    ]
+    values = [("throughput", value_title, 0)]
+    if timed(points):
+        values.append(("latency", fmt.axis_title(unit), latency_places(unit)))
     levels = sorted(data["parallelism"].unique().to_list())
     chart: alt.TopLevelMixin
     if several:  # a column per level, headed by it (also where one column is left)
@@ -166,10 +166,9 @@ def queue_depth_chart(
         chart = grid.draw(values)
     else:
         x = _depth_x(data["queue_depth"].to_list(), fmt)
-        left, right = (_line(data, x, _y(data, *v)).encode(color=colour) for v in values)
-        chart = alt.hconcat(left, right)
+        chart = alt.hconcat(*(_line(data, x, _y(data, *v)).encode(color=colour) for v in values))
     title = fmt.t(
-        "chart.queue_depth_title",
+        words_key("chart.queue_depth_title", len(values) > 1),
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
         metric=value_title,
