@@ -112,12 +112,14 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
+    named = ", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows())
+    listed = ", ".join(fmt.integer(p) for p in levels)
     profiles = fmt.t(
         "method.profiles",
         mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
-        blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows()),
+        blocks=fmt.t.count("method.blocks", blocks.height, blocks=named),
         intervals=_intervals_sentence(ctx.dataset.intervals, fmt),
-        levels=", ".join(fmt.integer(p) for p in levels),
+        levels=fmt.t.count("method.levels", len(levels), levels=listed),
     )
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
