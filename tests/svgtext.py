@@ -74,3 +74,30 @@ def overlapping(svg: Path) -> list[str]:
         for b in found[i + 1 :]
         if a.overlaps(b)
     ]
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A legend entry's symbol as drawn: its path, stroke and dash (``""``: none)."""
+
+    path: str
+    stroke: str
+    dash: str
+
+    @property
+    def is_stroke(self) -> bool:
+        """A line drawn in ink (Vega's ``stroke`` shape), not a circle or a filled shape."""
+        line = re.fullmatch(r"M-?[\d.]+,0L[\d.]+,0", self.path) is not None
+        return line and self.stroke not in ("", "none", "transparent")
+
+
+def legend_symbols(svg: Path) -> list[Symbol]:
+    """Every legend symbol of ``svg``, in the order drawn."""
+    found = []
+    for group in ET.parse(svg).getroot().iter(f"{SVG}g"):
+        if "role-legend-symbol" in group.get("class", ""):
+            found += [
+                Symbol(p.get("d", ""), p.get("stroke", ""), p.get("stroke-dasharray", ""))
+                for p in group.iter(f"{SVG}path")
+            ]
+    return found

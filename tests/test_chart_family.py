@@ -43,10 +43,10 @@ def _ref(ctx: ReportContext, kind: str, stem: str) -> ChartRef:
 def test_dual_axis(a800: ReportContext, lang: str, title: str, lat: str) -> None:
     spec = _spec(a800, _ref(a800, "dual_axis", "dual_axis_random_8k_r100"), lang)
     assert spec["title"] == title
-    rate, latency = spec["layer"]
+    (rate, rate_points), (latency, lat_points) = (s["layer"] for s in spec["layer"])
     assert spec["resolve"] == {"scale": {"y": "independent"}}
-    assert "strokeDash" not in rate["mark"]
-    assert latency["mark"]["strokeDash"] == [6, 4]
+    assert rate["mark"]["type"] == latency["mark"]["type"] == "line"
+    assert rate_points["mark"]["filled"] and not lat_points["mark"]["filled"]
     assert latency["encoding"]["y"]["axis"]["orient"] == "right"
     assert latency["encoding"]["y"]["title"] == lat
     assert rate["encoding"]["x"]["scale"]["type"] == "log"
@@ -62,7 +62,7 @@ def test_setups_comparison_read_solid_write_dashed(a800: ReportContext) -> None:
     fmt = a800.formatter("en")
     points = a800.dataset.points.filter(pl.col("block_size") == 8192)
     spec = CHARTS["setups"](points, fmt).to_dict()
-    dash = spec["hconcat"][0]["encoding"]["strokeDash"]["scale"]
+    dash = spec["hconcat"][0]["layer"][0]["encoding"]["strokeDash"]["scale"]
     assert dash["domain"] == ["100% read", "100% write"]
     assert dash["range"] == [[1, 0], [6, 4]]
     assert spec["title"] == "8K random: configurations compared"
@@ -152,8 +152,8 @@ def test_a_setup_measured_at_one_level_is_still_drawn(a800: ReportContext) -> No
     symbols = re.findall(r'class="mark-symbol role-mark[^"]*"(.*?)</g>', drawn, re.S)
     assert sum(s.count("<path") for s in symbols) == 2 * one.height  # both panels
     read = one.filter(pl.col("read_pct") == 100)
-    rate, latency = CHARTS["dual_axis"](read, fmt).to_dict()["layer"]
-    assert rate["mark"]["point"] is True and latency["mark"]["point"]["filled"] is False
+    rate, latency = (s["layer"][1] for s in CHARTS["dual_axis"](read, fmt).to_dict()["layer"])
+    assert rate["mark"]["filled"] is True and latency["mark"]["filled"] is False
 
 
 def _depth_sweep(folder: Path) -> Path:

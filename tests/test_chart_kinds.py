@@ -338,7 +338,7 @@ def test_a_frontend_backend_pair_gives_its_comparison() -> None:
         "frontend_backend_random_8k_r0",
     ]
     chart = _specs(ctx)[refs[0].stem]
-    left = chart["hconcat"][0]["encoding"]
+    left = chart["hconcat"][0]["layer"][0]["encoding"]
     assert left["color"]["scale"]["domain"] == ["null engine"]
     assert left["strokeDash"]["scale"] == {  # a legend entry for each line style
         "domain": ["frontend (cache)", "backend"],
@@ -378,7 +378,7 @@ def test_1k_and_1536_bytes_give_two_charts() -> None:
 def test_a800_draws_4_vcpus_yellow() -> None:
     ctx = prepare(EXAMPLES / "a800")
     chart = _specs(ctx, "de")["dual_axis_random_8k_r100"]
-    colour = chart["layer"][0]["encoding"]["color"]["scale"]
+    colour = chart["layer"][0]["layer"][0]["encoding"]["color"]["scale"]
     assert dict(zip(colour["domain"], colour["range"], strict=True)) == {
         "48 vCPUs pro VM": "#1f5fbf",
         "4 vCPUs pro VM": "#e0a800",

@@ -20,17 +20,17 @@ from pipeline.charts.standard import (
     mix_colour,
     mix_label,
     parallelism_x,
+    timed,
     value_axis,
     value_format,
 )
+from pipeline.charts.strokes import DASHES, styled_lines, styles
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.palette import Palette
 from pipeline.report.plan import ChartRef, axis_unit
 from pipeline.report.views import latency
 from pipeline.schema import PERCENTILES
-
-DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
 
 
 def finish(chart: Any, title: str, fmt: Formatter) -> alt.TopLevelMixin:
@@ -99,47 +99,25 @@ def dual_axis_chart(
         )
     )
     lat_title = fmt.axis_title(unit)
-    dash = styles([value_title, lat_title], ["solid", "dashed"])
+    measures = [value_title, lat_title] if timed(points) else [value_title]  # no empty axis
+    dash = styles("measure", measures, ["solid", "dashed"][: len(measures)])
     colour = setup_colour(points, fmt, colours(ref))
     x = _parallelism_x(points, fmt)
     rate_axis = alt.Axis(format=value_format(data["throughput"].to_list(), 0))
-    rate = (
-        alt.Chart(data.with_columns(measure=pl.lit(value_title)))
-        .mark_line(point=True, strokeWidth=theme().line_width)
-        .encode(
-            x=x,
-            y=alt.Y("throughput:Q", title=value_title, axis=rate_axis),
-            color=colour,
-            strokeDash=dash,
-        )
+    rate = alt.Chart(data.with_columns(measure=pl.lit(value_title))).encode(
+        x=x, y=alt.Y("throughput:Q", title=value_title, axis=rate_axis), color=colour
     )
-    hollow = alt.OverlayMarkDef(filled=False, size=theme().point_size)  # one point: still seen
     lat_axis = alt.Axis(
         format=value_format(data["latency"].to_list(), latency_places(unit)), orient="right"
     )
-    lat = (
-        alt.Chart(data.with_columns(measure=pl.lit(lat_title)))
-        .mark_line(strokeDash=DASHES["dashed"], strokeWidth=theme().line_width, point=hollow)
-        .encode(
-            x=x,
-            y=alt.Y("latency:Q", title=lat_title, axis=lat_axis),
-            color=colour,
-            strokeDash=dash,
-        )
+    lat = alt.Chart(data.with_columns(measure=pl.lit(lat_title))).encode(
+        x=x, y=alt.Y("latency:Q", title=lat_title, axis=lat_axis), color=colour
     )
-    layered = alt.layer(rate, lat).resolve_scale(y="independent").properties(width=520, height=260)
+    # latency hollow: where one point stands for its line, still seen beside the IOPS one
+    lines = [styled_lines(rate, dash), styled_lines(lat, dash, filled=False)]
+    lines = lines[: len(measures)]
+    layered = alt.layer(*lines).resolve_scale(y="independent").properties(width=520, height=260)
     return finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
-
-
-def styles(labels: list[str], dashes: list[str]) -> alt.StrokeDash:
-    """The line style of each of ``labels`` (solid, dashed, dotted), one legend entry each:
-    a chart with two line styles says what each means."""
-    return alt.StrokeDash(
-        "measure:N",
-        title=None,
-        sort=labels,
-        scale=alt.Scale(domain=labels, range=[DASHES[d] for d in dashes]),
-    )
 
 
 def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
@@ -182,18 +160,11 @@ def setups_chart(
             .alias("mix"),
         )
     )
-    dash = alt.StrokeDash(
-        "mix:N",
-        title=None,
-        sort=mix_labels,
-        scale=alt.Scale(domain=mix_labels, range=[DASHES[_direction(m)] for m in mixes]),
-    )
+    dash = styles("mix", mix_labels, [_direction(m) for m in mixes])
     colour = setup_colour(points, fmt, colours(ref))
     detail = alt.Detail("setup_label:N")
     x = log2_x(level, fmt.t(f"chart.{level}"), data[level].to_list())
-    both = side_by_side(
-        data, fmt, (value_title, unit), x=x, color=colour, strokeDash=dash, detail=detail
-    )
+    both = side_by_side(data, fmt, (value_title, unit), dash, x=x, color=colour, detail=detail)
     title = ref.chart.title if ref is not None else "chart.setups_title"
     return finish(both, _block_title(points, fmt, title), fmt)
 
@@ -202,38 +173,29 @@ def side_by_side(
     data: pl.DataFrame,
     fmt: Formatter,
     titles: tuple[str, str],
+    dash: alt.StrokeDash,
     x: alt.X | None = None,
     **encoding: Any,
 ) -> alt.HConcatChart:
     """Throughput (left, axis titled ``titles[0]``) and service time (right, in the unit
-    ``titles[1]``) against parallelism (or ``x``), lines styled by ``encoding`` (colour,
-    dash and detail): the comparisons of setups and of frontend and backend. ``data``:
-    the columns ``parallelism`` (or ``x``'s), ``throughput``, ``latency`` and those
-    ``encoding`` names."""
+    ``titles[1]``) against parallelism (or ``x``), lines in the styles of ``dash`` and
+    told apart by ``encoding`` (colour and detail): the comparisons of setups and of
+    frontend and backend. ``data``: the columns ``parallelism`` (or ``x``'s),
+    ``throughput``, ``latency`` and those ``dash`` and ``encoding`` name."""
     value_title, unit = titles
     x = x if x is not None else parallelism_x(data["parallelism"].to_list(), fmt)
 
-    def panel(field: str, title: str, places: int) -> alt.Chart:
+    def panel(field: str, title: str, places: int) -> alt.LayerChart:
         number = value_format(data[field].to_list(), places)
-        chart: alt.Chart = (
-            alt.Chart(data)
-            .mark_line(  # the points: a setup measured at one level is no line
-                strokeWidth=theme().line_width,
-                point=alt.OverlayMarkDef(size=theme().point_size),
-            )
-            .encode(
-                x=x,
-                y=alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number)),
-                **encoding,
-            )
-            .properties(width=250, height=190)
-        )
-        return chart
+        y = alt.Y(f"{field}:Q", title=title, axis=alt.Axis(format=number))
+        # the points: a setup measured at one level is no line
+        base = alt.Chart(data).encode(x=x, y=y, **encoding)
+        return styled_lines(base, dash).properties(width=250, height=190)
 
-    return alt.hconcat(
-        panel("throughput", value_title, 0),
-        panel("latency", fmt.axis_title(unit), latency_places(unit)),
-    )
+    panels = [panel("throughput", value_title, 0)]
+    if data["latency"].is_not_null().any():  # no empty service-time panel
+        panels.append(panel("latency", fmt.axis_title(unit), latency_places(unit)))
+    return alt.hconcat(*panels)
 
 
 def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:

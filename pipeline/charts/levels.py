@@ -24,11 +24,12 @@ from pipeline.charts.standard import (
     log2_x,
     mix_colour,
     mix_label,
+    timed,
     value_format,
 )
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
-from pipeline.report.plan import ChartRef, axis_unit
+from pipeline.report.plan import ChartRef, axis_unit, words_key
 
 WIDE = 520  # px: a panel of the page's width (as the dual-axis chart)
 LOW = 120  # px: a panel of a chart of several rows: a few lines need no half page each
@@ -132,6 +133,15 @@ class Grid:
         return alt.hconcat(*panels, spacing=8)
 
 
+def _swept(points: pl.DataFrame) -> pl.DataFrame:
+    """The points of the parallelism levels measured at several queue depths: a column of
+    the grid at one depth would be a dot (CrystalDiskMark 6's Q8T8 beside Q1T1 and
+    Q32T1); the tables show it. The plan draws no chart where every level is such
+    (``plan.flat``): drawn outside it, such points stay as they are."""
+    kept = points.filter(pl.col("queue_depth").n_unique().over("parallelism") > 1)
+    return points if kept.is_empty() else kept
+
+
 def queue_depth_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
@@ -140,25 +150,25 @@ def queue_depth_chart(
     per level (low panels: three levels of a few lines were nearly a page tall).
     ``points``: one setup, access and block size."""
     unit = axis_unit("queue_depth", fmt)
+    several = points["parallelism"].n_unique() > 1
+    points = _swept(points)
     data, value_title = _depth_data(points, fmt)
     colour = mix_colour(points, fmt, colours(ref))
-    values = [
-        ("throughput", value_title, 0),
-        ("latency", fmt.axis_title(unit), latency_places(unit)),
-    ]
+    values = [("throughput", value_title, 0)]
+    if timed(points):
+        values.append(("latency", fmt.axis_title(unit), latency_places(unit)))
     levels = sorted(data["parallelism"].unique().to_list())
     chart: alt.TopLevelMixin
-    if len(levels) > 1:
+    if several:  # a column per level, headed by it (also where one column is left)
         heads = {p: fmt.t("chart.parallelism_level", p=fmt.integer(p)) for p in levels}
         depths = data["queue_depth"].to_list()
         grid = Grid(data, "parallelism", heads, lambda t: _depth_x(depths, fmt, t), colour)
         chart = grid.draw(values)
     else:
         x = _depth_x(data["queue_depth"].to_list(), fmt)
-        left, right = (_line(data, x, _y(data, *v)).encode(color=colour) for v in values)
-        chart = alt.hconcat(left, right)
+        chart = alt.hconcat(*(_line(data, x, _y(data, *v)).encode(color=colour) for v in values))
     title = fmt.t(
-        "chart.queue_depth_title",
+        words_key("chart.queue_depth_title", len(values) > 1),
         block=fmt.block(int(points["block_size"][0])),
         access=fmt.t.access(str(points["access"][0]), True),
         metric=value_title,

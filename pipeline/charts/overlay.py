@@ -9,6 +9,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.charts.standard import latency_places, parallelism_x, value_axis, value_scale
+from pipeline.charts.strokes import styled_lines, styles
 from pipeline.charts.theme import standard_definition, theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.plan import axis_unit
@@ -54,22 +55,14 @@ def overlay_chart(
         sort=list(labels),
         scale=alt.Scale(domain=list(labels), range=[style.baseline_colour, style.vendor_colour]),
     )
-    dash = alt.StrokeDash(
-        "side:N",
-        title=None,
-        sort=list(labels),
-        scale=alt.Scale(domain=list(labels), range=[[5, 3], [1, 0]]),
-    )
+    dash = styles("side", list(labels), ["dashed", "solid"])
 
-    def panel(field: str, title: str, places: int) -> alt.Chart:
+    def panel(field: str, title: str, places: int) -> alt.LayerChart:
         values = data[field].to_list()
         scale = value_scale(values) if field == "latency" else alt.Scale(zero=True)
         y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
-        mark = alt.Chart(data).mark_line(
-            point=alt.OverlayMarkDef(size=style.point_size), strokeWidth=style.line_width
-        )
-        drawn: alt.Chart = mark.encode(x=x, y=y, color=colour, strokeDash=dash)
-        return drawn.properties(width=spec.width, height=spec.height)
+        base = alt.Chart(data).encode(x=x, y=y, color=colour)
+        return styled_lines(base, dash).properties(width=spec.width, height=spec.height)
 
     left = panel("rate", fmt.t("chart.mb_s" if sequential else "chart.iops"), 0)
     right = panel("latency", fmt.axis_title(unit), latency_places(unit))

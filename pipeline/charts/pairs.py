@@ -7,8 +7,9 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from pipeline.charts.family import finish, side_by_side, styles, throughput
+from pipeline.charts.family import finish, side_by_side, throughput
 from pipeline.charts.standard import colours
+from pipeline.charts.strokes import styles
 from pipeline.language.fmt import Formatter
 from pipeline.report.palette import pair_key
 from pipeline.report.plan import ChartRef, Pair, axis_unit
@@ -51,11 +52,9 @@ def frontend_backend_chart(
     colour = alt.Color(
         "pair:N", title=None, sort=pairs, scale=alt.Scale(domain=pairs, range=pair_colour)
     )
-    dash = styles([fmt.t("chart.frontend"), fmt.t("chart.backend")], ["solid", "dashed"])
+    dash = styles("measure", [fmt.t("chart.frontend"), fmt.t("chart.backend")], ["solid", "dashed"])
     detail = alt.Detail("pair:N")
-    both = side_by_side(
-        data, fmt, (value_title, unit), color=colour, strokeDash=dash, detail=detail
-    )
+    both = side_by_side(data, fmt, (value_title, unit), dash, color=colour, detail=detail)
     title = fmt.t(
         "chart.frontend_backend_title",
         block=fmt.block(int(points["block_size"][0])),

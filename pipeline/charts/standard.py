@@ -34,6 +34,12 @@ def mix_label(points: pl.DataFrame, fmt: Formatter) -> pl.Expr:
     return pl.col("read_pct").replace_strict(labels, return_dtype=pl.String).alias("mix")
 
 
+def timed(points: pl.DataFrame) -> bool:
+    """Some point of ``points`` has a latency: CrystalDiskMark 3 to 6 print none, and a
+    chart of its points draws the throughput only, never an empty service-time panel."""
+    return bool(points["lat_mean_us"].is_not_null().any())
+
+
 def colours(ref: ChartRef | None) -> Palette:
     """The document's colours (the house colours for a chart drawn outside a report)."""
     return ref.palette if ref is not None else HOUSE
@@ -156,10 +162,13 @@ def standard_chart(
     data = chart_data(points, fmt)
     colour = mix_colour(points, fmt, colours(ref))
     left_title = fmt.t("chart.mb_s" if sequential else "chart.iops")
-    left = _panel(data, "throughput", left_title, 0, colour, fmt)
-    right = _panel(data, "latency", fmt.axis_title(unit), latency_places(unit), colour, fmt)
+    panels = [_panel(data, "throughput", left_title, 0, colour, fmt)]
+    if timed(points):
+        panels.append(
+            _panel(data, "latency", fmt.axis_title(unit), latency_places(unit), colour, fmt)
+        )
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
-    chart: alt.HConcatChart = alt.hconcat(left, right, title=title).configure(**config)
+    chart: alt.HConcatChart = alt.hconcat(*panels, title=title).configure(**config)
     return chart

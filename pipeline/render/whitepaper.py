@@ -22,7 +22,7 @@ from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import token
 from pipeline.report.palette import theme
-from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note
+from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note, words_key
 from pipeline.schema import POINT_KEY
 
 
@@ -115,12 +115,14 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
     blocks = points.select("access", "block_size").unique().sort("access", "block_size")
     levels = sorted(points["parallelism"].unique().to_list())
+    named = ", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows())
+    listed = ", ".join(fmt.integer(p) for p in levels)
     profiles = fmt.t(
         "method.profiles",
         mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
-        blocks=", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows()),
+        blocks=fmt.t.count("method.blocks", blocks.height, blocks=named),
         intervals=_intervals_sentence(ctx.dataset.intervals, fmt),
-        levels=", ".join(fmt.integer(p) for p in levels),
+        levels=fmt.t.count("method.levels", len(levels), levels=listed),
     )
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
@@ -247,6 +249,8 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     """How to read the charts this report shows (and only those), and their colours."""
     kinds = list(dict.fromkeys(ref.kind for ref in ctx.charts))
     keys = {k: chart_registry.BY_NAME[k].method or f"method.chart_{k}" for k in kinds}
+    timed = {k: any(r.timed for r in ctx.charts if r.kind == k) for k in kinds}
+    keys = {k: words_key(key, timed[k]) for k, key in keys.items()}
     found = [fmt.t(keys[kind], unit=axis_symbol(kind, fmt)) for kind in kinds]
     setups = ctx.dataset.points["setup"].n_unique()
     meant = {chart_registry.colours_of(chart_registry.BY_NAME[k], setups) for k in kinds}

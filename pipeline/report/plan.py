@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class ChartRef:
     parallelism: int | None = None  # where a chart is drawn per parallelism level
     palette: Palette = HOUSE  # the document's colours
     pairs: tuple[Pair, ...] = ()  # frontend_backend: the declared pairs
+    timed: bool = True  # some point of it has a latency (CrystalDiskMark 3 to 6: none)
 
     @property
     def chart(self) -> kinds.Chart:
@@ -192,10 +193,21 @@ def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
     return found
 
 
+LINES = ("setup", "read_pct", *kinds.LEVELS)  # beside its x, what parts a chart's lines
+
+
 def flat(ref: ChartRef, points: pl.DataFrame) -> bool:
-    """The chart's x axis would hold a single value: a column of dots, not a chart."""
+    """The chart would be dots, not a chart: its x axis would hold a single value, or
+    every line of it one point (CrystalDiskMark's drives each at its own parallelism; a
+    queue-depth grid whose every column holds one depth). Bars (``x`` a mix's name) need
+    two on their axis."""
     x = ref.chart.x
-    return x is not None and points_for(points, ref)[x].n_unique() < 2
+    if x is None:
+        return False
+    shown = points_for(points, ref)
+    if x not in (*LINES, "block_size"):
+        return shown[x].n_unique() < 2
+    return not kinds.varies(shown, x, tuple(c for c in LINES if c != x))
 
 
 def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
@@ -244,10 +256,16 @@ def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartR
         instead = ref.chart.instead
         if flat(ref, points) and instead and instead not in drawn:
             refs += [r for r in _instead(ref, report, points, where) if not flat(r, points)]
-    refs = list(dict.fromkeys(refs))
+    refs = [replace(r, timed=_timed(r, points)) for r in dict.fromkeys(refs)]
     _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+def _timed(ref: ChartRef, points: pl.DataFrame) -> bool:
+    return ref.chart.takes != "points" or bool(
+        points_for(points, ref)["lat_mean_us"].is_not_null().any()
+    )
 
 
 def _instead(ref: ChartRef, report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
@@ -266,7 +284,7 @@ def left_out(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef
     the kind that stands in for them is drawn either: the documents name them."""
     drawn = {r.kind for r in chart_plan(report, points, where)}
     return [
-        r
+        replace(r, timed=_timed(r, points))
         for r in _planned(report, points, where)
         if flat(r, points) and r.chart.instead not in drawn
     ]
@@ -388,15 +406,36 @@ def _levels(text: str, ref: ChartRef, fmt: Formatter) -> str:
     return text
 
 
+# a caption, alt text or method sentence naming the service time -> its words for a chart
+# of points without latency (drawn without the service-time panel)
+UNTIMED = {
+    "chart.queue_depth_title": "chart.queue_depth_rate_title",
+    "chart.alt": "chart.alt_rate",
+    "chart.alt_queue_depth": "chart.alt_queue_depth_rate",
+    "chart.alt_setups": "chart.alt_setups_rate",
+    "chart.alt_setups_depth": "chart.alt_setups_depth_rate",
+    "method.chart_standard": "method.chart_standard_rate",
+    "method.chart_queue_depth": "method.chart_queue_depth_rate",
+    "method.chart_setups": "method.chart_setups_rate",
+    "method.chart_setups_depth": "method.chart_setups_depth_rate",
+}
+
+
+def words_key(key: str, timed: bool) -> str:
+    """``key``, or its words without the service time where the chart has none."""
+    return key if timed else UNTIMED.get(key, key)
+
+
 def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
     """The caption of a chart: the same words as its title, plus the setup where several."""
-    caption = _levels(fmt.t(ref.chart.title, **_words(ref, fmt)), ref, fmt)
+    title = words_key(ref.chart.title, ref.timed)
+    caption = _levels(fmt.t(title, **_words(ref, fmt)), ref, fmt)
     several = len(fmt.setups) > 1
     return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
 
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
-    alt = fmt.t(ref.chart.alt, **_words(ref, fmt))
+    alt = fmt.t(words_key(ref.chart.alt, ref.timed), **_words(ref, fmt))
     if ref.kind == "standard":
         return alt if ref.queue_depth is None else _levels(alt.rstrip("."), ref, fmt)
     return f"{chart_caption(ref, fmt)}. {alt}"
