@@ -69,12 +69,13 @@ def test_newest_keeps_the_run_fio_stamped_last(tmp_path: Path) -> None:
     assert data.points["iops"].item() == pytest.approx(iops, rel=1e-9)
     assert data.points["lat_mean_us"].item() == pytest.approx(lat, rel=1e-6)
     assert sorted(r.source for r in data.rejects) == ["raw/run-a.json", "raw/run-c.json"]
-    assert all("than raw/run-b.json (by fio's time stamp;" in str(r) for r in data.rejects)
+    said = "than raw/run-b.json (by the time their files state;"
+    assert all(said in str(r) for r in data.rejects)
     en = " ".join(method_sentences(ctx, ctx.formatter("en")))
     de = " ".join(method_sentences(ctx, ctx.formatter("de")))
-    assert "One point was measured in several runs: it shows its most recent run " in en
-    assert "(by fio's time stamp)" in en and 'repeats = "newest"' in en
-    assert "gezeigt wird sein jüngster Lauf (nach dem Zeitstempel von fio)" in de
+    assert "several runs: it shows its most recent run, by the time its result files " in en
+    assert 'repeats = "newest"' in en
+    assert "gezeigt wird der jüngste Lauf, nach der Zeit, die seine Ergebnisdateien" in de
 
 
 def test_mean_averages_the_runs_as_intervals(tmp_path: Path) -> None:
