@@ -2,8 +2,9 @@
 
 A run is one execution of the tool. Its files are views of it: a fio JSON and the interval
 logs of the same job (their reader took the job's options from that JSON, a sidecar)
-describe the same I/Os. Within a run a host's point is read once: the first listed
-view's rows are kept, the others' rejected ("read twice").
+describe the same I/Os. Within a run a host's point is read once: the rows of the view
+the others were read with (the JSON, ``accounts``), else of the first listed view, are
+kept, the others' rejected ("read twice").
 
 A point (of one host) measured in several runs is a repeat, resolved by report.toml
 ``repeats`` (docs/report.md):
@@ -68,6 +69,17 @@ def runs(results: Sequence[ReadResult]) -> dict[str, str]:
                 a, b = sorted((root(result.source), root(other)), key=order.__getitem__)
                 parent[b] = a
     return {source: root(source) for source in order}
+
+
+def accounts(results: Sequence[ReadResult]) -> set[str]:
+    """The files that another view of their run was read with (the fio JSON a log's
+    reader took the job from): the run's own account, whose rows are kept over the other
+    views' wherever they are listed (fio's final record, not the logs' windows, which miss
+    a job's last partial window)."""
+    read_with = {side.resolve() for r in results for side in r.sidecars}
+    if not read_with:
+        return set()
+    return {r.source for r in results if r.path is not None and r.path.resolve() in read_with}
 
 
 Stamp = Callable[[str], "int | None"]  # a file -> when its run ran (ms since the epoch), if known
