@@ -661,9 +661,13 @@ def _matches(folder: Path, pattern: str) -> list[Path]:
             return []
         return sorted(p for p in found if not p.name.startswith("."))
     target = folder / pattern
-    if not target.is_dir():
-        return []
-    return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
+    return folder_files(target) if target.is_dir() else []
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The files a folder holds, sorted, hidden ones and subfolders left out (a folder of
+    report.toml ``path``, of ``iopress ingest``)."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:

@@ -10,7 +10,7 @@ import polars as pl
 from pydantic import BaseModel, ValidationError
 
 from pipeline import config, ingest
-from pipeline.config import REPORT_FILE, Report
+from pipeline.config import REPORT_FILE, Report, folder_files
 from pipeline.dataset import Dataset
 from pipeline.dataset.assemble import combine
 from pipeline.dataset.hosts import host_names
@@ -97,6 +97,18 @@ def read_files(
         for path in paths
     ]
     return read_jobs(jobs, keep_going)
+
+
+def listed_files(paths: list[Path]) -> list[Path]:
+    """The files named on the command line, a folder standing for its files (``path =
+    "raw/"`` of report.toml: sorted, hidden files and subfolders left out)."""
+    files: list[Path] = []
+    for path in paths:
+        found = folder_files(path) if path.is_dir() else [path]
+        if not found:
+            raise InputError(path, "", "a folder without files", "name raw files or their folder")
+        files += found
+    return files
 
 
 def read_jobs(jobs: list[ingest.Job], keep_going: bool) -> Outcomes:
