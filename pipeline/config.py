@@ -526,6 +526,9 @@ def from_validation(
 
 def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: str) -> InputError:
     loc: tuple[int | str, ...] = e["loc"]
+    if e["type"] == "literal_error":  # a name not among the known ones: say which are
+        hint = f"use one of {e['ctx']['expected']} (see {doc})"
+        return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] != "extra_forbidden":
         return InputError(path, _where(loc), e["msg"], _hint(e["type"], path.name, doc))
     line = toml_line(text, loc)

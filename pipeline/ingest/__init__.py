@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -58,6 +58,7 @@ def _report_model() -> type[Report]:
     """``config.Report`` whose sources take the readers' options, each by its model: the
     one model report.toml is checked by before anything is read."""
     fields: dict[str, Any] = {k: (m | None, None) for k, m in option_models().items()}
+    fields["format"] = (Literal[tuple(f.NAME for f in FORMATS)] | None, None)  # the registry
     source = create_model("Source", __base__=Source, __doc__=Source.__doc__, **fields)
     sources = (list[source], Field(min_length=1))  # type: ignore[valid-type]
     return create_model("Report", __base__=Report, __doc__=Report.__doc__, sources=sources)
