@@ -7,6 +7,7 @@ import difflib
 import math
 import re
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -17,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    TypeAdapter,
     ValidationError,
     field_validator,
 )
@@ -632,9 +634,14 @@ def _toml_place(text: str, message: str) -> tuple[str, str]:
     return "", message
 
 
-def load_report(folder: Path, model: type[Report]) -> Report:
+Check = Callable[["Report", Path], list[InputError]]  # a layer above's check of report.toml
+
+
+def load_report(folder: Path, model: type[Report], checks: Sequence[Check] = ()) -> Report:
     """Read and validate ``folder/report.toml`` by ``model`` (``Report`` with the readers'
-    options: ``dataset.sources.load_report``); every problem is reported at once."""
+    options: ``dataset.sources.load_report``) and ``checks`` (the layers above's: chart
+    kinds, table names); every problem found before any data is read is reported at once,
+    the checks run on the parts of the file that are valid on their own."""
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
     path = inside(folder, REPORT_FILE)
@@ -642,10 +649,73 @@ def load_report(folder: Path, model: type[Report]) -> Report:
     try:
         report = model.model_validate(data)
     except ValidationError as err:
-        raise from_validation(path, err, model=model, text=text) from None
+        found = from_validation(path, err, model=model, text=text).errors
+        said = {e.where for e in found}
+        more = _salvaged(folder, path, data, model) + _checked(path, data, model, checks)
+        raise InputErrors(found + [e for e in more if e.where not in said]) from None
     report = _expanded(folder, path, report)
-    _check_sources(folder, path, report)
+    _check_sources(folder, path, report, [p for check in checks for p in check(report, path)])
     return report
+
+
+def _checked(
+    path: Path, data: dict[str, Any], model: type[Report], checks: Sequence[Check]
+) -> list[InputError]:
+    """``checks`` on the report.toml parts they read (charts, tables) that are valid on
+    their own, when the whole is not."""
+    if not checks:
+        return []
+    given = {k: (model.model_fields[k].annotation, data[k]) for k in _CHECKED if k in data}
+    valid = {k: _valid(TypeAdapter(kind), v) for k, (kind, v) in given.items() if kind}
+    parts = {k: v for k, v in valid.items() if v is not None}
+    partial = model.model_construct(sources=[], **parts)
+    return [p for check in checks for p in check(partial, path)]
+
+
+_CHECKED = ("charts", "tables")  # what the checks of the layers above read
+
+
+def _salvaged(
+    folder: Path, path: Path, data: dict[str, Any], model: type[Report]
+) -> list[InputError]:
+    """The checks of the sources that report.toml's other mistakes would leave for the
+    next run: each source that is valid on its own, its file and setup (the setups when
+    they are valid), so that every problem is said at once."""
+    item = get_args(model.model_fields["sources"].annotation)[0]
+    raw = data.get("sources")
+    sources = {
+        i: s for i, r in enumerate(raw if isinstance(raw, list) else []) if (s := _valid(item, r))
+    }
+    problems = [p for i, s in sources.items() if (p := _file_problem(folder, path, s, i))]
+    setups = _valid(TypeAdapter(list[Setup]), data.get("setups", [Setup()]))
+    if setups is not None:
+        names = {s.name for s in setups}
+        problems += [p for i, s in sources.items() if (p := _setup_problem(path, i, s, names))]
+    return problems
+
+
+def _valid(model: Any, value: Any) -> Any:
+    """``value`` validated by ``model`` (a model class or a TypeAdapter), else None."""
+    try:
+        return (
+            model.validate_python(value)
+            if isinstance(model, TypeAdapter)
+            else (model.model_validate(value))
+        )
+    except ValidationError:
+        return None
+
+
+def _file_problem(folder: Path, path: Path, src: Source, index: int) -> InputError | None:
+    """A source's file missing, or its glob or folder matching none."""
+    where = f"sources[{index}].path"
+    if src.is_pattern or (folder / src.path).is_dir():
+        try:
+            expand(folder, path, src.path, where)
+        except InputError as err:
+            return err
+        return None
+    return next(iter(_path_problems_of(folder, path, [(where, src.path)])), None)
 
 
 def _base(pattern: str) -> str:
@@ -752,8 +822,12 @@ def _files_named(report: Report) -> list[tuple[str, str]]:
 
 
 def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
+    return _path_problems_of(folder, path, _files_named(report))
+
+
+def _path_problems_of(folder: Path, path: Path, named: list[tuple[str, str]]) -> list[InputError]:
     problems = []
-    for where, name in _files_named(report):
+    for where, name in named:
         target = folder / name
         if not is_inside(folder, target):
             problems.append(
@@ -773,16 +847,14 @@ def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]
 
 def _setup_problems(path: Path, report: Report) -> list[InputError]:
     setups = {s.name for s in report.setups}
-    return [
-        InputError(
-            path,
-            f"sources[{i}].setup",
-            f"unknown setup {src.setup!r}",
-            f"use one of {sorted(setups)}",
-        )
-        for i, src in enumerate(report.sources)
-        if src.setup not in setups
-    ]
+    return [p for i, s in enumerate(report.sources) if (p := _setup_problem(path, i, s, setups))]
+
+
+def _setup_problem(path: Path, index: int, src: Source, setups: set[str]) -> InputError | None:
+    if src.setup in setups:
+        return None
+    where = f"sources[{index}].setup"
+    return InputError(path, where, f"unknown setup {src.setup!r}", f"use one of {sorted(setups)}")
 
 
 def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
@@ -806,8 +878,8 @@ def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError
     return problems
 
 
-def _check_sources(folder: Path, path: Path, report: Report) -> None:
+def _check_sources(folder: Path, path: Path, report: Report, more: list[InputError]) -> None:
     problems = _path_problems(folder, path, report) + _setup_problems(path, report)
-    problems += _twice_problems(folder, path, report)
+    problems += _twice_problems(folder, path, report) + more
     if problems:
         raise InputErrors(problems)

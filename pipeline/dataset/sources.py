@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,10 @@ from pipeline.inputs import inside, is_inside
 Outcomes = tuple[list[ingest.ReadResult], list[InputError], list[InputError]]
 
 
-def load_report(folder: Path) -> Report:
+def load_report(folder: Path, checks: Sequence[config.Check] = ()) -> Report:
     """``folder/report.toml``, checked with the options its readers declare
-    (``ingest.REPORT``) before anything is read."""
-    return config.load_report(folder, ingest.REPORT)
+    (``ingest.REPORT``) and the layers above's ``checks`` before anything is read."""
+    return config.load_report(folder, ingest.REPORT, checks)
 
 
 def reader_options(given: dict[str, Any]) -> dict[str, BaseModel]:
