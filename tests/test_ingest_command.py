@@ -49,3 +49,15 @@ def test_an_empty_folder_is_one_line(tmp_path: Path) -> None:
 def test_a_folder_read_as_a_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a regular file"):
         ingest.read(tmp_path, ReadOptions(), "iogen")
+
+
+def test_a_misspelt_format_is_the_error_alone(tmp_path: Path) -> None:
+    """It printed "read: 0, accepted: 0, rejected: 0" and "no record was accepted" around
+    the error; now the error alone, with the format meant."""
+    out = tmp_path / "x.parquet"
+    run = iopress("ingest", str(IOGEN / "basic.csv"), "-o", str(out), "--format", "iogne")
+    assert run.returncode == 1 and run.stdout == "" and not out.exists()
+    assert run.stderr == (
+        "error: --format: unknown format 'iogne'\n  hint: did you mean 'iogen'? use one of "
+        "fio, vdbench, diskspd, crystaldiskmark, iometer, elbencho, iogen, fio-log\n"
+    )

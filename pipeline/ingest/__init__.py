@@ -10,6 +10,7 @@ tries them: the most specific signature first.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Iterable
@@ -87,7 +88,11 @@ def get_format(name: str) -> Reader:
     for fmt in FORMATS:
         if name == fmt.NAME:
             return fmt
-    raise InputError("--format", "", f"unknown format {name!r}", f"use one of {names()}")
+    near = difflib.get_close_matches(name, names(), n=1)
+    guess = f"did you mean {near[0]!r}? " if near else ""
+    raise InputError(
+        "--format", "", f"unknown format {name!r}", guess + "use one of " + ", ".join(names())
+    )
 
 
 def detect(path: Path) -> Reader:
