@@ -120,9 +120,14 @@ class Source(Strict):
         "write it at the top of report.toml, before the first [[sources]]"
     }
     _listed: str = PrivateAttr(default="")  # where report.toml lists it (after expansion)
+    _index: int | None = PrivateAttr(default=None)  # its [[sources]] entry (after expansion)
 
     def place(self, index: int) -> str:
         return self._listed or f"sources[{index}].path"
+
+    def key_place(self, index: int, key: str) -> str:
+        """The place of its ``key`` in report.toml: a file of a glob or folder is its entry's."""
+        return f"sources[{index if self._index is None else self._index}].{key}"
 
     def options(self) -> dict[str, BaseModel]:
         """The readers' options this source gives (the fields beyond ``Source``'s own)."""
@@ -785,7 +790,7 @@ def _expanded(folder: Path, path: Path, report: Report) -> Report:
             continue
         for file in found:
             one = src.model_copy(update={"path": file.relative_to(folder).as_posix()})
-            one._listed = f"{where} ({src.path!r})"
+            one._listed, one._index = f"{where} ({src.path!r})", index
             sources.append(one)
     if problems:
         raise InputErrors(problems)
@@ -847,13 +852,14 @@ def _path_problems_of(folder: Path, path: Path, named: list[tuple[str, str]]) ->
 
 def _setup_problems(path: Path, report: Report) -> list[InputError]:
     setups = {s.name for s in report.setups}
-    return [p for i, s in enumerate(report.sources) if (p := _setup_problem(path, i, s, setups))]
+    found = [p for i, s in enumerate(report.sources) if (p := _setup_problem(path, i, s, setups))]
+    return list({p.where: p for p in found}.values())  # a glob's files: their entry once
 
 
 def _setup_problem(path: Path, index: int, src: Source, setups: set[str]) -> InputError | None:
     if src.setup in setups:
         return None
-    where = f"sources[{index}].setup"
+    where = src.key_place(index, "setup")
     return InputError(path, where, f"unknown setup {src.setup!r}", f"use one of {sorted(setups)}")
 
 
@@ -868,8 +874,8 @@ def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError
             problems.append(
                 InputError(
                     path,
-                    f"sources[{i}].path",
-                    f"{src.path!r} is the same file as sources[{j}].path "
+                    src.key_place(i, "path"),
+                    f"{src.path!r} is the same file as {report.sources[j].key_place(j, 'path')} "
                     f"({report.sources[j].path!r}, setup {report.sources[j].setup!r})",
                     "list each raw file once, under the setup it was measured with",
                 )

@@ -99,3 +99,20 @@ def test_charts_and_tables_are_said_with_the_sources(tmp_path: Path) -> None:
         ]
         expected = ["sources[1].path", "sources[1].setup", "tables[1]", "charts[0].kind"]
         assert said == (["sources[0].format"] if fmt else []) + expected, run.stderr
+
+
+def test_a_folders_unknown_setup_is_its_entrys_once(tmp_path: Path) -> None:
+    """``path = "raw/"`` under an unknown setup gave one error per file, at the places of
+    the expanded list (sources[2], sources[3]: entries report.toml does not have)."""
+    sources = '[[sources]]\npath = "raw/fio.json"\n\n[[sources]]\npath = "raw/"\nsetup = "nvme"'
+    folder = _folder(tmp_path, MIXED_SOURCES, sources)
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    said = [(e.where, e.message) for e in caught.value.errors]
+    assert said == [
+        ("sources[1].setup", "unknown setup 'nvme'"),
+        (
+            "sources[1].path",
+            "'raw/fio.json' is the same file as sources[0].path ('raw/fio.json', setup 'default')",
+        ),
+    ]
