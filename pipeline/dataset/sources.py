@@ -100,9 +100,12 @@ def read_files(
     return read_jobs(jobs, keep_going)
 
 
-def listed_files(paths: list[Path]) -> list[Path]:
+def listed_files(paths: list[Path], fmt: str | None = None) -> list[Path]:
     """The files named on the command line, a folder standing for its files (``path =
-    "raw/"`` of report.toml: sorted, hidden files and subfolders left out)."""
+    "raw/"`` of report.toml: sorted, hidden files and subfolders left out); a misspelt
+    ``fmt`` (--format) is the one error, before any file is read."""
+    if fmt is not None:
+        ingest.get_format(fmt)
     files: list[Path] = []
     for path in paths:
         found = folder_files(path) if path.is_dir() else [path]

@@ -16,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.inputs import Seen, is_inside, resolved
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
-from pipeline.units import Convention
+from pipeline.units import Convention, convert_time
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ def stated_time(text: str, layouts: Sequence[str] = ()) -> int | None:
 
 def _epoch_ms(when: dt.datetime) -> int:
     zoned = when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
-    return int(zoned.timestamp() * 1000)
+    return round(convert_time(zoned.timestamp(), "s", "ms"))
 
 
 def latest(times: Sequence[int | None]) -> int | None:

@@ -220,7 +220,7 @@ def run_time(data: dict[str, Any]) -> int | None:
         return stamp
     seconds = data.get("timestamp")
     if isinstance(seconds, int) and not isinstance(seconds, bool):
-        return int(convert_time(seconds, "s", "ms"))
+        return round(convert_time(seconds, "s", "ms"))
     return None
 
 
