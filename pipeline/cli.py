@@ -282,7 +282,10 @@ def datasheet_command(
 
 @command(name="ingest")
 def ingest_command(
-    paths: Annotated[list[Path], typer.Argument(metavar="FILE", help="Raw files")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(metavar="FILE", help="Raw files; a folder: its files (not subfolders)"),
+    ],
     output: Annotated[
         Path, typer.Option("-o", "--output", metavar="DATA.parquet", help="Points Parquet file")
     ],

@@ -30,7 +30,7 @@ from pipeline.dataset import (
     write,
 )
 from pipeline.dataset.assemble import combine
-from pipeline.dataset.sources import option_file, read_files
+from pipeline.dataset.sources import listed_files, option_file, read_files
 from pipeline.errors import SHOWN, InputError, UsageError
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
@@ -122,6 +122,7 @@ def ingest_files(
 ) -> bool:
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
+    paths = listed_files(paths, fmt)
     _not_an_input(output, [*paths, *([mapping] if mapping else [])])
     options = option_file("mapping", mapping) if mapping else {}
     results, errors, failed = read_files(paths, fmt, names, options, keep_going)

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -18,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    TypeAdapter,
     ValidationError,
     field_validator,
 )
@@ -119,9 +121,14 @@ class Source(Strict):
         "write it at the top of report.toml, before the first [[sources]]"
     }
     _listed: str = PrivateAttr(default="")  # where report.toml lists it (after expansion)
+    _index: int | None = PrivateAttr(default=None)  # its [[sources]] entry (after expansion)
 
     def place(self, index: int) -> str:
         return self._listed or f"sources[{index}].path"
+
+    def key_place(self, index: int, key: str) -> str:
+        """The place of its ``key`` in report.toml: a file of a glob or folder is its entry's."""
+        return f"sources[{index if self._index is None else self._index}].{key}"
 
     def options(self) -> dict[str, BaseModel]:
         """The readers' options this source gives (the fields beyond ``Source``'s own)."""
@@ -536,6 +543,9 @@ def from_validation(
 
 def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: str) -> InputError:
     loc: tuple[int | str, ...] = e["loc"]
+    if e["type"] == "literal_error":  # a name not among the known ones: say which are
+        hint = f"use one of {e['ctx']['expected']} (see {doc})"
+        return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] != "extra_forbidden":
         return InputError(path, _where(loc), e["msg"], _hint(e["type"], path.name, doc))
     line = toml_line(text, loc)
@@ -639,9 +649,14 @@ def _toml_place(text: str, message: str) -> tuple[str, str]:
     return "", message
 
 
-def load_report(folder: Path, model: type[Report]) -> Report:
+Check = Callable[["Report", Path], list[InputError]]  # a layer above's check of report.toml
+
+
+def load_report(folder: Path, model: type[Report], checks: Sequence[Check] = ()) -> Report:
     """Read and validate ``folder/report.toml`` by ``model`` (``Report`` with the readers'
-    options: ``dataset.sources.load_report``); every problem is reported at once."""
+    options: ``dataset.sources.load_report``) and ``checks`` (the layers above's: chart
+    kinds, table names); every problem found before any data is read is reported at once,
+    the checks run on the parts of the file that are valid on their own."""
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
     path = inside(folder, REPORT_FILE)
@@ -649,10 +664,73 @@ def load_report(folder: Path, model: type[Report]) -> Report:
     try:
         report = model.model_validate(data)
     except ValidationError as err:
-        raise from_validation(path, err, model=model, text=text) from None
+        found = from_validation(path, err, model=model, text=text).errors
+        said = {e.where for e in found}
+        more = _salvaged(folder, path, data, model) + _checked(path, data, model, checks)
+        raise InputErrors(found + [e for e in more if e.where not in said]) from None
     report = _expanded(folder, path, report)
-    _check_sources(folder, path, report)
+    _check_sources(folder, path, report, [p for check in checks for p in check(report, path)])
     return report
+
+
+def _checked(
+    path: Path, data: dict[str, Any], model: type[Report], checks: Sequence[Check]
+) -> list[InputError]:
+    """``checks`` on the report.toml parts they read (charts, tables) that are valid on
+    their own, when the whole is not."""
+    if not checks:
+        return []
+    given = {k: (model.model_fields[k].annotation, data[k]) for k in _CHECKED if k in data}
+    valid = {k: _valid(TypeAdapter(kind), v) for k, (kind, v) in given.items() if kind}
+    parts = {k: v for k, v in valid.items() if v is not None}
+    partial = model.model_construct(sources=[], **parts)
+    return [p for check in checks for p in check(partial, path)]
+
+
+_CHECKED = ("charts", "tables")  # what the checks of the layers above read
+
+
+def _salvaged(
+    folder: Path, path: Path, data: dict[str, Any], model: type[Report]
+) -> list[InputError]:
+    """The checks of the sources that report.toml's other mistakes would leave for the
+    next run: each source that is valid on its own, its file and setup (the setups when
+    they are valid), so that every problem is said at once."""
+    item = get_args(model.model_fields["sources"].annotation)[0]
+    raw = data.get("sources")
+    sources = {
+        i: s for i, r in enumerate(raw if isinstance(raw, list) else []) if (s := _valid(item, r))
+    }
+    problems = [p for i, s in sources.items() if (p := _file_problem(folder, path, s, i))]
+    setups = _valid(TypeAdapter(list[Setup]), data.get("setups", [Setup()]))
+    if setups is not None:
+        names = {s.name for s in setups}
+        problems += [p for i, s in sources.items() if (p := _setup_problem(path, i, s, names))]
+    return problems
+
+
+def _valid(model: Any, value: Any) -> Any:
+    """``value`` validated by ``model`` (a model class or a TypeAdapter), else None."""
+    try:
+        return (
+            model.validate_python(value)
+            if isinstance(model, TypeAdapter)
+            else (model.model_validate(value))
+        )
+    except ValidationError:
+        return None
+
+
+def _file_problem(folder: Path, path: Path, src: Source, index: int) -> InputError | None:
+    """A source's file missing, or its glob or folder matching none."""
+    where = f"sources[{index}].path"
+    if src.is_pattern or (folder / src.path).is_dir():
+        try:
+            expand(folder, path, src.path, where)
+        except InputError as err:
+            return err
+        return None
+    return next(iter(_path_problems_of(folder, path, [(where, src.path)])), None)
 
 
 def _base(pattern: str) -> str:
@@ -671,9 +749,13 @@ def _matches(folder: Path, pattern: str) -> list[Path]:
             return []
         return sorted(p for p in found if not p.name.startswith("."))
     target = folder / pattern
-    if not target.is_dir():
-        return []
-    return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
+    return folder_files(target) if target.is_dir() else []
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The files a folder holds, sorted, hidden ones and subfolders left out (a folder of
+    report.toml ``path``, of ``iopress ingest``)."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def _bad_pattern(pattern: str) -> tuple[str, str] | None:
@@ -748,7 +830,7 @@ def _expanded(folder: Path, path: Path, report: Report) -> Report:
             continue
         for file in found:
             one = src.model_copy(update={"path": file.relative_to(folder).as_posix()})
-            one._listed = f"{where} ({src.path!r})"
+            one._listed, one._index = f"{where} ({src.path!r})", index
             sources.append(one)
     if problems:
         raise InputErrors(problems)
@@ -785,8 +867,12 @@ def _files_named(report: Report) -> list[tuple[str, str]]:
 
 
 def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
+    return _path_problems_of(folder, path, _files_named(report))
+
+
+def _path_problems_of(folder: Path, path: Path, named: list[tuple[str, str]]) -> list[InputError]:
     problems = []
-    for where, name in _files_named(report):
+    for where, name in named:
         target = folder / name
         if not is_inside(folder, target):
             problems.append(
@@ -806,16 +892,15 @@ def _path_problems(folder: Path, path: Path, report: Report) -> list[InputError]
 
 def _setup_problems(path: Path, report: Report) -> list[InputError]:
     setups = {s.name for s in report.setups}
-    return [
-        InputError(
-            path,
-            f"sources[{i}].setup",
-            f"unknown setup {src.setup!r}",
-            f"use one of {sorted(setups)}",
-        )
-        for i, src in enumerate(report.sources)
-        if src.setup not in setups
-    ]
+    found = [p for i, s in enumerate(report.sources) if (p := _setup_problem(path, i, s, setups))]
+    return list({p.where: p for p in found}.values())  # a glob's files: their entry once
+
+
+def _setup_problem(path: Path, index: int, src: Source, setups: set[str]) -> InputError | None:
+    if src.setup in setups:
+        return None
+    where = src.key_place(index, "setup")
+    return InputError(path, where, f"unknown setup {src.setup!r}", f"use one of {sorted(setups)}")
 
 
 def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
@@ -829,8 +914,8 @@ def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError
             problems.append(
                 InputError(
                     path,
-                    f"sources[{i}].path",
-                    f"{src.path!r} is the same file as sources[{j}].path "
+                    src.key_place(i, "path"),
+                    f"{src.path!r} is the same file as {report.sources[j].key_place(j, 'path')} "
                     f"({report.sources[j].path!r}, setup {report.sources[j].setup!r})",
                     "list each raw file once, under the setup it was measured with",
                 )
@@ -839,8 +924,8 @@ def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError
     return problems
 
 
-def _check_sources(folder: Path, path: Path, report: Report) -> None:
+def _check_sources(folder: Path, path: Path, report: Report, more: list[InputError]) -> None:
     problems = _path_problems(folder, path, report) + _setup_problems(path, report)
-    problems += _twice_problems(folder, path, report)
+    problems += _twice_problems(folder, path, report) + more
     if problems:
         raise InputErrors(problems)

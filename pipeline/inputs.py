@@ -263,12 +263,11 @@ def _opened(path: Path) -> Iterator[tuple[io.BufferedReader, os.stat_result]]:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder with a traceback
+        os.close(fd)
+        raise InputError(path, "", "not a regular file (a FIFO, device or folder)", "name a file")
     with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(
-                path, "", "not a regular file (a FIFO, device or folder)", "name a file"
-            )
         try:
             yield fh, info
         except OSError as exc:

@@ -65,7 +65,7 @@ def test_one_file_under_two_names_is_two_runs_of_its_points() -> None:
         assert data.intervals["source"].unique().to_list() == [kept]
         assert len(data.rejects) == first.accepted
         assert all(
-            f"older run of this point than {kept}, which is listed later" in str(r)
+            f"another run of this point than {kept}, which is listed later" in str(r)
             for r in data.rejects
         )
 

@@ -134,9 +134,11 @@ def test_a_build_reads_report_toml_once(tmp_path: Path, monkeypatch: pytest.Monk
     folder, loads = scale_report(tmp_path / "r", 20), Counter[str]()
     original = config.load_report
 
-    def counted(folder: Path, model: type[config.Report]) -> config.Report:
+    def counted(
+        folder: Path, model: type[config.Report], checks: tuple[config.Check, ...] = ()
+    ) -> config.Report:
         loads["report.toml"] += 1
-        return original(folder, model)
+        return original(folder, model, checks)
 
     monkeypatch.setattr(config, "load_report", counted)
     ran = iopress("build", folder, "-o", tmp_path / "out")

@@ -478,14 +478,18 @@ def left_out(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
     ]
 
 
-def check_names(report: Report, path: object) -> None:
-    """report.toml ``tables = [...]`` names only measurement tables of this registry."""
+def name_problems(report: Report, path: object) -> list[InputError]:
+    """Each name of report.toml ``tables = [...]`` that is no measurement table."""
+    problems = []
     for index, name in enumerate(report.tables or []):
         if name not in SELECTABLE:
             guess = difflib.get_close_matches(name, SELECTABLE, n=1, cutoff=0.6)
-            raise InputError(
-                str(path),
-                f"tables[{index}]",
-                f"no table {name!r}" + (f": did you mean {guess[0]!r}?" if guess else ""),
-                f"choose from {', '.join(SELECTABLE)}",
+            problems.append(
+                InputError(
+                    str(path),
+                    f"tables[{index}]",
+                    f"no table {name!r}" + (f": did you mean {guess[0]!r}?" if guess else ""),
+                    f"choose from {', '.join(SELECTABLE)}",
+                )
             )
+    return problems

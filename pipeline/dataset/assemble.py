@@ -45,7 +45,7 @@ def combine(
     intervals, schema_rejects = _schema_rejects(intervals)
     check_attributes(intervals)  # before runs of one point are looked for: 1:1 and 2:1
     run_of = repeats.runs(results)
-    intervals, twice, again = _read_twice(intervals, run_of)
+    intervals, twice, again = _read_twice(intervals, run_of, repeats.accounts(results))
     found = _repeated(intervals, results, run_of, rule)
     intervals, older = repeats.apply(intervals, rule, found)
     intervals = intervals.drop("_host", repeats.RUN)
@@ -104,20 +104,23 @@ def _in_file_order(results: list[ingest.ReadResult]) -> pl.DataFrame:
 
 
 def _read_twice(
-    intervals: pl.DataFrame, run_of: dict[str, str]
+    intervals: pl.DataFrame, run_of: dict[str, str], accounts: set[str]
 ) -> tuple[pl.DataFrame, list[Reject], pl.DataFrame]:
     """The same host and point from two views of one run (a fio JSON and its own logs,
     ``repeats.runs``) would be summed as if concurrent, or its windows averaged with the
-    whole run's: the first file's rows are kept, the others' rejected, whatever their
-    intervals. A host named once with its port and once without (fio client/server's JSON
-    says ``perf36:8765``, the logs' folder ``perf36``) is one host here, as in
-    ``host_names``. The rows kept carry ``_host`` and their run (``repeats.RUN``)."""
+    whole run's: the rows of the run's own account (``repeats.accounts``: the JSON the
+    logs were read with), else of the first file listed, are kept, the others' rejected,
+    whatever their intervals. A host named once with its port and once without (fio
+    client/server's JSON says ``perf36:8765``, the logs' folder ``perf36``) is one host
+    here, as in ``host_names``. The rows kept carry ``_host`` and their run (``repeats.RUN``)."""
     key = [*repeats.KEY, repeats.RUN]
     alias = same_host(intervals["host"].unique().to_list())
     marked = intervals.with_columns(
         pl.col("host").replace(alias).alias("_host"),
         pl.col("source").replace(run_of).alias(repeats.RUN),
-    ).with_columns(pl.col("source").first().over(key).alias("_first"))
+    )
+    own = pl.col("source").filter(pl.col("source").is_in(list(accounts))).first().over(key)
+    marked = marked.with_columns(own.fill_null(pl.col("source").first().over(key)).alias("_first"))
     clash = pl.col("source") != pl.col("_first")
     rejects = [
         Reject(

@@ -2,17 +2,19 @@
 
 A run is one execution of the tool. Its files are views of it: a fio JSON and the interval
 logs of the same job (their reader took the job's options from that JSON, a sidecar)
-describe the same I/Os. Within a run a host's point is read once: the first listed
-view's rows are kept, the others' rejected ("read twice").
+describe the same I/Os. Within a run a host's point is read once: the rows of the view
+the others were read with (the JSON, ``accounts``), else of the first listed view, are
+kept, the others' rejected ("read twice").
 
 A point (of one host) measured in several runs is a repeat, resolved by report.toml
 ``repeats`` (docs/report.md):
 
 - ``refuse`` (the default): the build stops, naming the point and every file of it;
 - ``newest``: the most recent run is kept and the others' rows are rejected. Most recent:
-  by fio's time stamp (``timestamp_ms`` of a run's JSON, or of the JSON beside its logs)
-  where every run of the point has one (of equal ones, the run listed last), else the run
-  listed last (report.toml's order, a glob's in sorted order);
+  by the time the run's files state (``ReadResult.run_time``: fio's ``timestamp_ms``,
+  DiskSpd's start time, …) where every run of the point states one (of equal ones, the
+  run listed last), else the run listed last (report.toml's order, a glob's in sorted
+  order), its rejects saying so rather than calling the others older;
 - ``mean``: every run is kept, its intervals numbered after the earlier run's, so that the
   point averages the runs as it averages intervals (IOPS and bytes/s by time, latency by
   I/Os).
@@ -22,19 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from pipeline.config import Repeats
-from pipeline.errors import InputError
-from pipeline.ingest import fio
-from pipeline.ingest.base import ReadResult, Reject
-from pipeline.inputs import read_text
+from pipeline.ingest.base import ReadResult, Reject, latest
 from pipeline.language.message import Message
 from pipeline.schema import POINT_KEY
-from pipeline.units import convert_time
 
 RUN = "_run"  # the column naming each row's run: the first listed file of its views
 KEY = [*POINT_KEY, "_host"]  # a host's point ("_host": its name with its port resolved)
@@ -48,7 +45,7 @@ class Repeat:
     point: dict[str, Any]  # the POINT_KEY columns
     host: str
     runs: tuple[str, ...]
-    by_time: bool  # ordered by fio's time stamps (else in the order listed)
+    by_time: bool  # ordered by the times the files state (else in the order listed)
 
 
 def runs(results: Sequence[ReadResult]) -> dict[str, str]:
@@ -74,53 +71,34 @@ def runs(results: Sequence[ReadResult]) -> dict[str, str]:
     return {source: root(source) for source in order}
 
 
-Stamp = Callable[[str], "int | None"]  # a file -> its run's fio time stamp (ms), if any
+def accounts(results: Sequence[ReadResult]) -> set[str]:
+    """The files that another view of their run was read with (the fio JSON a log's
+    reader took the job from): the run's own account, whose rows are kept over the other
+    views' wherever they are listed (fio's final record, not the logs' windows, which miss
+    a job's last partial window)."""
+    read_with = {side.resolve() for r in results for side in r.sidecars}
+    if not read_with:
+        return set()
+    return {r.source for r in results if r.path is not None and r.path.resolve() in read_with}
+
+
+Stamp = Callable[[str], "int | None"]  # a file -> when its run ran (ms since the epoch), if known
 
 
 def stamps(results: Sequence[ReadResult], run_of: dict[str, str]) -> Stamp:
-    """The fio time stamp of a file's run (ms since the epoch, when the run ended): the
-    latest of its files', each its own as a fio JSON or that of the fio JSON its reader
-    read beside it; None where no file of the run has one. Read when first asked for."""
-    files: dict[str, list[ReadResult]] = {}
-    for result in results:
-        files.setdefault(run_of.get(result.source, result.source), []).append(result)
+    """When a file's run ran, as its files state it (``ReadResult.run_time``: fio's time
+    stamp, DiskSpd's start time, …; the latest of the run's files); None where none does."""
     known: dict[str, int | None] = {}
-
-    def stamp(source: str) -> int | None:
-        run = run_of.get(source, source)
-        if run not in known:
-            found = [s for r in files.get(run, []) if (s := _stamp(_json_views(r))) is not None]
-            known[run] = max(found, default=None)
-        return known[run]
-
-    return stamp
-
-
-def _json_views(result: ReadResult) -> list[Path]:
-    if result.format == fio.NAME and result.path is not None:
-        return [result.path]
-    return [p for p in result.sidecars if p.suffix != ".log"]
-
-
-def _stamp(paths: list[Path]) -> int | None:
-    for path in paths:
-        try:
-            doc = fio.final_document(path, read_text(path), bins=True).data  # all of it
-        except (InputError, OSError):
-            continue
-        stamp = doc.get("timestamp_ms")
-        if isinstance(stamp, int) and not isinstance(stamp, bool):
-            return stamp
-        seconds = doc.get("timestamp")
-        if isinstance(seconds, int) and not isinstance(seconds, bool):
-            return int(convert_time(seconds, "s", "ms"))
-    return None
+    for result in results:
+        run = run_of.get(result.source, result.source)
+        known[run] = latest([known.get(run), result.run_time])
+    return lambda source: known.get(run_of.get(source, source))
 
 
 def find(intervals: pl.DataFrame, stamp: Stamp | None = None) -> list[Repeat]:
     """Every host's point measured in several runs (``intervals`` in file order, with
     ``_host``, each run's point read from one file), its runs oldest first: by ``stamp``
-    (fio's time stamp) where every run of the point has one, else in the order listed
+    (the times the files state) where every run of the point has one, else in the order listed
     (the order alone without ``stamp``)."""
     grouped = intervals.group_by(KEY, maintain_order=True).agg(
         pl.col("source").unique(maintain_order=True).alias("runs")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import polars as pl
 from pydantic import BaseModel, ValidationError
 
 from pipeline import config, ingest
-from pipeline.config import REPORT_FILE, Report
+from pipeline.config import REPORT_FILE, Report, folder_files
 from pipeline.dataset import Dataset
 from pipeline.dataset.assemble import combine
 from pipeline.dataset.hosts import host_names
@@ -23,10 +24,10 @@ from pipeline.inputs import inside, is_inside
 Outcomes = tuple[list[ingest.ReadResult], list[InputError], list[InputError]]
 
 
-def load_report(folder: Path) -> Report:
+def load_report(folder: Path, checks: Sequence[config.Check] = ()) -> Report:
     """``folder/report.toml``, checked with the options its readers declare
-    (``ingest.REPORT``) before anything is read."""
-    return config.load_report(folder, ingest.REPORT)
+    (``ingest.REPORT``) and the layers above's ``checks`` before anything is read."""
+    return config.load_report(folder, ingest.REPORT, checks)
 
 
 def reader_options(given: dict[str, Any]) -> dict[str, BaseModel]:
@@ -97,6 +98,21 @@ def read_files(
         for path in paths
     ]
     return read_jobs(jobs, keep_going)
+
+
+def listed_files(paths: list[Path], fmt: str | None = None) -> list[Path]:
+    """The files named on the command line, a folder standing for its files (``path =
+    "raw/"`` of report.toml: sorted, hidden files and subfolders left out); a misspelt
+    ``fmt`` (--format) is the one error, before any file is read."""
+    if fmt is not None:
+        ingest.get_format(fmt)
+    files: list[Path] = []
+    for path in paths:
+        found = folder_files(path) if path.is_dir() else [path]
+        if not found:
+            raise InputError(path, "", "a folder without files", "name raw files or their folder")
+        files += found
+    return files
 
 
 def read_jobs(jobs: list[ingest.Job], keep_going: bool) -> Outcomes:

@@ -10,11 +10,12 @@ tries them: the most specific signature first.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -58,6 +59,7 @@ def _report_model() -> type[Report]:
     """``config.Report`` whose sources take the readers' options, each by its model: the
     one model report.toml is checked by before anything is read."""
     fields: dict[str, Any] = {k: (m | None, None) for k, m in option_models().items()}
+    fields["format"] = (Literal[tuple(f.NAME for f in FORMATS)] | None, None)  # the registry
     source = create_model("Source", __base__=Source, __doc__=Source.__doc__, **fields)
     sources = (list[source], Field(min_length=1))  # type: ignore[valid-type]
     return create_model("Report", __base__=Report, __doc__=Report.__doc__, sources=sources)
@@ -86,7 +88,11 @@ def get_format(name: str) -> Reader:
     for fmt in FORMATS:
         if name == fmt.NAME:
             return fmt
-    raise InputError("--format", "", f"unknown format {name!r}", f"use one of {names()}")
+    near = difflib.get_close_matches(name, names(), n=1)
+    guess = f"did you mean {near[0]!r}? " if near else ""
+    raise InputError(
+        "--format", "", f"unknown format {name!r}", guess + "use one of " + ", ".join(names())
+    )
 
 
 def detect(path: Path) -> Reader:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
@@ -15,7 +16,7 @@ from pipeline.errors import InputError
 from pipeline.inputs import Seen, is_inside, resolved
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS
-from pipeline.units import Convention
+from pipeline.units import Convention, convert_time
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,9 @@ class ReadResult:
     # rows that measure the same points once more, not counted: fio's final cumulative
     # record beside its --status-interval snapshots (validation compares them)
     reference: list[dict[str, object]] = field(default_factory=list)
+    # when the run ran, ms since the epoch, as the file states it (``stated_time``; the
+    # latest where it states several): which run is the newest (report.toml ``repeats``)
+    run_time: int | None = None
 
     @property
     def intervals(self) -> pl.DataFrame:
@@ -208,6 +212,31 @@ class Reader(Protocol):
     def read(self, path: Path, options: ReadOptions) -> ReadResult:
         """Read one file (an ``InputError`` for a file it cannot read at all; a bad record
         is a reject)."""
+
+
+def stated_time(text: str, layouts: Sequence[str] = ()) -> int | None:
+    """A time as a result file prints it (ISO 8601, or one of ``layouts``, strptime's) in
+    ms since the epoch; a time without a zone is taken as UTC. None where unreadable."""
+    text = text.strip()
+    for layout in layouts:
+        try:
+            return _epoch_ms(dt.datetime.strptime(text, layout))
+        except ValueError:
+            continue
+    try:
+        return _epoch_ms(dt.datetime.fromisoformat(text))
+    except ValueError:
+        return None
+
+
+def _epoch_ms(when: dt.datetime) -> int:
+    zoned = when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
+    return round(convert_time(zoned.timestamp(), "s", "ms"))
+
+
+def latest(times: Sequence[int | None]) -> int | None:
+    """The latest of the times a file states (None where it states none)."""
+    return max((t for t in times if t is not None), default=None)
 
 
 MAX_LINE = 4096  # characters in a line of a text report (DiskSpd's, CrystalDiskMark's < 300)

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject, text_lines
+from pipeline.ingest.base import (
+    NO_OPTIONS,
+    ReadOptions,
+    ReadResult,
+    Reject,
+    latest,
+    stated_time,
+    text_lines,
+)
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.units import mega, parse_block_size
@@ -38,6 +46,7 @@ _QUEUE = re.compile(r"\bQD?\s*=\s*(\d+)")
 _THREADS = re.compile(r"\bT\s*=\s*(\d+)")
 _MIX = re.compile(r"Read\s*(\d+)\s*%")
 _MEASURE = re.compile(r"Measure\s+(\d+)\s*sec")
+_DATE = re.compile(r"^\s*Date\s*:\s*(.+?)\s*$")  # the footer's ``Date: 2021/06/22 17:19:21``
 _FOOTER = ("Profile", "Test", "Mode", "Time", "Date", "OS", "Comment", "Mix Ratio")
 DEFAULT_MEASURE_S = 5.0  # CrystalDiskMark's measuring time when the export does not say
 MAX_COUNT = 1_000_000
@@ -87,7 +96,9 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     if not rows and not rejects:
         raise InputError(path, "line 1", "no result line (… : 123.456 MB/s …) found", HINT)
     notes += _footer(lines)
-    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result = ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result.run_time = _date(lines)
+    return result
 
 
 def _setup(path: Path, text: str) -> tuple[_Setup, list[str]]:
@@ -244,3 +255,9 @@ def _footer(lines: list[tuple[int, str]]) -> list[str]:
         if key.strip() in _FOOTER and value.strip():
             said.append(f"{key.strip()}: {value.strip()}")
     return said
+
+
+def _date(lines: list[tuple[int, str]]) -> int | None:
+    """When the run ran, as the footer's ``Date:`` says (local time: taken as UTC)."""
+    found = [_DATE.match(line) for _, line in lines if "Date" in line]
+    return latest([stated_time(m[1], ("%Y/%m/%d %H:%M:%S",)) for m in found if m])

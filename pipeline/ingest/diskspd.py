@@ -44,7 +44,9 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         rows += accepted
         rejects += rejected
         notes += said
-    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result = ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result.run_time = run.time
+    return result
 
 
 def _span_rows(

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 from pipeline.language.message import Message
 
+# how DiskSpd prints when it ran (``2021/04/16 19:03:38 UTC``)
+TIME_LAYOUTS = ("%Y/%m/%d %H:%M:%S UTC", "%Y/%m/%d %H:%M:%S")
+
 # the latency figures read from DiskSpd's percentile tables or <Bucket>s, by schema name
 PERCENTILE_NAMES = ("p50", "p90", "p99", "p999", "p9999", "max")
 
@@ -65,6 +68,7 @@ class Run:
 
     host: str | None = None
     version: str | None = None
+    time: int | None = None  # when it ran (``start time:``, ``<RunTime>``), ms since the epoch
     spans: list[Span] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 

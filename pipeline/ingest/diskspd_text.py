@@ -7,8 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import text_lines
-from pipeline.ingest.diskspd_parts import BadFigure, Measured, Profile, Run, Span, whole
+from pipeline.ingest.base import latest, stated_time, text_lines
+from pipeline.ingest.diskspd_parts import (
+    TIME_LAYOUTS,
+    BadFigure,
+    Measured,
+    Profile,
+    Run,
+    Span,
+    whole,
+)
 from pipeline.language.message import Message
 from pipeline.units import parse_block_size
 
@@ -40,11 +48,21 @@ Lines = list[tuple[int, str]]
 
 def parse(text: str, path: Path) -> Run:
     lines = text_lines(text, path, "DiskSpd")
-    run = Run()
+    run = Run(time=_start_time(lines))
     spans = _input_parameters(path, lines)
     _results(path, lines, spans, run)
     run.spans = list(spans.values())
     return run
+
+
+_START = re.compile(r"^\s*start time:\s*(.+?)\s*$")
+
+
+def _start_time(lines: Lines) -> int | None:
+    """When the run started (``start time: 2021/04/16 19:03:38 UTC``), the latest if
+    several are printed."""
+    found = [_START.match(line) for _, line in lines if "start time" in line]
+    return latest([stated_time(m[1], TIME_LAYOUTS) for m in found if m])
 
 
 # --- the input parameters: each time span's targets and their profiles ---------------------

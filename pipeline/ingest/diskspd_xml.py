@@ -10,7 +10,16 @@ from pathlib import Path
 from xml.parsers import expat
 
 from pipeline.errors import InputError
-from pipeline.ingest.diskspd_parts import BadFigure, Measured, Profile, Run, Span, whole
+from pipeline.ingest.base import stated_time
+from pipeline.ingest.diskspd_parts import (
+    TIME_LAYOUTS,
+    BadFigure,
+    Measured,
+    Profile,
+    Run,
+    Span,
+    whole,
+)
 from pipeline.language.message import Message
 
 HINT = "give DiskSpd's XML output as it wrote it (-Rxml)"
@@ -97,6 +106,7 @@ def parse(text: str, path: Path) -> Run:
         raise InputError(path, "line 1", "no <Results> element", HINT)
     run = Run(host=root.value("System", "ComputerName") or None)
     run.version = root.value("System", "Tool", "Version") or None
+    run.time = stated_time(root.value("System", "RunTime") or "", TIME_LAYOUTS)
     profiles = _profiles(path, root)
     for number, result in enumerate(root.all("TimeSpan"), start=1):
         span = Span(number, result.line, result.path, profiles.get(number, {}), has_results=True)

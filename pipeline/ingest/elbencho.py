@@ -14,7 +14,7 @@ from typing import Any
 
 from pipeline.errors import InputError
 from pipeline.ingest import elbencho_text
-from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject, latest, stated_time
 from pipeline.inputs import parse_json, read_text
 from pipeline.language.message import Message
 from pipeline.units import IEC_RATES, convert_time, parse_block_size
@@ -61,7 +61,9 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
             rejects.append(Reject(label, _where(line, number), bad.reason))
             continue
         rows.append({**row, **_common(options, label, fields, number, line)})
-    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result = ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result.run_time = latest([stated_time(f.get(elbencho_text.DATE, "")) for _, f in phases])
+    return result
 
 
 def _phases(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:

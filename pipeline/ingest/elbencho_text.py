@@ -40,6 +40,7 @@ def sniff(text: str) -> bool:
     return text.startswith("ISO DATE:") or bool(HEADER.search(text[:4096]))
 
 
+DATE = "ISO date"  # the column of --csvfile and --jsonfile that says when the run ran
 Phase = tuple[int, dict[str, str]]
 
 
@@ -52,9 +53,10 @@ def phases(path: Path, text: str) -> list[Phase]:
         if len(line) > MAX_LINE:
             raise InputError(path, f"line {n}", "a line far longer than elbencho writes", HINT)
         if line.startswith("COMMAND LINE:"):
-            settings = command_settings(line.removeprefix("COMMAND LINE:"), path, n)
-        elif line.startswith("ISO DATE:"):
-            settings = {}
+            command = command_settings(line.removeprefix("COMMAND LINE:"), path, n)
+            settings = {DATE: settings.get(DATE, ""), **command}
+        elif line.startswith("ISO DATE:"):  # a run starts: its time, as --csvfile's column
+            settings = {DATE: line.removeprefix("ISO DATE:").strip()}
         elif line.strip() == "---":
             current = None
         elif (match := ROW.match(line)) and not HEADER.match(line):

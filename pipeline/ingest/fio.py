@@ -113,6 +113,8 @@ _Result = TypedDict(
     "_Result",
     {
         "fio version": Any,
+        "timestamp": Any,
+        "timestamp_ms": Any,
         "global options": dict[str, Any],
         "jobs": list[_Job],
         "client_stats": list[_Job],
@@ -206,7 +208,20 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     result = ReadResult(None, rejects + repeated, read, notes, ctx.label, rows, params.used)
     if len(batches) > 1:  # fio's final cumulative record: the whole run, to compare with
         result.reference = _final_rows(records, lines[-1], ctx)
+    result.run_time = run_time(doc.data)
     return result
+
+
+def run_time(data: dict[str, Any]) -> int | None:
+    """When the run ended, ms since the epoch: fio's ``timestamp_ms`` (else ``timestamp``,
+    seconds), if the JSON has it."""
+    stamp = data.get("timestamp_ms")
+    if isinstance(stamp, int) and not isinstance(stamp, bool):
+        return stamp
+    seconds = data.get("timestamp")
+    if isinstance(seconds, int) and not isinstance(seconds, bool):
+        return round(convert_time(seconds, "s", "ms"))
+    return None
 
 
 class _Context(NamedTuple):

@@ -94,6 +94,7 @@ class _Job:
     origin: str
     origin_path: Path | None = None
     clones: tuple[int, ...] = ()  # the log indices of this job's clones (numjobs)
+    run_time: int | None = None  # fio's time stamp of the JSON read (``fio.run_time``)
 
 
 def _siblings(path: Path, options: ReadOptions) -> dict[str, Path]:
@@ -182,7 +183,8 @@ def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
         for i, rec in enumerate(clones, start=1)
         if rec.get("jobname") == clones[clone - 1].get("jobname") and resolver.options(rec) == opts
     )
-    return _Job(profile, _window(opts), scale, version, candidate.name, candidate, same)
+    window = _window(opts)
+    return _Job(profile, window, scale, version, candidate.name, candidate, same, fio.run_time(doc))
 
 
 def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
@@ -542,9 +544,11 @@ def _result(
         )
     sidecars = [p for p in files.values() if p != path]
     sidecars += [job.origin_path] if job.origin_path else []
-    return ReadResult(
+    result = ReadResult(
         conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label, sidecars=sidecars
     )
+    result.run_time = job.run_time
+    return result
 
 
 def _why(row: dict[str, Any], clones: int) -> Message:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import InputError
-from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
+from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject, latest, stated_time
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
 from pipeline.units import convert_time, mega, split_label
@@ -62,6 +62,7 @@ class _Test:
 @dataclass
 class _File:
     version: str | None = None
+    times: list[int | None] = field(default_factory=list)  # each 'Time Stamp, ms since the epoch
     specs: dict[str, _Spec] = field(default_factory=dict)
     tests: list[_Test] = field(default_factory=list)
 
@@ -85,7 +86,9 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         rows += accepted
         rejects += rejected
         notes += said
-    return ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result = ReadResult(None, rejects, len(rows) + len(rejects), notes, label, rows=rows)
+    result.run_time = latest(parsed.times)
+    return result
 
 
 # --- the file's sections --------------------------------------------------------------------
@@ -126,6 +129,8 @@ def _content(
     """A line under ``marker``; returns the access specification being read."""
     if marker == "'version":
         found.version = cells[0] or None
+    elif marker == "'time stamp":  # 2026-11-24 11:00:00:000, local time (taken as UTC)
+        found.times.append(stated_time(cells[0], ("%Y-%m-%d %H:%M:%S:%f", "%Y-%m-%d %H:%M:%S")))
     elif marker.startswith("'access specification name"):
         spec = found.specs[cells[0]] = _Spec(cells[0], n)
     elif marker.startswith("'size,% of size") and spec is not None:

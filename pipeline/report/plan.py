@@ -462,3 +462,15 @@ def left_out_note(refs: list[ChartRef], fmt: Formatter) -> str:
 
 
 NAMED = 3  # charts a note names; the others it counts
+
+
+def kind_problems(report: Report, where: Path) -> list[InputError]:
+    """Each chart of report.toml whose kind is none a report declares (checked before
+    any data is read, with report.toml's other problems)."""
+    problems = []
+    for index, spec in enumerate(report.charts or []):
+        try:
+            _kind(spec, where, f"charts[{index}]")
+        except InputError as err:
+            problems.append(err)
+    return problems

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.compute.registry import check_names
+from pipeline.compute.registry import name_problems
 from pipeline.config import REPORT_FILE, Edition, Report, provenance_files
 from pipeline.dataset import Dataset, Spc1Record
 from pipeline.dataset.sources import (
@@ -29,6 +29,7 @@ from pipeline.images import Picture
 from pipeline.inputs import digest
 from pipeline.machine import Machine, load_machine
 from pipeline.report import chapters, narrative
+from pipeline.report.plan import kind_problems
 
 Texts = Mapping[str, Mapping[str, narrative.Section]]  # language -> chapter -> its text
 
@@ -53,10 +54,9 @@ def read_report(
 ) -> ReportInputs:
     """Read every input of the report in ``folder``; ``edition`` in place of report.toml's
     (``--edition``)."""
-    report = load_report(folder)
+    report = load_report(folder, (name_problems, kind_problems))  # all at once
     if edition is not None:
         report = report.model_copy(update={"edition": edition})
-    check_names(report, folder / REPORT_FILE)
     texts = narrative.load(folder, chapters.texts(report))
     dataset = read_sources(folder, report, keep_going)
     if dataset.points.is_empty():
