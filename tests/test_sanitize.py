@@ -307,3 +307,22 @@ def test_heading_ids_never_meet_iopress_own_or_another_texts(
         "method:details",
     }
     assert 'href="#results:downloads"' in page and 'href="#method:details"' in page
+
+
+@pytest.mark.parametrize(
+    "placed",
+    [
+        '```\n{{ table("min_latency") }}\n```',  # printed its typst source as code
+        '~~~\n{{ table("min_latency") }}\n~~~',  # and its marker on the site
+    ],
+)
+def test_a_table_placed_inside_code_is_refused(
+    tmp_path: Path, placed: str
+) -> None:
+    folder = Path(shutil.copytree(FS840, tmp_path / "r"))
+    summary = folder / "text" / "en" / "summary.md"
+    text = summary.read_text(encoding="utf-8")
+    summary.write_text(text.replace('{{ table("min_latency") }}', placed), encoding="utf-8")
+    with pytest.raises(InputError, match="a table or chart placed inside code") as refused:
+        build(folder, tmp_path / "out")
+    assert "text/en/summary.md" in str(refused.value)

@@ -344,6 +344,37 @@ def _levels(tree: Any) -> set[int]:
     return set()
 
 
+_PLACED = re.compile(r"IOPRESSPLACE[0-9a-f]{32}N\d+X")  # narrative.marker's form
+
+
+def _placed_alone(blocks: list[Node], path: Path | str) -> None:
+    """A table or chart a directive placed stands alone in a paragraph of the text's top
+    level: inside code it would print as typst source, inside a quote, list, link or
+    sentence it would split the site's HTML."""
+    alone = {
+        id(b["c"][0])
+        for b in blocks
+        if b.get("t") in ("Para", "Plain") and len(b["c"]) == 1 and b["c"][0].get("t") == "Str"
+    }
+
+    def check(node: Any) -> None:
+        if isinstance(node, dict) and id(node) in alone:
+            return
+        if isinstance(node, dict | list):
+            for value in node.values() if isinstance(node, dict) else node:
+                check(value)
+        elif isinstance(node, str) and _PLACED.search(node):
+            raise InputError(
+                path,
+                "",
+                "a table or chart placed inside code, a quote, a list, a link or a sentence",
+                "put {{ table(...) }} or {{ chart(...) }} on a line of its own, "
+                "with an empty line before and after",
+            )
+
+    check(blocks)
+
+
 def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[ImageRef]]:
     """The cleaned pandoc document of untrusted Markdown and its images; Markdown pandoc
     refuses, or nested deeper than Python's JSON reader follows, is an input error of
@@ -353,6 +384,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
         cleaner = _Cleaner(path, _ids(doc["blocks"], path), token(markdown))
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
+        _placed_alone(doc["blocks"], path)
     except PandocRefused as refused:
         raise InputError(path, "", refused.message, "write plain Markdown there") from None
     except RecursionError:
