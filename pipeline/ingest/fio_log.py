@@ -532,6 +532,19 @@ def _result(
             source=pl.lit(label),
         )
     )
+    sidecars = [p for p in files.values() if p != path]
+    sidecars += [job.origin_path] if job.origin_path else []
+    notes = _notes(job, files, logged)
+    result = ReadResult(
+        conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label, sidecars=sidecars
+    )
+    result.run_time = job.run_time
+    return result
+
+
+def _notes(job: _Job, files: dict[str, Path], logged: bool) -> list[str]:
+    """What a log's reading rests on: where its parameters came from, the logs read, the
+    window, and that latency stays empty without a latency log."""
     notes = [
         f"parameters from {job.origin}; logs read: {', '.join(sorted(files))}",
         f"window {job.window_ms or PER_IO_WINDOW_MS} ms"
@@ -542,13 +555,7 @@ def _result(
             "no lat or clat log beside this one: latency stays empty, and the "
             "latency tables leave these points out"
         )
-    sidecars = [p for p in files.values() if p != path]
-    sidecars += [job.origin_path] if job.origin_path else []
-    result = ReadResult(
-        conform(rows, INTERVAL_FIELDS), rejects, windows.height, notes, label, sidecars=sidecars
-    )
-    result.run_time = job.run_time
-    return result
+    return notes
 
 
 def _why(row: dict[str, Any], clones: int) -> Message:
