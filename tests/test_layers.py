@@ -233,3 +233,16 @@ def test_the_readmes_layout_names_what_exists() -> None:
             named = re.findall(r"`([\w]+(?:/|\.py))`", cells[2])
             missing = [n for n in named if not (PACKAGE / n).exists()]
             assert named and not missing, missing
+
+
+def test_functions_are_short() -> None:
+    """The house rule: no function over 50 lines, the median about 10."""
+    lengths, long = [], []
+    for path in [*MODULES, *sorted((PACKAGE.parent / "benchmarks").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                lengths.append(size)
+                long += [f"{path.name}:{node.lineno} {node.name}: {size}"] if size > 50 else []
+    assert not long, long
+    assert sorted(lengths)[len(lengths) // 2] <= 12
