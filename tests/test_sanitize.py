@@ -316,9 +316,7 @@ def test_heading_ids_never_meet_iopress_own_or_another_texts(
         '~~~\n{{ table("min_latency") }}\n~~~',  # and its marker on the site
     ],
 )
-def test_a_table_placed_inside_code_is_refused(
-    tmp_path: Path, placed: str
-) -> None:
+def test_a_table_placed_inside_code_is_refused(tmp_path: Path, placed: str) -> None:
     folder = Path(shutil.copytree(FS840, tmp_path / "r"))
     summary = folder / "text" / "en" / "summary.md"
     text = summary.read_text(encoding="utf-8")
