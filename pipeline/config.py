@@ -903,12 +903,22 @@ def _setup_problem(path: Path, index: int, src: Source, setups: set[str]) -> Inp
     return InputError(path, where, f"unknown setup {src.setup!r}", f"use one of {sorted(setups)}")
 
 
+def _identity(target: Path) -> object:
+    """A file as the file system knows it: one file under two names (a hard link) is one."""
+    try:
+        info = target.stat()
+    except OSError:  # missing or unreadable: reported by the path checks
+        return target
+    return (info.st_dev, info.st_ino)
+
+
 def _twice_problems(folder: Path, path: Path, report: Report) -> list[InputError]:
-    """The same raw file listed twice (e.g. under two setups) would count its load twice."""
-    seen: dict[Path, int] = {}
+    """The same raw file listed twice (e.g. under two setups, or by a link or a hard link
+    under another name) would count its load twice."""
+    seen: dict[object, int] = {}
     problems = []
     for i, src in enumerate(report.sources):
-        target = real(folder / src.path)
+        target = _identity(real(folder / src.path))
         if target in seen:
             j = seen[target]
             problems.append(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -141,6 +143,22 @@ def test_the_same_raw_file_twice_is_refused_naming_both_places(report: Path) -> 
     with pytest.raises(InputErrors) as caught:
         load_report(report)
     assert "is the same file as sources[0].path" in str(caught.value)
+
+
+def test_a_hard_link_to_a_listed_file_is_the_same_file(report: Path) -> None:
+    """One file under two names (a hard link): refused as listed twice, not taken as two
+    runs of the point (which repeats = "mean" then averaged with itself)."""
+    text = (report / "report.toml").read_text(encoding="utf-8")
+    start = text.index("[[sources]]")
+    block = text[start : text.index("\n\n", start)]
+    listed = re.search(r'path = "([^"]+)"', block)
+    assert listed is not None
+    os.link(report / listed[1], report / "raw" / "again.csv")
+    again = block.replace(listed[1], "raw/again.csv")
+    (report / "report.toml").write_text(text + "\n" + again + "\n", encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert "'raw/again.csv' is the same file as sources[0].path" in str(caught.value)
 
 
 def test_text_missing_a_language(report: Path) -> None:
