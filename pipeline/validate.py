@@ -292,10 +292,12 @@ LOG_WINDOW_REJECTS = ("log.no_count", "log.clones")
 
 def log_window(data: Dataset, report: Report) -> list[Problem]:
     """fio's iops and bw logs without a window its latency log has (the last, partial one
-    of a job): the logs' figures are those of the windows logged, not the whole run."""
+    of a job): the logs' figures are those of the windows logged, not the whole run.
+    Logs whose run was taken from its JSON (read twice) gave no figure: no warning."""
     found: dict[str, list[str]] = {}
+    used = set(data.intervals["source"].unique().to_list())  # a log read twice is not used
     for reject in data.rejects:
-        if reject.reason.key in LOG_WINDOW_REJECTS:
+        if reject.reason.key in LOG_WINDOW_REJECTS and reject.source in used:
             found.setdefault(reject.source, []).append(dict(reject.where.values)["window"])
     return [
         Problem("log-window", "warning", None, source, "log_window", {"windows": ", ".join(w)})

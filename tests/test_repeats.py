@@ -17,6 +17,7 @@ from pipeline.ingest import read
 from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.prepare import prepare
 from pipeline.render.whitepaper import method_sentences
+from pipeline.validate import log_window
 from tests.cli import iopress
 from tests.conftest import DATA
 
@@ -232,7 +233,9 @@ def test_a_runs_json_is_kept_over_its_logs_in_either_order(tmp_path: Path, sourc
     4,736,738); fio's final record is the point's, wherever the JSON is listed, and the
     logs' rows are the ones read twice."""
     folder = _report(tmp_path / "one", REPEATS / "logs" / "first", sources)
-    data = prepare(folder).dataset
+    ctx = prepare(folder)
+    data = ctx.dataset
+    assert not log_window(data, ctx.report)  # the logs gave no figure: their windows no matter
     assert data.points["source"].to_list() == ["raw/rep.json"]
     iops, lat, _ = _fio(REPEATS / "logs" / "first" / "rep.json")
     assert data.points["iops"].item() == pytest.approx(iops, rel=1e-9)
