@@ -238,3 +238,15 @@ def test_the_cli_says_the_noise_is_not_known(tmp_path: Path) -> None:
     assert "noise of" in done.stdout and "judged by the threshold alone" in done.stdout
     assert "– │ unchanged" in done.stdout
     assert not re.search(r"│\s+0\.0 │ \w+", done.stdout)  # the noise, before the verdict
+
+
+def test_a_figure_not_reached_is_not_counted_as_of_unknown_noise() -> None:
+    """A limit not reached on a side has no point, so no noise either; the note on figures
+    judged without noise counts only figures that were judged."""
+    from pipeline.compute.compare import Comparison
+
+    rows = pl.DataFrame(
+        {"status": ["not reached", "regression", "unchanged"], "noise_pct": [None, None, 1.5]},
+        schema={"status": pl.String, "noise_pct": pl.Float64},
+    )
+    assert Comparison(rows, pl.DataFrame(), pl.DataFrame()).unknown_noise == 1

@@ -74,8 +74,10 @@ class Comparison:
 
     @property
     def unknown_noise(self) -> int:
-        """How many figures were judged without a noise (the threshold alone)."""
-        return self.rows["noise_pct"].null_count()
+        """How many figures were judged without a noise (the threshold alone); a figure
+        with no point on a side ("not reached") is not judged at all, so not counted."""
+        judged = self.rows.filter(pl.col("status") != "not reached")
+        return judged["noise_pct"].null_count()
 
 
 def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
