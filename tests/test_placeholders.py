@@ -136,3 +136,16 @@ def test_a_headings_attributes_are_text_not_a_jinja_comment() -> None:
     text = "## Details {#details}\n\nSee [details](#details). {## a note to self ##}Done.\n"
     made = narrative.compile_section(narrative.Section(Path("method.md"), text)).render()
     assert "## Details {#details}" in made and "note to self" not in made and "Done." in made
+
+
+def test_a_chart_not_drawn_is_named_as_such_where_a_text_places_it() -> None:
+    """A chart left out as each of its lines would be one point: its placeholder says so,
+    not 'no chart' with a list that lacks it."""
+    values = narrative.Values.__new__(narrative.Values)
+    values.placeable = {"table": [], "chart": ["standard_random_4k"], "not drawn": ["flat_x"]}
+    values.placed = []
+    with pytest.raises(ValueError, match="chart 'flat_x' is not drawn: each of its lines"):
+        values.place("chart", "flat_x")
+    with pytest.raises(ValueError, match="no chart 'nothing'"):
+        values.place("chart", "nothing")
+    assert "IOPRESSPLACE" in values.place("chart", "standard_random_4k")

@@ -206,6 +206,7 @@ class ReportContext:
         its file and line."""
         # a table left out as it has nothing to print is placed as the sentence naming it
         placeable = {"table": [*self.shown, *self.empty], "chart": self.chart_stems()}
+        placeable["not drawn"] = [ref.stem for ref in self.left_out()]
         problems = []
         for lang, sections in self.narrative.items():
             fmt = self.formatter(lang)

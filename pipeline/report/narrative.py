@@ -275,6 +275,11 @@ class Values:
 
     def place(self, kind: str, name: str) -> Markup:
         """A directive: put table or chart ``name`` here (and not at its default place)."""
+        if kind == "chart" and name in self.placeable.get("not drawn", []):
+            raise ValueError(
+                f"chart {name!r} is not drawn: each of its lines would be a single point "
+                "(the results name it); take its placeholder out, or measure more levels"
+            )
         if name not in self.placeable[kind]:
             raise ValueError(f"no {kind} {name!r}: one of {self.placeable[kind]}")
         if (kind, name) in self.placed:
