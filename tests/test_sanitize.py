@@ -324,3 +324,19 @@ def test_a_table_placed_inside_code_is_refused(tmp_path: Path, placed: str) -> N
     with pytest.raises(InputError, match="a table or chart placed inside code") as refused:
         build(folder, tmp_path / "out")
     assert "text/en/summary.md" in str(refused.value)
+
+
+def test_a_report_toml_word_beyond_a_line_is_refused(tmp_path: Path) -> None:
+    """A title of one 9,000-character word (under the text limit) took typst 80 s to lay
+    out and was cut off; a word is at most 1,000 characters, as in the texts."""
+    from pipeline.dataset.sources import load_report
+    from pipeline.errors import InputErrors
+
+    shutil.copytree(FS840, tmp_path / "r")
+    toml = tmp_path / "r" / "report.toml"
+    word = "W" * 9000
+    toml.write_text(toml.read_text().replace('en = "IBM all-flash', f'en = "{word} IBM', 1))
+    with pytest.raises(InputErrors, match=re.escape("title.en: a word of 9,000 characters")):
+        load_report(tmp_path / "r")
+    toml.write_text(toml.read_text().replace(word, "W" * 1000))
+    assert load_report(tmp_path / "r").title["en"].startswith("W" * 1000)
