@@ -485,3 +485,25 @@ def test_the_label_check_sees_labels_run_into_each_other(tmp_path: Path) -> None
         encoding="utf-8",
     )
     assert overlapping(svg) == ["c.svg: '70% read / 30% write' over '100% write'"]
+
+
+def _grid(sizes: int, levels: list[int]) -> pl.DataFrame:
+    rows = [
+        {"setup": "s", "access": "sequential", "block_size": 512 << i, "read_pct": 100.0}
+        | {"queue_depth": 1, "parallelism": p}
+        for i in range(sizes)
+        for p in levels
+    ]
+    return pl.DataFrame(rows)
+
+
+def test_a_block_size_series_at_each_of_a_few_levels_is_a_series() -> None:
+    """Twelve sizes at numjobs 1 and 4 (a user's fio grid) are a series at each level, as
+    twelve sizes at one level are (seed 002); four sizes over 18 levels (fs840) are drawn
+    over the levels, not as 18 block-size charts."""
+    from pipeline.report.chart_registry import block_series
+
+    assert block_series(_grid(12, [1, 4])).height == 24
+    assert block_series(_grid(12, [8])).height == 12
+    assert block_series(_grid(4, list(range(1, 19)))).is_empty()
+    assert block_series(_grid(2, [1])).is_empty()  # fewer sizes than a series

@@ -67,17 +67,17 @@ def sized(points: pl.DataFrame) -> pl.DataFrame:
 
 def block_series(points: pl.DataFrame) -> pl.DataFrame:
     """The points of block-size series: the sizes of one mix and setup at one queue depth
-    and parallelism where ``SERIES`` of them or more were measured at that level only
-    (seed 002's IOMeter runs: 512 B … 1 MiB at QD 8, beside a 4K queue-depth sweep).
-    Block sizes each swept over parallelism (fs840's) are drawn over parallelism."""
+    and parallelism where ``SERIES`` of them or more were measured there, more sizes than
+    the levels each was measured at (seed 002's IOMeter runs: 512 B … 1 MiB at QD 8 beside
+    a 4K queue-depth sweep; twelve sizes at numjobs 1 and 4: a series at each). Block sizes
+    each swept over many levels (fs840's four over 18 parallelism levels) are drawn over
+    the levels."""
     found = sized(points)
     if found.is_empty():
         return found
-    once = pl.all_horizontal(pl.col(c).n_unique().over(PROFILE) == 1 for c in LEVELS)
-    found = found.with_columns(pl.when(once).then(pl.col("block_size")).alias("_once"))
-    line = ("setup", "access", "read_pct", *LEVELS)
-    sizes = pl.col("_once").drop_nulls().n_unique().over(line)
-    return found.filter(sizes >= SERIES).drop("_once")
+    levels = pl.struct(*LEVELS).n_unique().over(PROFILE)
+    sizes = pl.col("block_size").n_unique().over("setup", "access", "read_pct", *LEVELS)
+    return found.filter((sizes >= SERIES) & (sizes > levels))
 
 
 def _block_series(points: pl.DataFrame) -> bool:
