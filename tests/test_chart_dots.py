@@ -5,6 +5,7 @@ examples, each run at its own threads and depth)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections import defaultdict
 from pathlib import Path
@@ -184,3 +185,23 @@ def test_every_kind_draws_no_empty_latency_axis(kind: str) -> None:
     assert "latency" in _fields(CHARTS[kind](points, fmt).to_dict())
     bare = points.with_columns(pl.lit(None, pl.Float64).alias("lat_mean_us"))
     assert _fields(CHARTS[kind](bare, fmt).to_dict()) == {"throughput"}
+
+
+def test_a_dual_axis_chart_without_latency_says_no_latency() -> None:
+    """Its title, alt text and method sentence named latency where none was drawn."""
+    from pipeline.report.plan import chart_alt, chart_caption, words_key
+
+    ctx = prepare(ROOT / "data" / "examples" / "a800")
+    points = ctx.dataset.points.filter(pl.col("block_size") == 8192, pl.col("read_pct") == 100)
+    bare = points.with_columns(pl.lit(None, pl.Float64).alias("lat_mean_us"))
+    for lang in ("de", "en"):
+        fmt = ctx.formatter(lang)
+        title = CHARTS["dual_axis"](bare, fmt).to_dict()["title"]
+        ref = next(r for r in ctx.charts if r.kind == "dual_axis")
+        untimed = dataclasses.replace(ref, timed=False)
+        words = [str(title), chart_caption(untimed, fmt), chart_alt(untimed, fmt)]
+        words.append(fmt.t(words_key("method.chart_dual_axis", False)))
+        said = " ".join(words)
+        for none in ("the tool reported no latency", "eine Latenz hat das Werkzeug nicht"):
+            said = said.replace(none, "")
+        assert "atenz" not in said and "latency" not in said, said

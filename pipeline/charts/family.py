@@ -28,7 +28,7 @@ from pipeline.charts.strokes import DASHES, styled_lines, styles
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.palette import Palette
-from pipeline.report.plan import ChartRef, axis_unit
+from pipeline.report.plan import ChartRef, axis_unit, words_key
 from pipeline.report.views import latency
 from pipeline.schema import PERCENTILES
 
@@ -117,7 +117,8 @@ def dual_axis_chart(
     lines = [styled_lines(rate, dash), styled_lines(lat, dash, filled=False)]
     lines = lines[: len(measures)]
     layered = alt.layer(*lines).resolve_scale(y="independent").properties(width=520, height=260)
-    return finish(layered, _profile_title(points, fmt, "chart.dual_title"), fmt)
+    title = words_key("chart.dual_title", timed(points))
+    return finish(layered, _profile_title(points, fmt, title), fmt)
 
 
 def _profile_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:

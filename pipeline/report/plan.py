@@ -418,6 +418,9 @@ UNTIMED = {
     "method.chart_queue_depth": "method.chart_queue_depth_rate",
     "method.chart_setups": "method.chart_setups_rate",
     "method.chart_setups_depth": "method.chart_setups_depth_rate",
+    "chart.dual_title": "chart.dual_rate_title",
+    "chart.alt_dual": "chart.alt_dual_rate",
+    "method.chart_dual_axis": "method.chart_dual_axis_rate",
 }
 
 
