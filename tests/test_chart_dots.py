@@ -205,3 +205,21 @@ def test_a_dual_axis_chart_without_latency_says_no_latency() -> None:
         for none in ("the tool reported no latency", "eine Latenz hat das Werkzeug nicht"):
             said = said.replace(none, "")
         assert "atenz" not in said and "latency" not in said, said
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_every_words_without_service_time_name_none(lang: str) -> None:
+    """Each key a chart without latency takes (plan.UNTIMED) exists and names neither
+    service time nor latency, but to say the tool reported none."""
+    from pipeline.language.strings import Strings
+    from pipeline.report.plan import UNTIMED
+
+    t = Strings(lang)
+    for timed, untimed in UNTIMED.items():
+        said = t(untimed).lower()
+        for none in ("the tool reported no latency", "eine latenz hat das werkzeug nicht"):
+            said = said.replace(none, "")
+        assert not [w for w in ("ervice", "ervicezeit", "atenz", "atency") if w in said], (
+            timed,
+            said,
+        )

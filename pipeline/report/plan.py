@@ -421,6 +421,7 @@ UNTIMED = {
     "chart.dual_title": "chart.dual_rate_title",
     "chart.alt_dual": "chart.alt_dual_rate",
     "method.chart_dual_axis": "method.chart_dual_axis_rate",
+    "chart.alt_frontend_backend": "chart.alt_frontend_backend_rate",
 }
 
 
