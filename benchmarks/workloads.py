@@ -186,13 +186,19 @@ format = "fio"
 SWEEP_TEXT = '{{ maximum("4K", "random", 100).iops }} IOPS.\n'
 
 
-def sweep_report(target: Path, copies: int = 0) -> Path:
+def sweep_report(
+    target: Path, copies: int = 0, files: int | None = None, text: str = SWEEP_TEXT
+) -> Path:
     """A report folder holding the real fio sweep (tests/data/fio-sweep) as its raw data;
     with ``copies``, that many copies of it, each under host names of its own
-    (``sweep_copies``)."""
+    (``sweep_copies``); with ``files``, the first that many files of those copies (a few
+    may lack the profile the default ``text`` quotes)."""
     if target.exists():
         shutil.rmtree(target)
-    if copies:
+    if files is not None:
+        per = len(list(SWEEP.glob("*/*.json")))
+        sweep_copies(target / "raw", -(-files // per), files=files)
+    elif copies:
         sweep_copies(target / "raw", copies)
     else:
         ignore = shutil.ignore_patterns("*.sh", "*.md", "FIO*")
@@ -200,21 +206,25 @@ def sweep_report(target: Path, copies: int = 0) -> Path:
     (target / "report.toml").write_text(SWEEP_TOML, encoding="utf-8")
     for lang in ("de", "en"):
         for section in ("summary", "setup", "method", "conclusion"):
-            text = target / "text" / lang / f"{section}.md"
-            text.parent.mkdir(parents=True, exist_ok=True)
-            text.write_text(SWEEP_TEXT, encoding="utf-8")
+            made = target / "text" / lang / f"{section}.md"
+            made.parent.mkdir(parents=True, exist_ok=True)
+            made.write_text(text, encoding="utf-8")
     return target
 
 
-def sweep_copies(folder: Path, copies: int, source: Path = SWEEP) -> list[Path]:
+def sweep_copies(
+    folder: Path, copies: int, source: Path = SWEEP, files: int | None = None
+) -> list[Path]:
     """``copies`` copies of the sweep's JSON files (75 each) in bench-fio's layout under
     ``folder/hNNNN/``, every job record of copy n naming host ``sweep-n``: a lab's archive of
     many runs of the same matrix (the same profiles on other hosts are other points, not
-    repeats)."""
+    repeats); only the first ``files`` of them where given."""
     docs = {p.relative_to(source): json.loads(p.read_bytes()) for p in source.glob("*/*.json")}
-    written = []
+    written: list[Path] = []
     for n in range(copies):
         for relative, doc in sorted(docs.items()):
+            if files is not None and len(written) == files:
+                return written
             for job in doc["jobs"]:
                 job["hostname"] = f"sweep-{n}"
             path = folder / f"h{n:04d}" / relative

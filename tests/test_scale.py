@@ -8,6 +8,7 @@ import csv
 import hashlib
 import json
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,51 +23,17 @@ from pipeline.prepare import prepare
 from pipeline.provenance import InputFile
 from pipeline.render.appendix import appendix, files_view
 from pipeline.report.context import ReportContext
-from tests.conftest import DATA
 
-SWEEP = DATA / "fio-sweep"
-TOML = """id = "scale"
-title = { de = "Skalierung", en = "Scale" }
-author = "iopress test"
-version = "1"
-date = 2026-11-22
-classification = { de = "intern", en = "internal" }
-sponsor = { de = "Eigenmessung", en = "Own measurement" }
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import workloads as W  # benchmarks/ is no package: the bench's own workload
 
-[system]
-name = "Null engine"
-vendor = "fio"
-
-[[sources]]
-path = "raw/**/*.json"
-format = "fio"
-"""
-TEXT = "Null engine.\n"
-
-
-def sweep_files() -> list[Path]:
-    return sorted(SWEEP.rglob("*.json"))
+SWEEP = W.SWEEP
 
 
 def scale_report(target: Path, files: int) -> Path:
     """A report of ``files`` fio JSON files: the real sweep (tests/data/fio-sweep, Debian's
-    fio) copied under new host names, as issue #39 measured it."""
-    sweep = sweep_files()
-    for i in range(files):
-        host, source = f"h{i // len(sweep):03d}", sweep[i % len(sweep)]
-        text = source.read_text(encoding="utf-8").replace(
-            '"jobname" : "sweep",', f'"jobname" : "sweep",\n      "hostname" : "{host}",', 1
-        )
-        out = target / "raw" / host / source.relative_to(SWEEP)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    (target / "report.toml").write_text(TOML, encoding="utf-8")
-    for lang in ("de", "en"):
-        for section in ("summary", "setup", "method", "conclusion"):
-            text_file = target / "text" / lang / f"{section}.md"
-            text_file.parent.mkdir(parents=True, exist_ok=True)
-            text_file.write_text(TEXT, encoding="utf-8")
-    return target
+    fio) copied under new host names, as issue #39 measured it (the benchmark's own)."""
+    return W.sweep_report(target, files=files, text="Null engine.\n")
 
 
 @pytest.fixture
