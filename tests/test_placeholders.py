@@ -149,3 +149,11 @@ def test_a_chart_not_drawn_is_named_as_such_where_a_text_places_it() -> None:
     with pytest.raises(ValueError, match="no chart 'nothing'"):
         values.place("chart", "nothing")
     assert "IOPRESSPLACE" in values.place("chart", "standard_random_4k")
+
+
+def test_the_marker_pattern_matches_every_marker() -> None:
+    """sanitize finds a directive's marker by ``narrative.MARKER``: the form is declared
+    beside ``narrative.marker``, once."""
+    made = narrative.marker(12, narrative.token("some text"))
+    assert narrative.MARKER.fullmatch(made)
+    assert not narrative.MARKER.search("IOPRESSPLACE0X")

@@ -29,7 +29,7 @@ import pypandoc
 
 from pipeline import cache
 from pipeline.errors import InputError, ToolFailure
-from pipeline.report.narrative import token
+from pipeline.report.narrative import MARKER, token
 
 # no YAML metadata either: it is thrown away (meta = {}), and a malformed block made
 # pandoc fail on the whole text; no TeX math: '$a+b$' (a price, a shell variable) is text,
@@ -344,9 +344,6 @@ def _levels(tree: Any) -> set[int]:
     return set()
 
 
-_PLACED = re.compile(r"IOPRESSPLACE[0-9a-f]{32}N\d+X")  # narrative.marker's form
-
-
 def _placed_alone(blocks: list[Node], path: Path | str) -> None:
     """A table or chart a directive placed stands alone in a paragraph of the text's top
     level: inside code it would print as typst source, inside a quote, list, link or
@@ -363,7 +360,7 @@ def _placed_alone(blocks: list[Node], path: Path | str) -> None:
         if isinstance(node, dict | list):
             for value in node.values() if isinstance(node, dict) else node:
                 check(value)
-        elif isinstance(node, str) and _PLACED.search(node):
+        elif isinstance(node, str) and MARKER.search(node):
             raise InputError(
                 path,
                 "",

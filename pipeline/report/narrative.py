@@ -476,6 +476,9 @@ def marker(index: int, token: str) -> str:
     return f"IOPRESSPLACE{token}N{index}X"
 
 
+MARKER = re.compile(r"IOPRESSPLACE[0-9a-f]{32}N\d+X")  # any text's ``marker``
+
+
 def token(text: str) -> str:
     """A text's token for its markers: its SHA-256 (128 bits, hex). The same text gives
     the same token in every build, so pandoc's cached conversions of it are used again."""
