@@ -614,7 +614,7 @@ def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
 
 
 MAX_TOML_BYTES = 16 * 1024 * 1024
-MAX_TOML_WORD = 1000  # characters without a space, as in the narrative
+MAX_WORD = 1000  # characters without a space, here and in the narrative (an address ≈ 300)
 MAX_TOML_TEXT = 10_000  # characters of one text (the title goes into the PDF's metadata,
 # whose strings hold at most 32,767)
 LARGEST = schema.LARGEST  # larger figures are typing errors, and overflow the tables
@@ -633,11 +633,11 @@ def _bad_values(value: Any, place: str) -> list[tuple[str, str, str]]:
     if isinstance(value, str) and len(value) > MAX_TOML_TEXT:
         why = f"a text of {len(value):,} characters"
         return [(place, why, f"keep it to {MAX_TOML_TEXT:,}; longer texts go into text/")]
-    if isinstance(value, str) and len(value) > MAX_TOML_WORD:
+    if isinstance(value, str) and len(value) > MAX_WORD:
         longest = max(value.split(), key=len, default="")
-        if len(longest) > MAX_TOML_WORD:  # no line holds it, and typst takes long to try
+        if len(longest) > MAX_WORD:  # no line holds it, and typst takes long to try
             why = f"a word of {len(longest):,} characters"
-            return [(place, why, f"break it with spaces (at most {MAX_TOML_WORD:,} without)")]
+            return [(place, why, f"break it with spaces (at most {MAX_WORD:,} without)")]
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if number and (not math.isfinite(value) or abs(value) > LARGEST):
         return [(place, f"number {value!r} out of range", f"give a number up to {LARGEST:g}")]

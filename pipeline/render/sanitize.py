@@ -28,6 +28,7 @@ import nh3
 import pypandoc
 
 from pipeline import cache
+from pipeline.config import MAX_WORD
 from pipeline.errors import InputError, ToolFailure
 from pipeline.report.narrative import MARKER, token
 
@@ -166,7 +167,6 @@ def _figure_image(node: Node) -> Node | None:
 
 MAX_HEADING = 300  # characters of a heading's text
 MAX_CAPTION = 2000  # characters of an image's caption or description
-MAX_WORD = 1000  # characters without a space (a long address is ≈ 300)
 
 
 class _Cleaner:
