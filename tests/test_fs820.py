@@ -240,3 +240,12 @@ def test_the_application_scenarios_are_bars_of_both_setups(fs820_build: BuildRes
     }
     measured = {(p["profile"], labels[p["setup"]]): p["iops"] for p in points.iter_rows(named=True)}
     assert len(measured) == 8 and drawn == measured
+
+
+def test_no_label_of_a_chart_runs_into_another(fs820_build: BuildResult) -> None:
+    """The style legend (100 % read solid, 100 % write dashed) stood against the setups'
+    legend, whose 'CrystalDiskMark, one FC link, without MPIO' ran into '100% write'."""
+    from tests.svgtext import overlapping
+
+    charts = sorted((fs820_build.out / "charts").glob("*.svg"))
+    assert charts and [f for svg in charts for f in overlapping(svg)] == []

@@ -15,6 +15,7 @@ from pipeline.charts.theme import theme
 
 DASHES = {"solid": [1, 0], "dashed": [6, 4], "dotted": [2, 3]}
 LEGEND_STROKE = 22  # px: a legend entry's stroke, long enough to show two dashes
+LEGEND_GAP = 12  # px around the style legend
 LEGEND_INK = "#333333"  # the strokes of the style legend: the styles, not a colour
 
 
@@ -25,6 +26,7 @@ def dash_legend() -> alt.Legend:
         symbolSize=LEGEND_STROKE**2,  # Vega: a stroke symbol's length is √size
         symbolStrokeWidth=theme().line_width,
         symbolStrokeColor=LEGEND_INK,
+        padding=LEGEND_GAP,  # apart from the colour legend beside it, whose labels run long
     )
 
 
