@@ -340,3 +340,16 @@ def test_a_report_toml_word_beyond_a_line_is_refused(tmp_path: Path) -> None:
         load_report(tmp_path / "r")
     toml.write_text(toml.read_text().replace(word, "W" * 1000))
     assert load_report(tmp_path / "r").title["en"].startswith("W" * 1000)
+
+
+@pytest.mark.parametrize(
+    "placed", ['> ![A rack](images/rack.png "the rack")', '- ![A rack](images/rack.png "the rack")']
+)
+def test_an_image_inside_a_quote_or_list_is_refused(placed: str) -> None:
+    """The site closed its text block inside the quote or list to put the figure there
+    ('<blockquote></div>…'); a figure stands at the text's top level."""
+    with pytest.raises(InputError, match="an image placed inside a quote, a list") as refused:
+        sanitize.image_refs(f"Intro.\n\n{placed}\n", "text/en/setup.md")
+    assert "text/en/setup.md" in str(refused.value)
+    kept = sanitize.image_refs('Intro.\n\n![A rack](images/rack.png "the rack")\n', "t.md")
+    assert [ref.url for ref in kept] == ["images/rack.png"]

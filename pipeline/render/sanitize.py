@@ -119,6 +119,9 @@ def image_marker(index: int, token: str) -> str:
     return f"IOPRESSIMAGE{token}N{index}X"
 
 
+IMAGE_MARKER = re.compile(r"IOPRESSIMAGE[0-9a-f]{32}N\d+X")  # any text's ``image_marker``
+
+
 def _text(inlines: Any) -> str:
     """The plain text of inlines (a caption's emphasis, code and links as their words)."""
     if isinstance(inlines, list):
@@ -344,10 +347,26 @@ def _levels(tree: Any) -> set[int]:
     return set()
 
 
+# what a marker stands for, and how to place it so that it stands alone at the top level
+_PLACED = (
+    (
+        MARKER,
+        "a table or chart placed inside code, a quote, a list, a link or a sentence",
+        "put {{ table(...) }} or {{ chart(...) }} on a line of its own, "
+        "with an empty line before and after",
+    ),
+    (
+        IMAGE_MARKER,
+        "an image placed inside a quote, a list or a table",
+        "put the image in a paragraph of its own at the text's top level",
+    ),
+)
+
+
 def _placed_alone(blocks: list[Node], path: Path | str) -> None:
-    """A table or chart a directive placed stands alone in a paragraph of the text's top
-    level: inside code it would print as typst source, inside a quote, list, link or
-    sentence it would split the site's HTML."""
+    """A table, chart or image stands alone in a paragraph of the text's top level:
+    inside code it would print as typst source, inside a quote, list, link or sentence
+    it would split the site's HTML (a figure is a block of its own)."""
     alone = {
         id(b["c"][0])
         for b in blocks
@@ -360,14 +379,10 @@ def _placed_alone(blocks: list[Node], path: Path | str) -> None:
         if isinstance(node, dict | list):
             for value in node.values() if isinstance(node, dict) else node:
                 check(value)
-        elif isinstance(node, str) and MARKER.search(node):
-            raise InputError(
-                path,
-                "",
-                "a table or chart placed inside code, a quote, a list, a link or a sentence",
-                "put {{ table(...) }} or {{ chart(...) }} on a line of its own, "
-                "with an empty line before and after",
-            )
+        elif isinstance(node, str):
+            for pattern, why, fix in _PLACED:
+                if pattern.search(node):
+                    raise InputError(path, "", why, fix)
 
     check(blocks)
 
