@@ -353,3 +353,20 @@ def test_an_image_inside_a_quote_or_list_is_refused(placed: str) -> None:
     assert "text/en/setup.md" in str(refused.value)
     kept = sanitize.image_refs('Intro.\n\n![A rack](images/rack.png "the rack")\n', "t.md")
     assert [ref.url for ref in kept] == ["images/rack.png"]
+
+
+def test_an_image_placed_twice_has_the_pdfs_numbers_on_the_site(tmp_path: Path) -> None:
+    """typst numbers each placement (Figure 2, Figure 3); the site gave both the number
+    of the first."""
+    from tests.images import png
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "r"))
+    (folder / "text" / "rack.png").write_bytes(png(40, 30))
+    setup = folder / "text" / "en" / "setup.md"
+    twice = '\n![A rack](text/rack.png "the rack")\n\nMore.\n\n![Again](text/rack.png "the rack")\n'
+    setup.write_text(setup.read_text(encoding="utf-8") + twice, encoding="utf-8")
+    out = build(folder, tmp_path / "out").out
+    pdf = re.findall(r"Figure (\d+) – (A rack|Again)", pdf_text(out / "fs840.en.pdf"))
+    site = (out / "site" / "fs840.html").read_text(encoding="utf-8")
+    assert pdf == re.findall(r"Figure (\d+) – (A rack|Again)", site)
+    assert [n for n, _ in pdf] == ["2", "3"]

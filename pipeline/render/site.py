@@ -43,7 +43,7 @@ from pipeline.language.strings import Strings
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
 from pipeline.render.appendix import machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
-from pipeline.render.whitepaper import numbers
+from pipeline.render.whitepaper import numbers, picture_key
 from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, md_text, token
@@ -317,7 +317,7 @@ def _text(
         text = _put(text, filled.marker(index), block)
     label, own = fmt.t("doc.figure"), token(filled.text)
     for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
-        caption = f"{label} {number[('image', placed.file)]} – {placed.caption}"
+        caption = f"{label} {number[('image', picture_key(filled, index))]} – {placed.caption}"
         text = _put(text, image_marker(index, own), picture_md(ctx, placed, caption))
     return f"{TEXT_OPEN}\n{text}\n</div>\n"
 

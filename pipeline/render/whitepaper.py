@@ -20,7 +20,7 @@ from pipeline.report import chapters, chart_registry
 from pipeline.report.attributes import data_sentences
 from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
-from pipeline.report.narrative import token
+from pipeline.report.narrative import Filled, token
 from pipeline.report.palette import theme
 from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note, words_key
 from pipeline.schema import POINT_KEY
@@ -383,10 +383,16 @@ def _placed(ctx: ReportContext, lang: str, text: str | None) -> list[tuple[str, 
     }
     own = token(filled.text)
     kinds |= {
-        image_marker(i, own): ("image", p.file)
-        for i, p in enumerate(ctx.pictures.get(str(filled.path), []))
+        image_marker(i, own): ("image", picture_key(filled, i))
+        for i in range(len(ctx.pictures.get(str(filled.path), [])))
     }
     return [kinds[m] for m in markers(filled.text, filled.path, filled.token) if m in kinds]
+
+
+def picture_key(filled: Filled, index: int) -> str:
+    """The name ``numbers`` gives the ``index``-th image a text places: one per placement,
+    as typst numbers each figure (the same file placed twice is two figures)."""
+    return f"{filled.path}#{index}"
 
 
 def _chapter_order(ctx: ReportContext, lang: str, chapter: Chapter) -> list[tuple[str, str]]:
@@ -406,7 +412,7 @@ def _chapter_order(ctx: ReportContext, lang: str, chapter: Chapter) -> list[tupl
 
 def numbers(ctx: ReportContext, lang: str) -> dict[tuple[str, str], int]:
     """The number the PDF gives each figure and table (the site shows the same); images
-    are figures. An image placed twice keeps its first number."""
+    are figures, each placement one (typst counts every figure)."""
     found: dict[tuple[str, str], int] = {}
     counts = {"figure": 0, "table": 0}
     for chapter in chapters.declared(ctx.report):
