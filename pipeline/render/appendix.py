@@ -11,7 +11,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import LARGE, MANY, InputFile, grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART
+from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART, has_latency, words_key
 from pipeline.report.views import Span, TableView, optimum_verdict
 from pipeline.validate import Problem, message, point_name, where
 
@@ -308,7 +308,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [
         T.heading(fmt.t("appendix.title")),
         T.heading(fmt.t("appendix.definitions"), 2),
-        T.bullets(_definitions(fmt, DEFINITIONS)),
+        T.bullets(_definitions(ctx, fmt, DEFINITIONS)),
         T.heading(fmt.t("appendix.quality"), 2),
         T.paragraph(accounting),
     ]
@@ -332,17 +332,18 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     return parts
 
 
-def _definitions(fmt: Formatter, keys: tuple[str, ...]) -> list[str]:
-    return [
-        fmt.t(f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}")
-        for k in keys
-    ]
+def _definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> list[str]:
+    """The definitions; where no point has a latency, none of service time or optimum."""
+    timed = has_latency(ctx.dataset.points)
+    keys = tuple(k for k in keys if timed or k != "service")
+    named = (f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}" for k in keys)
+    return [fmt.t(words_key(key, timed)) for key in named]
 
 
 def _optimum(ctx: ReportContext, fmt: Formatter) -> list[str]:
     """How sure each optimum is, with the rule's noise margin where the report has one."""
-    if "performance" not in ctx.tables:
-        return []
+    if "performance" not in ctx.tables or not has_latency(ctx.dataset.points):
+        return []  # no optimum without a latency
     margin = ctx.report.optimum_margin_pp
     intro = (
         fmt.t("appendix.optimum_intro_margin", margin=fmt.number(margin, 1))
@@ -373,7 +374,7 @@ def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
     )
     parts = [
         T.heading(fmt.t("appendix.data_title")),
-        T.bullets(_definitions(fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
+        T.bullets(_definitions(ctx, fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
         T.paragraph(basis),
         T.paragraph(steady_sentence(ctx, fmt)),
         *_optimum(ctx, fmt),

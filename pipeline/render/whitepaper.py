@@ -22,7 +22,14 @@ from pipeline.report.chapters import TABLE_SECTIONS, Chapter
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import Filled, token
 from pipeline.report.palette import theme
-from pipeline.report.plan import COST_CHART, axis_symbol, figures, left_out_note, words_key
+from pipeline.report.plan import (
+    COST_CHART,
+    axis_symbol,
+    figures,
+    has_latency,
+    left_out_note,
+    words_key,
+)
 from pipeline.schema import POINT_KEY
 
 
@@ -126,7 +133,7 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     )
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
-    units = fmt.t(f"method.units_{fmt.units}")
+    units = fmt.t(words_key(f"method.units_{fmt.units}", has_latency(points)))
     said = [*_setup_sentences(ctx, fmt), profiles, *_depth_sentences(points, fmt)]
     said += data_sentences(points, fmt) + _rate_sentences(points, fmt)
     return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
@@ -231,7 +238,7 @@ def _repeats_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     timed = {r.by_time for r in found}
     order = "time" if timed == {True} else "listing" if timed == {False} else "both"
     n = len({tuple(r.point.values()) for r in found})
-    rule = f"method.repeats_{ctx.report.repeats}"
+    rule = words_key(f"method.repeats_{ctx.report.repeats}", has_latency(ctx.dataset.points))
     return [fmt.t.count(rule, n, n=fmt.integer(n), order=fmt.t(f"method.repeat_by_{order}"))]
 
 
@@ -239,7 +246,8 @@ def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     """On how many servers the load ran: one sentence, or one per setup where they differ
     (an NVMe setup on one host beside a file setup on two)."""
     by_setup = points.group_by("setup", maintain_order=True).agg(pl.col("hosts").max()).rows()
-    said = {s: fmt.t.count("method.hosts", n, n=fmt.integer(n)) for s, n in by_setup}
+    key = words_key("method.hosts", has_latency(points))
+    said = {s: fmt.t.count(key, n, n=fmt.integer(n)) for s, n in by_setup}
     if len(set(said.values())) == 1:
         return [next(iter(said.values()))]
     return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]

@@ -407,7 +407,8 @@ def _levels(text: str, ref: ChartRef, fmt: Formatter) -> str:
 
 
 # a caption, alt text or method sentence naming the service time -> its words for a chart
-# of points without latency (drawn without the service-time panel)
+# of points without latency (drawn without the service-time panel), and the method's,
+# notes' and definitions' general words for a document none of whose points has one
 UNTIMED = {
     "chart.queue_depth_title": "chart.queue_depth_rate_title",
     "chart.alt": "chart.alt_rate",
@@ -422,12 +423,25 @@ UNTIMED = {
     "chart.alt_dual": "chart.alt_dual_rate",
     "method.chart_dual_axis": "method.chart_dual_axis_rate",
     "chart.alt_frontend_backend": "chart.alt_frontend_backend_rate",
+    "method.hosts": "method.hosts_rate",
+    "method.units_binary": "method.units_binary_rate",
+    "method.units_decimal": "method.units_decimal_rate",
+    "method.repeats_mean": "method.repeats_mean_rate",
+    "appendix.def_totals": "appendix.def_totals_rate",
+    "appendix.def_optimum": "appendix.def_optimum_rate",
 }
 
 
 def words_key(key: str, timed: bool) -> str:
-    """``key``, or its words without the service time where the chart has none."""
+    """``key``, or its words without the service time where the chart (or, for the
+    method's, notes' and definitions' general words, the document) has none."""
     return key if timed else UNTIMED.get(key, key)
+
+
+def has_latency(points: pl.DataFrame) -> bool:
+    """Whether some point has a latency: a document where none has (CrystalDiskMark 3 to
+    6, fio's ``bw``/``iops`` logs alone) says nothing of service time or the optimum."""
+    return bool(points["lat_mean_us"].is_not_null().any())
 
 
 def chart_caption(ref: ChartRef, fmt: Formatter) -> str:

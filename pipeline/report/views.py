@@ -275,6 +275,12 @@ MIN_LATENCY = _Grid(
 )
 
 
+def _optimum_key(perf: pl.DataFrame) -> str:
+    """The optimum rule's note, or the maximum's alone where no row has a latency (and so
+    none an optimum)."""
+    return "method.optimum" if perf["lat_mean_us"].is_not_null().any() else "method.optimum_rate"
+
+
 def performance_view(
     perf: pl.DataFrame, figures: Sequence[VendorFigure], fmt: Formatter, vendor: str
 ) -> TableView:
@@ -283,7 +289,7 @@ def performance_view(
     view = PERFORMANCE.view(perf, figures, fmt, vendor)
     styles = {span.style for row in view.rows for cell in row for span in cell}
     # the key figures' note (the optimum, the CPU) begins this one: said once beside it
-    note = [fmt.t("method.optimum"), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
+    note = [fmt.t(_optimum_key(perf)), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
     note.append(fmt.t("table.point_note"))
     if perf["lat_mean_us"].null_count():
         note.append(fmt.t("table.no_latency_note"))
@@ -367,5 +373,5 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in KINDS]
             rows.append([label, *cells])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
-    note = fmt.t("method.optimum") + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
+    note = fmt.t(_optimum_key(perf)) + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
