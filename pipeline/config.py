@@ -516,6 +516,13 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return "".join(parts).lstrip(".") or "(top level)"
 
 
+def field_place(loc: tuple[int | str, ...], text: str) -> str:
+    """A field's place in an error: its path (``ramp[1].iops``) and, where the file's
+    ``text`` tells, its line."""
+    line = toml_line(text, loc)
+    return _where(loc) + ("" if line is None else f" (line {line})")
+
+
 def from_validation(
     path: Path,
     err: ValidationError,

@@ -183,13 +183,13 @@ SPC1_OK = (ROOT / "data" / "spc1" / "AE00008.toml").read_text(encoding="utf-8")
         (("spc1_iops = 440011\n", ""), "spc1_iops: Field required"),
         (
             ("iops = 219977", "iops = 20000"),
-            "ramp: Value error, ramp not monotonic between 10 % and 50 %",
+            "ramp[1].iops (line 23): 20,000 IOPS at 50 % load is 4.55 % of the 100 % level's",
         ),
         (("price = 708702", "price = -1"), "price: Input should be greater than 0"),
         (('currency = "USD"', 'currency = "XYZ"'), "currency: Value error, unknown currency 'XYZ'"),
         (
             ("load_pct = 50\n", "load_pct = 60\n"),
-            "ramp: Value error, ramp lacks the load level(s) 50 %",
+            "ramp: the ramp lacks the load level(s) 50 %",
         ),
     ],
 )
