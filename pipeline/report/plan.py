@@ -280,14 +280,23 @@ def _instead(ref: ChartRef, report: Report, points: pl.DataFrame, where: Path) -
 
 
 def left_out(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
-    """The charts asked for but not drawn (one value on their x axis), where no chart of
-    the kind that stands in for them is drawn either: the documents name them."""
-    drawn = {r.kind for r in chart_plan(report, points, where)}
-    return [
-        replace(r, timed=_timed(r, points))
-        for r in _planned(report, points, where)
-        if flat(r, points) and r.chart.instead not in drawn
-    ]
+    """The charts asked for but not drawn (one value on their x axis, or each line one
+    point) whose stand-in is not drawn for the same data either: the documents name them."""
+    drawn = chart_plan(report, points, where)
+    flats = [r for r in _planned(report, points, where) if flat(r, points)]
+    return [replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(r, drawn, points)]
+
+
+def _stood_in(ref: ChartRef, drawn: list[ChartRef], points: pl.DataFrame) -> bool:
+    """Whether a chart of the kind that stands in for the flat ``ref`` is drawn for its
+    profile (not merely somewhere in the document)."""
+    instead = ref.chart.instead
+    if not instead:
+        return False
+    key = {k: v for k, v in ref.key().items() if k in grain(kinds.BY_NAME[instead], points)}
+    return any(
+        d.kind == instead and all(d.key().get(c) == v for c, v in key.items()) for d in drawn
+    )
 
 
 def _kind(spec: ChartSpec, where: Path, place: str) -> kinds.Chart:

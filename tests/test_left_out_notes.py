@@ -1,0 +1,44 @@
+"""A chart not drawn is named in the documents' note unless its stand-in is drawn for the
+same data (not merely somewhere in the document)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipeline.prepare import prepare
+from pipeline.report.context import ReportContext
+from pipeline.report.plan import chart_plan, left_out, left_out_note
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def fs840() -> ReportContext:
+    return prepare(ROOT / "data" / "examples" / "fs840")
+
+
+def _three_profiles(points: pl.DataFrame) -> pl.DataFrame:
+    """4K random swept over parallelism (standard chart), 8K random at one level over
+    three queue depths (its stand-in, a queue-depth chart), 64K random at one level and one
+    depth: flat as a standard and as a queue-depth chart."""
+    one = (pl.col("parallelism") == 1) & (pl.col("access") == "random")
+    eight = points.filter(one & (pl.col("block_size") == 8192))
+    depths = [eight.with_columns(queue_depth=pl.lit(d, pl.Int64)) for d in (1, 4, 16)]
+    four = points.filter(pl.col("block_size") == 4096)
+    return pl.concat([four, *depths, points.filter(one & (pl.col("block_size") == 65536))])
+
+
+def test_a_stand_in_drawn_for_other_data_does_not_hide_a_chart(fs840: ReportContext) -> None:
+    points, where = _three_profiles(fs840.dataset.points), fs840.folder / "report.toml"
+    drawn = [r.stem for r in chart_plan(fs840.report, points, where)]
+    assert drawn == ["standard_random_4k_qd1", "queue_depth_random_8k"]
+    out = [r.stem for r in left_out(fs840.report, points, where)]
+    assert out == ["standard_random_64k_qd1", "queue_depth_random_64k"]
+    note = left_out_note(left_out(fs840.report, points, where), fs840.formatter("en"))
+    assert "64K random" in note and "8K random" not in note and " 4K random" not in note
+
+
+def test_a_stand_in_drawn_for_the_same_data_names_nothing(fs840: ReportContext) -> None:
+    """The 8K standard chart at each depth is flat, but its queue-depth chart is drawn."""
+    points, where = _three_profiles(fs840.dataset.points), fs840.folder / "report.toml"
+    assert not any("8k" in r.stem for r in left_out(fs840.report, points, where))
