@@ -1,7 +1,10 @@
 """A chart not drawn is named in the documents' note unless its stand-in is drawn for the
-same data (not merely somewhere in the document)."""
+same data (not merely somewhere in the document), and a queue-depth grid's column of one
+depth, left out of the grid, is named too."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -10,6 +13,7 @@ from pipeline.prepare import prepare
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import chart_plan, left_out, left_out_note
 from tests.conftest import ROOT
+from tests.test_chart_dots import CDM, _report
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +46,17 @@ def test_a_stand_in_drawn_for_the_same_data_names_nothing(fs840: ReportContext) 
     """The 8K standard chart at each depth is flat, but its queue-depth chart is drawn."""
     points, where = _three_profiles(fs840.dataset.points), fs840.folder / "report.toml"
     assert not any("8k" in r.stem for r in left_out(fs840.report, points, where))
+
+
+def test_a_grid_column_of_one_depth_is_named(tmp_path: Path) -> None:
+    """CrystalDiskMark 6: 4K random at Q1T1, Q32T1 and Q8T8; the grid leaves out the
+    column of parallelism 8 (one depth), and the note names it in both languages."""
+    ctx = prepare(_report(tmp_path / "cdm6", {"ssd": CDM / "cdm6.txt"}))
+    column = [r for r in ctx.left_out() if r.stem == "queue_depth_random_4k_p8"]
+    assert [r.key() for r in column] == [
+        {"access": "random", "block_size": 4096, "setup": "default", "parallelism": 8}
+    ]
+    en = left_out_note(ctx.left_out(), ctx.formatter("en"))
+    assert "4K random: IOPS against queue depth, parallelism 8" in en
+    de = left_out_note(ctx.left_out(), ctx.formatter("de"))
+    assert "IOPS über der Queue Depth, Parallelität 8" in de

@@ -54,7 +54,10 @@ def test_a_level_far_from_its_share_of_the_full_load(tmp_path: Path) -> None:
         ),
         (("lat_ms = 0.49", "lat_ms = 49"), "ramp[2].lat_ms (line 29): 49 ms at 100 % load: SPC-1"),
         (("load_pct = 50\n", "load_pct = 60\n"), "ramp[1].load_pct (line 22): 60 % is no level"),
-        (("\niops = 440011", "\niops = 300000"), "ramp[2].iops (line 28): 300,000 IOPS at 100 % load"),
+        (
+            ("\niops = 440011", "\niops = 300000"),
+            "ramp[2].iops (line 28): 300,000 IOPS at 100 % load",
+        ),
         (
             ("physical_capacity_tb = 68.4", "physical_capacity_tb = 6.84"),
             "physical_capacity_tb (line 11): 6.84 TB physical, less than the 57 TB usable",

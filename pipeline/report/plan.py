@@ -281,10 +281,12 @@ def _instead(ref: ChartRef, report: Report, points: pl.DataFrame, where: Path) -
 
 def left_out(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
     """The charts asked for but not drawn (one value on their x axis, or each line one
-    point) whose stand-in is not drawn for the same data either: the documents name them."""
+    point) whose stand-in is not drawn for the same data either, and the columns a drawn
+    queue-depth grid leaves out: the documents name them."""
     drawn = chart_plan(report, points, where)
     flats = [r for r in _planned(report, points, where) if flat(r, points)]
-    return [replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(r, drawn, points)]
+    named = [replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(r, drawn, points)]
+    return named + [column for r in drawn for column in _dropped_columns(r, points)]
 
 
 def _stood_in(ref: ChartRef, drawn: list[ChartRef], points: pl.DataFrame) -> bool:
@@ -297,6 +299,19 @@ def _stood_in(ref: ChartRef, drawn: list[ChartRef], points: pl.DataFrame) -> boo
     return any(
         d.kind == instead and all(d.key().get(c) == v for c, v in key.items()) for d in drawn
     )
+
+
+def _dropped_columns(ref: ChartRef, points: pl.DataFrame) -> list[ChartRef]:
+    """The parallelism levels a grid over the queue depth leaves out, as measured at one
+    depth beside levels measured at several (``charts.levels``: a column of one dot);
+    each named as a chart of its level."""
+    if ref.chart.x != "queue_depth" or ref.parallelism is not None:
+        return []
+    shown = points_for(points, ref).group_by("parallelism").agg(pl.col("queue_depth").n_unique())
+    if shown["queue_depth"].max() in (None, 1):
+        return []  # no column of several depths: the chart is flat, named as such
+    levels = sorted(shown.filter(pl.col("queue_depth") == 1)["parallelism"].to_list())
+    return [replace(ref, parallelism=p, stem=f"{ref.stem}_p{p}") for p in levels]
 
 
 def _kind(spec: ChartSpec, where: Path, place: str) -> kinds.Chart:
