@@ -18,7 +18,7 @@ from pipeline import cache
 from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
-from pipeline.config import REPORT_FILE, Edition, Repeats
+from pipeline.config import RENAME, REPORT_FILE, Edition, Repeats
 from pipeline.console import err_console, out_console, print_error
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
@@ -31,7 +31,7 @@ from pipeline.dataset import (
 )
 from pipeline.dataset.assemble import combine
 from pipeline.dataset.sources import listed_files, option_file, read_files
-from pipeline.errors import SHOWN, InputError, UsageError
+from pipeline.errors import SHOWN, InputError, InputErrors, UsageError, is_utf8
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.output import writing
@@ -123,6 +123,9 @@ def ingest_files(
     """Ingest and write the dataset, print the accounting; True when the dataset was
     written. A file that fails writes nothing, unless ``keep_going`` (then it is listed)."""
     paths = listed_files(paths, fmt)
+    unnamed = [p for p in (*paths, output) if not is_utf8(p)]
+    if unnamed:  # refused as a build refuses them: the dataset names its files
+        raise InputErrors([InputError(p, "", "file name not UTF-8", RENAME) for p in unnamed])
     _not_an_input(output, [*paths, *([mapping] if mapping else [])])
     options = option_file("mapping", mapping) if mapping else {}
     results, errors, failed = read_files(paths, fmt, names, options, keep_going)

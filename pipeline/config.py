@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from pipeline import schema
-from pipeline.errors import InputError, InputErrors
+from pipeline.errors import InputError, InputErrors, is_utf8, shown
 from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text, real
 from pipeline.language.strings import Variant
 from pipeline.paths import TOOL, languages
@@ -786,11 +786,12 @@ def _bad_pattern(pattern: str) -> tuple[str, str] | None:
 
 def _not_utf8(found: list[Path], path: Path, where: str) -> None:
     for file in found:
-        try:
-            str(file).encode("utf-8")
-        except UnicodeEncodeError:
-            name = os.fsencode(file.name)
-            raise InputError(path, where, f"file name {name!r} is not UTF-8", "rename it") from None
+        if not is_utf8(file):
+            name = shown(file if is_utf8(file.name) else file.name)  # a folder's or its own
+            raise InputError(path, where, f"file name '{name}' is not UTF-8", RENAME)
+
+
+RENAME = "rename it to a UTF-8 name (a byte that is not UTF-8 is shown as \\xNN)"
 
 
 def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:

@@ -6,7 +6,7 @@ What iopress prints holds text from data (file names, host and setup names, tool
 an escape sequence or NUL in it could clear the screen, retitle the window or fake
 output. Every text these consoles print, tables and titles too, passes ``visible``: C0 and
 C1 control characters (newline excepted) and the bidirectional overrides are shown as
-``\\x1b``, ``\\x00``, ``\\u202e``."""
+``\\x1b``, ``\\x00``, ``\\u202e``; a byte of a file name that is not UTF-8 as ``\\xff``."""
 
 from __future__ import annotations
 
@@ -22,12 +22,19 @@ from rich.text import Text
 
 from pipeline import inputs
 
-# inputs.CONTROL but newline (a message's lines stay lines)
-CONTROL = re.compile(f"(?!\n){inputs.CONTROL}")
+# inputs.CONTROL but newline (a message's lines stay lines), and lone surrogates: a byte of
+# a file name that is not UTF-8 (``\udcff`` in Python) prints as ``\xff``, as ``ls -b``
+# and every error (``errors.shown``) print it
+CONTROL = re.compile(f"(?!\n){inputs.CONTROL}|[\ud800-\udfff]")
+
+
+SURROGATE_BYTES = 0xDC00  # + a byte 0x80-0xff that is not UTF-8: Python's surrogateescape
 
 
 def _shown(found: re.Match[str]) -> str:
     code = ord(found.group())
+    if SURROGATE_BYTES + 0x80 <= code <= SURROGATE_BYTES + 0xFF:
+        code -= SURROGATE_BYTES
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

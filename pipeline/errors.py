@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def shown(path: Path | str) -> str:
+    """A path as a user can recognise it: a byte of its name that is not UTF-8 (read by
+    Python as a lone surrogate, ``\udcff``) escaped as Python's backslashreplace and
+    ``ls -b`` print it, ``\xff``; a name in UTF-8 unchanged. Every error prints paths so."""
+    text = os.fspath(path)
+    try:
+        raw = os.fsencode(text)
+    except UnicodeEncodeError:  # a surrogate no file system byte gives
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def is_utf8(path: Path | str) -> bool:
+    """Whether every byte of ``path`` is UTF-8 (it prints as it is)."""
+    return shown(path) == os.fspath(path)
 
 
 @dataclass
@@ -16,7 +34,7 @@ class InputError(Exception):
     hint: str = ""
 
     def __str__(self) -> str:
-        place = f"{self.path}: {self.where}" if self.where else f"{self.path}"
+        place = f"{shown(self.path)}: {self.where}" if self.where else shown(self.path)
         text = f"{place}: {self.message}"
         return f"{text}\n  hint: {self.hint}" if self.hint else text
 
@@ -85,5 +103,5 @@ class OutputError(Exception):
     hint: str = ""
 
     def __str__(self) -> str:
-        text = f"{self.path}: {self.message}"
+        text = f"{shown(self.path)}: {self.message}"
         return f"{text}\n  hint: {self.hint}" if self.hint else text
