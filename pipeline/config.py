@@ -554,7 +554,7 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         hint = f"use one of {e['ctx']['expected']} (see {doc})"
         return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] != "extra_forbidden":
-        return InputError(path, _where(loc), e["msg"], _hint(e["type"], path.name, doc))
+        return InputError(path, _where(loc), _message(e), _hint(e["type"], path.name, doc))
     line = toml_line(text, loc)
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
@@ -563,6 +563,15 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         return InputError(path, where, f"{what} — did you mean {guess!r}?")
     hint = (nearest(model, loc) if model else "") + _hint(e["type"], path.name, doc)
     return InputError(path, where, what, hint)
+
+
+def _message(e: Any) -> str:
+    """pydantic's message, without the "Value error, " (or "Assertion failed, ") it puts
+    before a validator's own words."""
+    raised = e.get("ctx", {}).get("error")
+    if e["type"] in ("value_error", "assertion_error") and raised is not None:
+        return str(raised)
+    return str(e["msg"])
 
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")

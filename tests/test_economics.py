@@ -186,7 +186,7 @@ SPC1_OK = (ROOT / "data" / "spc1" / "AE00008.toml").read_text(encoding="utf-8")
             "ramp[1].iops (line 23): 20,000 IOPS at 50 % load is 4.55 % of the 100 % level's",
         ),
         (("price = 708702", "price = -1"), "price: Input should be greater than 0"),
-        (('currency = "USD"', 'currency = "XYZ"'), "currency: Value error, unknown currency 'XYZ'"),
+        (('currency = "USD"', 'currency = "XYZ"'), "currency: unknown currency 'XYZ'"),
         (
             ("load_pct = 50\n", "load_pct = 60\n"),
             "ramp: the ramp lacks the load level(s) 50 %",
@@ -215,7 +215,7 @@ def test_malformed_cost_record_names_record_and_field(tmp_path: Path) -> None:
     with pytest.raises(InputErrors) as caught:
         load_report(report)
     message = str(caught.value)
-    assert f"{toml}: cost[0].currency: Value error, unknown currency 'SFR'" in message
+    assert f"{toml}: cost[0].currency: unknown currency 'SFR'" in message
     assert f"{toml}: cost[2].price: Input should be greater than 0" in message
 
 

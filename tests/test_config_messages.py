@@ -1,0 +1,69 @@
+"""A validator's own words reach the user without pydantic's "Value error, " (or
+"Assertion failed, ") before them, in report.toml, SPC-1 records and campaign files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError, field_validator
+
+from pipeline.config import from_validation
+from pipeline.dataset.sources import load_report
+from pipeline.errors import InputErrors
+from pipeline.ingest import spc1
+
+
+class _Checked(BaseModel):
+    size: int
+    ratio: int
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, value: int) -> int:
+        if value > 9:
+            raise ValueError("at most 9: give a smaller size")
+        return value
+
+    @field_validator("ratio")
+    @classmethod
+    def _ratio(cls, value: int) -> int:
+        assert value > 0, "a ratio above 0"
+        return value
+
+
+def _said(data: dict[str, Any]) -> str:
+    try:
+        _Checked.model_validate(data)
+    except ValidationError as err:
+        return str(from_validation(Path("x.toml"), err))
+    raise AssertionError("accepted")
+
+
+def test_a_validators_words_without_pydantics_prefix() -> None:
+    said = _said({"size": 10, "ratio": 0})
+    assert "x.toml: size: at most 9: give a smaller size" in said
+    assert "x.toml: ratio: a ratio above 0" in said
+    assert "Value error" not in said and "Assertion failed" not in said
+    assert "size: Input should be a valid integer" in _said({"size": "a", "ratio": 1})
+
+
+def test_report_toml_and_spc1_errors_have_no_prefix(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import FS840
+
+    report = Path(shutil.copytree(FS840, tmp_path / "r"))
+    toml = report / "report.toml"
+    toml.write_text(toml.read_text().replace('currency = "CHF"', 'currency = "SFR"', 1))
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    assert f"{toml}: cost[0].currency: unknown currency 'SFR'" in str(caught.value)
+    record = tmp_path / "X.toml"
+    text = (spc1.CATALOGUE / "AE00008.toml").read_text(encoding="utf-8")
+    record.write_text(text.replace('currency = "USD"', 'currency = "XYZ"'), encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        spc1.load(record)
+    assert f"{record}: currency: unknown currency 'XYZ'" in str(caught.value)
+    assert "Value error" not in str(caught.value)
