@@ -34,7 +34,8 @@ setup: $(STAMP)
 # what every test worker and build imports, the modules a build imports only when it writes
 # its outputs included (xlsxwriter alone took ≈ 0.15 s per build to compile where
 # PYTHONDONTWRITEBYTECODE is set), and narwhals' polars backend, which altair imports with
-# a chart's data. The bundle's process then builds a one-page site: mkdocs, its plugins and
+# a chart's data; rich's emoji table (≈ 140 KB, imported by the first message printed with
+# markup) and the few modules typer and polars import only while a build runs. The bundle's process then builds a one-page site: mkdocs, its plugins and
 # Markdown extensions are compiled, and Material's templates into .venv/share/iopress/jinja
 # (pipeline/render/theme_cache.py). Compiling the whole venv (uv --compile-bytecode) took
 # twice as long for ≈ 2,900 files, 1,800 never imported; anything not named here is
@@ -42,7 +43,9 @@ setup: $(STAMP)
 WARM := pipeline.build, pipeline.cli, pipeline.commands, pipeline.publish, pipeline.manifest, \
 	pipeline.charts.export, pipeline.charts.steady, pipeline.render.workbook, \
 	pipeline.render.datasheet, pipeline.campaign.plan, pipeline.verify, xlsxwriter, \
-	narwhals.stable.v1 as nw, polars as pl, pytest, xdist, hypothesis, pypdf, pyarrow.dataset
+	narwhals.stable.v1 as nw, polars as pl, pytest, xdist, hypothesis, pypdf, pyarrow.dataset, \
+	rich._emoji_codes, typer._adapters, typer._click.decorators, \
+	polars.io.spreadsheet._write_utils, polars._utils.parquet
 WARMED := nw.from_native(pl.DataFrame({"x": [1]}))
 SITE_SETUP := from pipeline.render.site import install_vega_embed_bundle as i; i(); \
 	from pipeline.render.theme_cache import install; install()

@@ -6,8 +6,11 @@ import contextlib
 import ctypes
 import os
 import signal
+import sys
+import types
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from multiprocessing.context import SpawnContext, SpawnProcess
 
 _PR_SET_PDEATHSIG = 1
 
@@ -20,11 +23,37 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+@contextlib.contextmanager
+def _bare_main() -> Iterator[None]:
+    """While a worker is started: a main module with neither file nor name. A spawned
+    worker imports the parent's main module (as ``__mp_main__``) before its first job;
+    for a build that is the ``iopress`` script and with it the whole command line (typer,
+    the commands): ≈ 0.15 CPU-s per worker. Workers run only functions of ``pipeline``'s
+    modules, which they import by name."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
+class _Process(SpawnProcess):
+    def start(self) -> None:
+        with _bare_main():
+            super().start()
+
+
+class _Context(SpawnContext):
+    Process = _Process
+
+
 def pool(workers: int) -> ProcessPoolExecutor:
-    """A spawn-context pool whose workers die with this process."""
+    """A spawn-context pool whose workers die with this process and do not import its
+    main module."""
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=get_context("spawn"),
+        mp_context=_Context(),
         initializer=die_with_parent,
         initargs=(os.getpid(),),
     )

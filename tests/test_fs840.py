@@ -12,6 +12,8 @@ import pytest
 
 from pipeline.build import BuildResult
 from pipeline.compute.registry import BY_NAME
+from pipeline.config import Presentation
+from pipeline.report.context import ReportContext
 from pipeline.units import parse_block_size
 from tests.conftest import DATA, FS840, SHARED
 
@@ -143,3 +145,24 @@ def test_optimum_rule_against_seed_italics(fs840_build: BuildResult) -> None:
         if _value(hit, row["access"]) != printed:
             differ.append((row["block_size"], row["access"], row["read_pct"]))
     assert differ == [("1024K", "sequential", "0")]
+
+
+def test_the_report_formatter_is_made_once_per_language(fs840_context: ReportContext) -> None:
+    """Each call gives the same names (made once: ≈ 20 polars queries), and a caller that
+    sets its own ``small`` (the site's) changes no other caller's formatter."""
+    from pipeline.report.context import report_formatter
+
+    first = fs840_context.formatter("de")
+    made = report_formatter(
+        Presentation.of(fs840_context.report),
+        "de",
+        fs840_context.small_latencies(),
+        fs840_context.dataset.points,
+    )
+    assert {k: v for k, v in vars(first).items() if k != "t"} == {
+        k: v for k, v in vars(made).items() if k != "t"
+    }
+    first.small = not first.small
+    again = fs840_context.formatter("de")
+    assert again is not first and again.small == made.small
+    assert fs840_context.formatter("en").t.lang == "en"

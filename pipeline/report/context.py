@@ -4,6 +4,7 @@ once per language."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,6 +160,7 @@ class ReportContext:
     _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
     _inputs: list[InputFile] | None = field(default=None, repr=False)
     _left_out: list[ChartRef] | None = field(default=None, repr=False)
+    _formatters: dict[str, Formatter] = field(default_factory=dict, repr=False)
 
     def inputs(self) -> list[InputFile]:
         """Every file the build read, with its SHA-256 (hashed once per build: the manifest
@@ -168,8 +170,14 @@ class ReportContext:
         return self._inputs
 
     def formatter(self, lang: str) -> Formatter:
-        shown = Presentation.of(self.report)
-        return report_formatter(shown, lang, self.small_latencies(), self.dataset.points)
+        """The report's formatter in ``lang``: made once per language (its names of block
+        sizes, profiles and setups take ≈ 20 polars queries), a copy of it each call (a
+        caller may set its own ``small``)."""
+        if lang not in self._formatters:
+            shown = Presentation.of(self.report)
+            made = report_formatter(shown, lang, self.small_latencies(), self.dataset.points)
+            self._formatters[lang] = made
+        return copy.copy(self._formatters[lang])
 
     def small_latencies(self) -> bool:
         """The document's fastest latency is below 100 µs: its ms columns print in µs."""
