@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -202,7 +203,15 @@ def _outcome(kind: str, value: Any) -> Outcome:
 
 
 def _size(jobs: list[Job]) -> int:
-    return sum(path.stat().st_size for path, _, _ in jobs if path.is_file())
+    """The bytes of the regular files among ``jobs`` (one ``stat`` each)."""
+    total = 0
+    for path, _, _ in jobs:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return total
 
 
 def read_many(jobs: list[Job]) -> list[Outcome]:
