@@ -25,11 +25,11 @@ from pipeline.ingest.base import INTERVAL_SCHEMA, Batch, ReadOptions, ReadResult
 class _Table(msgspec.Struct, gc=False):
     """The percentiles a row takes, by fio's keys (the others skipped, not built)."""
 
-    p50: float | None = field(name="50.000000", default=None)
-    p90: float | None = field(name="90.000000", default=None)
-    p99: float | None = field(name="99.000000", default=None)
-    p999: float | None = field(name="99.900000", default=None)
-    p9999: float | None = field(name="99.990000", default=None)
+    p50: float = field(name="50.000000")  # one missing: the reader of one file reads it
+    p90: float = field(name="90.000000")
+    p99: float = field(name="99.000000")
+    p999: float = field(name="99.900000")
+    p9999: float = field(name="99.990000")
 
 
 class _Stats(msgspec.Struct, gc=False):
@@ -47,9 +47,11 @@ class _Side(msgspec.Struct, gc=False):
     lat_ns: _Stats | UnsetType = UNSET
     clat_ns: _Stats | UnsetType = UNSET
     slat_ns: _Stats | UnsetType = UNSET
-    lat: Any = UNSET  # fio 2.x's statistics in µs: left to the reader of one file
-    clat: Any = UNSET
-    slat: Any = UNSET
+    # fio 2.x's statistics in µs: a file that has them is left to the reader of one file
+    # (it does not decode here); null is what it takes for none
+    lat: None = None
+    clat: None = None
+    slat: None = None
 
 
 class _Job(msgspec.Struct, gc=False):
@@ -106,23 +108,37 @@ def read_files(files: list[File]) -> list[ReadResult | None]:
     if not good:
         return [None] * len(files)
     frame = _frame(good)
-    regular = set(frame.filter(pl.col("_ok").all().over("_file"))["_file"].unique())
-    rows = frame.filter(pl.col("_file").is_in(list(regular)) & ~pl.col("_all"))
+    taken = _per_file(frame)
+    rows = frame.filter(pl.col("_keep") & ~pl.col("_all"))
     shared = Batch(rows.select(pl.col(n).cast(t) for n, t in INTERVAL_SCHEMA.items()))
-    counts = rows.group_by("_file").len()
-    spans = dict(zip(counts["_file"], counts["len"], strict=True))
-    iops = _iops_by_file(frame.filter(pl.col("_file").is_in(list(regular))))
     results: list[ReadResult | None] = []
-    offset, k = 0, 0
+    offset, k = 0, -1
     for p in parsed:
-        if p is None or k not in regular:
-            k += p is not None
+        k += p is not None
+        if p is None or k not in taken:
             results.append(None)
             continue
-        span = (offset, spans[k])
-        results.append(_result(p, shared, span, iops[k]))
-        offset, k = offset + span[1], k + 1
+        count, theirs, ours = taken[k]
+        results.append(_result(p, shared, (offset, count), theirs, ours))
+        offset += count
     return results
+
+
+def _per_file(frame: pl.DataFrame) -> dict[int, tuple[int, float | None, float]]:
+    """Per file taken: its rows, fio's "All clients" IOPS (None without the record) and
+    the sum of the rows' IOPS as ``fio._cross_check`` adds them."""
+    found: dict[int, tuple[int, float | None, float]] = {}
+    columns = ("_file", "_keep", "_all", "iops", "read_iops", "write_iops")
+    lists = [frame[c].to_list() for c in columns]
+    for k, keep, every, iops, read, write in zip(*lists, strict=True):
+        if not keep:
+            continue
+        count, theirs, ours = found.get(k, (0, None, 0))
+        if every:
+            found[k] = (count, 0 + read + write, ours)
+        else:
+            found[k] = (count + 1, theirs, ours + iops)
+    return found
 
 
 def _parse(file: File) -> _Parsed | None:
@@ -220,7 +236,7 @@ _PROFILE_COLUMNS = (
 _NO_PROFILE: dict[str, Any] = dict.fromkeys(_PROFILE_COLUMNS)
 _PROFILE_TYPES: dict[str, Any] = {c: INTERVAL_SCHEMA[c] for c in _PROFILE_COLUMNS}
 _PROFILE_TYPES |= {"_port": pl.Int64, "_group": pl.Int64}
-_FLAGS = ("_clat_set", "_fio2", "_p_ok")  # the raw columns that are not figures
+_FLAGS = ("_clat_set",)  # the raw columns that are not figures
 _PCT_KEYS = fio.FIO_PERCENTILE_KEYS
 
 
@@ -248,35 +264,44 @@ def _columns(parsed: list[_Parsed]) -> dict[str, list[Any]]:
     return cols
 
 
+_SIDE_COLUMNS = (
+    *("iops", "bw_bytes", "bw", "runtime", "total_ios", "lat", "lat_max"),
+    *("clat_set", "clat", "slat", *(f"p{j}" for j in range(len(_PCT_KEYS)))),
+)
+
+
 def _side_columns(sides: list[_Side]) -> dict[str, list[Any]]:
-    lat = [s.lat_ns or _NO_STATS for s in sides]
-    clat = [s.clat_ns or _NO_STATS for s in sides]
-    tables = [_table(s) for s in sides]
-    return {
-        "iops": [s.iops for s in sides],
-        "bw_bytes": [s.bw_bytes if s.bw_bytes is not UNSET else None for s in sides],
-        "bw": [s.bw for s in sides],
-        "runtime": [s.runtime if s.runtime is not UNSET else None for s in sides],
-        "total_ios": [s.total_ios for s in sides],
-        "lat": [x.mean for x in lat],
-        "lat_max": [x.max for x in lat],
-        "clat_set": [s.clat_ns is not UNSET for s in sides],
-        "clat": [x.mean for x in clat],
-        "slat": [(s.slat_ns or _NO_STATS).mean for s in sides],
-        "fio2": [s.lat is UNSET and s.clat is UNSET and s.slat is UNSET for s in sides],
-        **{f"p{j}": [t[j] if t else None for t in tables] for j in range(len(_PCT_KEYS))},
-        "p_ok": [t is None or None not in t for t in tables],
-    }
+    """A direction's raw figures, as columns (one tuple per record, then transposed)."""
+    rows = [
+        (
+            s.iops,
+            s.bw_bytes if s.bw_bytes is not UNSET else None,
+            s.bw,
+            s.runtime if s.runtime is not UNSET else None,
+            s.total_ios,
+            (s.lat_ns or _NO_STATS).mean,
+            (s.lat_ns or _NO_STATS).max,
+            s.clat_ns is not UNSET,
+            (s.clat_ns or _NO_STATS).mean,
+            (s.slat_ns or _NO_STATS).mean,
+            *_table(s),
+        )
+        for s in sides
+    ]
+    return dict(zip(_SIDE_COLUMNS, map(list, zip(*rows, strict=True)), strict=True))
 
 
-def _table(side: _Side) -> list[float | None] | None:
+_NO_TABLE = (None,) * len(_PCT_KEYS)
+
+
+def _table(side: _Side) -> tuple[float | None, ...]:
     """The raw percentiles of the first statistics with a table and a mean above 0
     (``fio._percentiles``); None where none has."""
     for stats in (side.lat_ns, side.clat_ns):
-        if stats and stats.percentile is not UNSET and stats.mean > 0:
+        if stats and stats.percentile and stats.mean > 0:
             t = stats.percentile
-            return [t.p50, t.p90, t.p99, t.p999, t.p9999]
-    return None
+            return t.p50, t.p90, t.p99, t.p999, t.p9999
+    return _NO_TABLE
 
 
 def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
@@ -301,7 +326,8 @@ def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
     frame = frame.with_columns(tool=pl.lit(fio.NAME), interval=pl.lit(1), profile=pl.lit(None))
     frame = frame.with_columns(*_direction("read"), *_direction("write"))
     frame = frame.with_columns(_measures()).with_columns(_row_checks())
-    return frame.with_columns(_file_checks()).collect()
+    frame = frame.with_columns(_file_checks())
+    return frame.with_columns(_keep=pl.col("_ok").all().over("_file")).collect()
 
 
 # ms in a second, as a column: polars divides by a constant as a product with its
@@ -328,8 +354,6 @@ def _direction(d: str) -> list[pl.Expr]:
     fields = [*names, "slat", *(f"p{j}" for j in range(len(_PCT_KEYS)))]
     ok = pl.all_horizontal(
         *(_in_bounds(f"_{d}_{k}") for k in fields),
-        c("fio2"),
-        c("p_ok"),
         ~((iops > 0) & (runtime_s <= 0) & c("runtime").is_not_null()),
     )
     pct = [
@@ -443,26 +467,12 @@ def _file_checks() -> pl.Expr:
     return (pl.col("_ok") & alone & (pl.col("_all").sum().over("_file") <= 1)).alias("_ok")
 
 
-def _iops_by_file(frame: pl.DataFrame) -> dict[int, tuple[float | None, float]]:
-    """Per file: fio's "All clients" IOPS (None without the record), and the sum of the
-    rows' IOPS as ``fio._cross_check`` adds them."""
-    found: dict[int, tuple[float | None, float]] = {}
-    columns = ("_file", "_all", "iops", "read_iops", "write_iops")
-    for k, every, iops, read, write in zip(*(frame[c] for c in columns), strict=True):
-        theirs, ours = found.get(k, (None, 0))
-        if every:
-            found[k] = (0 + read + write, ours)
-        else:
-            found[k] = (theirs, ours + iops)
-    return found
-
-
 def _result(
-    p: _Parsed, shared: Batch, span: tuple[int, int], iops: tuple[float | None, float]
+    p: _Parsed, shared: Batch, span: tuple[int, int], theirs: float | None, ours: float
 ) -> ReadResult:
     notes = list(p.notes)
-    if iops[0] is not None:
-        notes.append(fio.cross_check_note(iops[0], iops[1]))
+    if theirs is not None:
+        notes.append(fio.cross_check_note(theirs, ours))
     label = p.file.options.source_label(p.file.path)
     result = ReadResult(None, [], span[1], notes, label, None, [])
     result.batch, result.span = shared, span
