@@ -56,7 +56,7 @@ class _Side(msgspec.Struct, gc=False):
 
 class _Job(msgspec.Struct, gc=False):
     jobname: str
-    options: dict[str, str] = field(name="job options")
+    options: msgspec.Raw = field(name="job options")  # decoded once per text (_profiles)
     groupid: int = 0
     hostname: str | UnsetType = UNSET
     port: int | UnsetType = UNSET
@@ -72,7 +72,7 @@ class _Doc(msgspec.Struct, gc=False):
     version: str = field(name="fio version", default="")
     timestamp: int | UnsetType = UNSET
     timestamp_ms: int | UnsetType = UNSET
-    globals: dict[str, str] | UnsetType = field(name="global options", default=UNSET)
+    globals: msgspec.Raw = field(name="global options", default=msgspec.Raw(b"{}"))
     jobs: list[_Job] | UnsetType = UNSET
     client_stats: list[_Job] | UnsetType = UNSET
 
@@ -174,6 +174,8 @@ def _lines(data: bytes, count: int) -> list[int] | None:
     the file holds exactly one per record and none overlap; else None."""
     start = data.index(b"{")
     line = 1 + data.count(b"\n", 0, start)
+    if data.find(b"\n", start) < 0:  # the document on one line: each record's too
+        return [line] * count
     if data.count(_JOBNAME, start) != count:
         return None
     lines, pos = [], start
@@ -188,23 +190,25 @@ def _lines(data: bytes, count: int) -> list[int] | None:
 
 
 _Profile = tuple[dict[str, Any], list[str]] | None  # a profile and its notes, or refused
-_CACHE: dict[tuple[Any, ...], _Profile] = {}
+_CACHE: dict[tuple[bytes, str, bytes], _Profile] = {}
+_OPTIONS = msgspec.json.Decoder(dict[str, str])
 
 
 def _profiles(
     file: File, doc: _Doc, records: list[_Job]
 ) -> tuple[list[dict[str, Any]], list[str]] | None:
     """Each record's profile (the "All clients" record's: an empty one) and the notes of
-    resolving them, as ``fio_params.Resolver`` gives them; None if one is refused."""
-    glob = tuple(doc.globals.items()) if doc.globals is not UNSET else ()
+    resolving them, as ``fio_params.Resolver`` gives them; None if one is refused. Found
+    by the text of the job's options and of the global options."""
+    glob = bytes(doc.globals)
     profiles, notes = [], []
     for record in records:
         if record.jobname == fio.ALL_CLIENTS:
             profiles.append(_NO_PROFILE)
             continue
-        key = (glob, record.jobname, tuple(record.options.items()))
+        key = (glob, record.jobname, bytes(record.options))
         if key not in _CACHE:
-            _CACHE[key] = _resolve(file, dict(glob), record)
+            _CACHE[key] = _resolve(file, key)
         found = _CACHE[key]
         if found is None:
             return None
@@ -213,11 +217,15 @@ def _profiles(
     return profiles, notes
 
 
-def _resolve(file: File, glob: dict[str, str], record: _Job) -> _Profile:
-    resolver = fio_params.Resolver(file.path, {"global options": glob}, file.options.root)
+def _resolve(file: File, key: tuple[bytes, str, bytes]) -> _Profile:
+    glob, name, options = key
     try:
-        profile = resolver.profile({"jobname": record.jobname, "job options": record.options})
-    except fio_params.JobError:
+        record = {"jobname": name, "job options": _OPTIONS.decode(options)}
+        resolver = fio_params.Resolver(
+            file.path, {"global options": _OPTIONS.decode(glob)}, file.options.root
+        )
+        profile = resolver.profile(record)
+    except (msgspec.ValidationError, msgspec.DecodeError, fio_params.JobError):
         return None
     return profile, resolver.notes
 
