@@ -20,6 +20,7 @@ from msgspec import UNSET, UnsetType, field
 from pipeline.config import LARGEST
 from pipeline.ingest import fio, fio_params
 from pipeline.ingest.base import INTERVAL_SCHEMA, Batch, ReadOptions, ReadResult
+from pipeline.units import NS_PER
 
 
 class _Table(msgspec.Struct, gc=False):
@@ -82,6 +83,7 @@ _NO_SIDE = _Side()
 _NO_STATS = _Stats()
 _JOBNAME = b'"jobname"'
 SCALE = fio._SCALE["lat_ns"]  # fio 3.x's nanoseconds in µs
+MS_PER_S = NS_PER["s"] // NS_PER["ms"]  # what units.convert_time divides ms by for s
 
 
 class File(NamedTuple):
@@ -323,7 +325,7 @@ def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
         "source": [p.file.options.source_label(p.file.path) for p in parsed for _ in p.records],
         "tool_version": [v or None for _, v in heads],
         "_default_host": [o.host for o, _ in heads],
-        "_ms": [1000.0] * len(heads),
+        "_ms": [MS_PER_S] * len(heads),
     }
     types: dict[str, Any] = {
         k: pl.Boolean if k.endswith(_FLAGS) else pl.Float64
@@ -339,7 +341,7 @@ def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
 
 
 # ms in a second, as a column: polars divides by a constant as a product with its
-# reciprocal (1001 / 1000 would be 1.0010000000000001, not Python's 1.001)
+# reciprocal (1001 ms would be 1.0010000000000001 s, not Python's 1.001)
 _MS = pl.col("_ms")
 
 
