@@ -222,7 +222,9 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
         return batched(_outcome(*one) for one in read_all(jobs))
-    size = max(1, len(jobs) // (workers * 8))
+    # two chunks per worker: fio JSON is read a chunk at a time (fio_fast), each with a
+    # fixed cost, and a chunk's frame crosses back as one block
+    size = max(1, -(-len(jobs) // (workers * 2)))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     with procs.pool(workers) as pool:
         done = pool.map(_read_chunk, chunks)
