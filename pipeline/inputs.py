@@ -138,17 +138,36 @@ def decode(raw: bytes, path: Path | str) -> str:
 
 def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
     """A whole file, refused up front when it is larger than ``limit``; opened once, and
-    what was read is entered in the ledgers (see :func:`ledger`)."""
-    with _opened(path) as (fh, info):
+    what was read is entered in the ledgers (see :func:`ledger`). Read with ``os.read``,
+    without a file object (its buffer costs more than the read of a small file)."""
+    fd, info = _open_regular(path)
+    try:
         if info.st_size > limit:
             raise _too_large(path, info.st_size, limit)
-        data = fh.read(info.st_size + 1)  # not limit + 1: a buffer that large costs
+        data = _read_fd(fd, info.st_size + 1)  # not limit + 1: a buffer that large costs
         if len(data) > info.st_size:  # grew since it was opened
-            data += fh.read(limit + 1 - len(data))
+            data += _read_fd(fd, limit + 1 - len(data))
         if len(data) > limit:
             raise _too_large(path, len(data), limit)
-        _record(path, fh.fileno(), info, hashlib.sha256(data).hexdigest(), len(data))
+        _record(path, fd, info, hashlib.sha256(data).hexdigest(), len(data))
+    except OSError as exc:
+        raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    finally:
+        os.close(fd)
     return data
+
+
+def _read_fd(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer only at the end of the file."""
+    data = os.read(fd, size)
+    if not data or len(data) == size:  # the whole of a regular file, as a rule
+        return data
+    parts = [data]
+    size -= len(data)
+    while size > 0 and (part := os.read(fd, size)):
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
 
 
 def read_head(path: Path, size: int) -> bytes:
@@ -259,6 +278,16 @@ def _real(fd: int, path: Path) -> str:
 def _opened(path: Path) -> Iterator[tuple[io.BufferedReader, os.stat_result]]:
     """``path`` opened for reading if it is a regular file. Non-blocking: a FIFO or a
     device is refused at once instead of waiting for a writer."""
+    fd, info = _open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            yield fh, info
+        except OSError as exc:
+            raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+
+
+def _open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A descriptor of ``path`` if it is a regular file, and its state."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
@@ -267,11 +296,7 @@ def _opened(path: Path) -> Iterator[tuple[io.BufferedReader, os.stat_result]]:
     if not stat.S_ISREG(info.st_mode):  # before fdopen, which refuses a folder with a traceback
         os.close(fd)
         raise InputError(path, "", "not a regular file (a FIFO, device or folder)", "name a file")
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            yield fh, info
-        except OSError as exc:
-            raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
+    return fd, info
 
 
 def digest(path: Path) -> Seen:

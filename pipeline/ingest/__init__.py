@@ -10,10 +10,13 @@ tries them: the most specific signature first.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import gc
 import os
 import re
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +30,7 @@ from pipeline.ingest import (
     diskspd,
     elbencho,
     fio,
+    fio_fast,
     fio_log,
     iogen,
     iometer,
@@ -201,7 +205,15 @@ def _outcome(kind: str, value: Any) -> Outcome:
 
 
 def _size(jobs: list[Job]) -> int:
-    return sum(path.stat().st_size for path, _, _ in jobs if path.is_file())
+    """The bytes of the regular files among ``jobs`` (one ``stat`` each)."""
+    total = 0
+    for path, _, _ in jobs:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return total
 
 
 def read_many(jobs: list[Job]) -> list[Outcome]:
@@ -209,8 +221,10 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
     A file that cannot be read gives its error in its place."""
     workers = min(os.cpu_count() or 1, 4)
     if len(jobs) < PARALLEL_FROM or workers < 2 or _size(jobs) < PARALLEL_BYTES:
-        return batched(_outcome(*_read_one(job)) for job in jobs)
-    size = max(1, len(jobs) // (workers * 8))
+        return batched(_outcome(*one) for one in read_all(jobs))
+    # two chunks per worker: fio JSON is read a chunk at a time (fio_fast), each with a
+    # fixed cost, and a chunk's frame crosses back as one block
+    size = max(1, -(-len(jobs) // (workers * 2)))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     with procs.pool(workers) as pool:
         done = pool.map(_read_chunk, chunks)
@@ -220,7 +234,7 @@ def read_many(jobs: list[Job]) -> list[Outcome]:
 def _read_chunk(jobs: list[Job]) -> list[tuple[str, Any]]:
     """For the worker processes: a chunk of files, their plain rows already in frames
     (a frame crosses to the main process as one block of bytes, rows as objects)."""
-    done = [_read_one(job) for job in jobs]
+    done = read_all(jobs)
     batched(value for kind, value in done if kind == "ok")
     return done
 
@@ -251,3 +265,65 @@ def batched(outcomes: Iterable[Outcome]) -> list[Outcome]:
                 pending, held = [], 0
     batch(pending)
     return done
+
+
+FAST_FILES = 1024  # fio JSON files read together (``fio_fast``): their rows, one frame
+
+
+def read_all(jobs: list[Job]) -> list[tuple[str, Any]]:
+    """Each job's outcome as ``_read_one`` gives it: fio JSON files ``FAST_FILES`` at a
+    time through ``fio_fast``, a file it leaves (anything irregular) and the other formats
+    one by one."""
+    done = []
+    for i in range(0, len(jobs), FAST_FILES):
+        chunk = jobs[i : i + FAST_FILES]
+        with _no_collection():
+            fast = _read_fast(chunk)
+        done += [one or _read_one(job) for job, one in zip(chunk, fast, strict=True)]
+    return done
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """The garbage collector paused: reading a chunk of files makes many objects that
+    live until the chunk is read and hold no cycles; the collector's passes over them
+    cost 5-8 % of the chunk's time (its state is restored after)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _read_fast(jobs: list[Job]) -> list[tuple[str, Any] | None]:
+    """The outcomes of the fio JSON files among ``jobs`` that ``fio_fast`` reads (None for
+    the others)."""
+    files, places, seen = [], [], []
+    for k, (path, options, fmt) in enumerate(jobs):
+        found = _fio_bytes(path, options, fmt)
+        if found is not None:
+            files.append(fio_fast.File(path, options, found[0]))
+            places.append(k)
+            seen.append(found[1])
+    done: list[tuple[str, Any] | None] = [None] * len(jobs)
+    for k, file, book, result in zip(places, files, seen, fio_fast.read_files(files), strict=True):
+        if result is not None:
+            result.format, result.path, result.seen = fio.NAME, file.path, book
+            result.notes += _unused(file.options, fio)
+            done[k] = "ok", result
+    return done
+
+
+def _fio_bytes(path: Path, options: ReadOptions, fmt: str | None) -> Any:
+    """The bytes of a file that is read as fio output, and what the ledger saw of it; None
+    for another format, or where reading fails (the reader of one file says why)."""
+    try:
+        if (get_format(fmt) if fmt else _empty_format(path) or detect(path)) is not fio:
+            return None
+        with inputs.ledger(*filter(None, [options.root])) as book:
+            data = inputs.read_bytes(path)
+    except InputError:
+        return None
+    return data, book.seen

@@ -353,13 +353,17 @@ def _cross_check(records: list[Any], rows: list[dict[str, Any]]) -> list[str]:
         theirs = sum(_direction(total[0], d).iops for d in ("read", "write"))
     except fio_params.JobError as err:
         return [f"'All clients' record unusable as a cross-check: {err}"]
-    ours = sum(float(r["iops"]) for r in rows)
+    return [cross_check_note(theirs, sum(float(r["iops"]) for r in rows))]
+
+
+def cross_check_note(theirs: float, ours: float) -> str:
+    """fio's "All clients" IOPS against the hosts' sum, as a note."""
     diff = abs(ours - theirs) / max(theirs, ours, 1e-9) * 100
     verdict = "agrees with" if diff <= CROSS_CHECK_PCT else "DIFFERS from"
-    return [
+    return (
         f"'All clients' record ({theirs:.1f} IOPS) {verdict} the sum of the hosts "
         f"({ours:.1f} IOPS, {diff:.2f} % apart); it is used as a cross-check only"
-    ]
+    )
 
 
 _NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
