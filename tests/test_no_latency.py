@@ -101,3 +101,37 @@ def test_a_placed_table_of_nothing_is_the_sentence(tmp_path: Path) -> None:
 
     en = body(ctx, "en")
     assert en.count("no measured point has the latency they need") == 1
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_key_figures_have_no_column_of_speed_or_optimum(tmp_path: Path, lang: str) -> None:
+    """Without latency a point is its profile's maximum alone: the key figures (the
+    whitepaper's table and the datasheet's) show that one column, without a "–" column of
+    speed or optimum, and a figure without an empty latency beside it."""
+    from pipeline.render import datasheet
+
+    ctx = prepare(_folder(tmp_path, 'tables = ["performance", "key_figures"]\n'))
+    fmt = ctx.formatter(lang)
+    view = ctx.views(fmt)["key_figures"]
+    assert view.header[1:] == [fmt.t("kind.maximum")]
+    assert all(len(row) == 2 for row in view.rows)
+    rows = datasheet.key_figures(ctx, fmt)
+    assert rows and all(len(row) == 2 for row in rows)
+    assert all(fmt.t("table.none") not in row[1] for row in rows), rows
+    assert rows[0][1].replace("\u00a0", " ").endswith("(P 1)"), rows
+
+
+def test_a_report_with_latency_keeps_its_three_kinds(tmp_path: Path) -> None:
+    ctx = prepare(_over_the_limit(tmp_path))
+    fmt = ctx.formatter("en")
+    from pipeline.render import datasheet
+
+    assert all(len(row) == 4 for row in datasheet.key_figures(ctx, fmt))
+
+
+def test_a_key_figure_without_latency_has_no_empty_line(tmp_path: Path) -> None:
+    ctx = prepare(_folder(tmp_path, 'tables = ["performance", "key_figures"]\n'))
+    fmt = ctx.formatter("en")
+    cells = [row[1] for row in ctx.views(fmt)["key_figures"].rows]
+    assert cells and all(len(cell) == 2 for cell in cells), cells  # parallelism, rate
+    assert all(fmt.t("table.none") not in [s.text for s in cell] for cell in cells)

@@ -12,9 +12,9 @@ from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
 from pipeline.report import datasheet_view as D
 from pipeline.report.context import ReportContext
-from pipeline.report.datasheet_view import KINDS, Profile, Sheet
+from pipeline.report.datasheet_view import Profile, Sheet
 from pipeline.report.plan import ChartRef, figures
-from pipeline.report.views import Row, bandwidth, latency, rate
+from pipeline.report.views import Row, bandwidth, latency, rate, shown_kinds
 from pipeline.units import KIOPS
 
 TEMPLATE = "datasheet.typ"
@@ -132,25 +132,26 @@ def _figure(row: Row, fmt: Formatter, table: str) -> str:
         shown = bandwidth(fmt, table, row["bytes_per_s"], with_unit=True)
     else:
         shown = rate(fmt, row["iops"])
+    parallelism = fmt.integer(row["parallelism"])
+    lat = row["lat_mean_us"]
+    if lat is None:  # a tool that prints no latency: the rate alone
+        return fmt.t("datasheet.figure_rate", rate=shown, parallelism=parallelism)
     return fmt.t(
-        "datasheet.figure",
-        rate=shown,
-        latency=_latency(row, fmt, table),
-        parallelism=fmt.integer(row["parallelism"]),
+        "datasheet.figure", rate=shown, latency=latency(fmt, table, lat), parallelism=parallelism
     )
 
 
+def _kinds(sheet: Sheet) -> list[str]:
+    """The kinds of figure the key-figures table has a column for."""
+    return shown_kinds([cell.keys() for _, cell in sheet.key_figures])
+
+
 def _key_figures(sheet: Sheet, fmt: Formatter) -> list[list[str]]:
-    none = fmt.t("table.none")
+    none, shown = fmt.t("table.none"), _kinds(sheet)
     return [
-        [_profile(p, fmt), *(_figure(c[k], fmt, sheet.units) if k in c else none for k in KINDS)]
+        [_profile(p, fmt), *(_figure(c[k], fmt, sheet.units) if k in c else none for k in shown)]
         for p, c in sheet.key_figures
     ]
-
-
-def _latency(row: Row, fmt: Formatter, table: str) -> str:
-    lat = row["lat_mean_us"]
-    return fmt.t("table.none") if lat is None else latency(fmt, table, lat)
 
 
 def key_figures(ctx: ReportContext, fmt: Formatter) -> list[list[str]]:
@@ -164,7 +165,7 @@ def chart(ctx: ReportContext) -> ChartRef | None:
 
 
 def _typst_table(sheet: Sheet, fmt: Formatter) -> str:
-    header = [fmt.t("datasheet.profile"), *(fmt.t(f"datasheet.{k}") for k in KINDS)]
+    header = [fmt.t("datasheet.profile"), *(fmt.t(f"datasheet.{k}") for k in _kinds(sheet))]
     rows = [header, *_key_figures(sheet, fmt)]
     cells = ", ".join("(" + ", ".join(T.lit(c) for c in row) + ",)" for row in rows)
     return f"(title: {T.lit(fmt.t('datasheet.key_figures'))}, rows: ({cells},))"

@@ -20,7 +20,6 @@ from pipeline.units import convert_time, per_kiops
 
 # The standard profiles of the latency and limit tiles: (block size, read share)
 LATENCY_PROFILES = ((4096, 100.0), (4096, 0.0), (8192, 100.0), (8192, 0.0))
-KINDS = ("speed", "optimum", "maximum")
 
 # The datasheet's speed, optimum and maximum print in the units of the table the
 # whitepaper shows them in: key_figures where it shows that table (seed 004 Tabelle 2:

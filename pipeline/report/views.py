@@ -7,7 +7,7 @@ leads to ``href``, an http(s) address).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -373,16 +373,24 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
         if access == "sequential"
         else rate(fmt, row["iops"])
     )
-    lat = row["lat_mean_us"]
-    shown = fmt.t("table.none") if lat is None else latency(fmt, "key_figures", lat)
-    cell = [Span(parallelism), Span(value), Span(shown)]
+    lat = row["lat_mean_us"]  # none: the tool printed none, as the table's note says
+    shown = [] if lat is None else [Span(latency(fmt, "key_figures", lat))]
+    cell = [Span(parallelism), Span(value), *shown]
     load = row.get("cpu_pct")
     return cell if load is None else [*cell, Span(fmt.t("table.cpu", cpu=cpu(fmt, load)))]
+
+
+def shown_kinds(found: Iterable[Iterable[str]]) -> list[str]:
+    """The kinds of figure (speed, optimum, maximum) some cell has, in their order: a
+    report without latency has neither speed nor optimum, and shows no column of them."""
+    present = {kind for cell in found for kind in cell}
+    return [k for k in KINDS if k in present]
 
 
 def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 004 Tabelle 2: speed, optimum and maximum with parallelism, rate and latency."""
     rows, by_cell, mixes = [], Rows(perf), _mixes(perf)
+    shown = shown_kinds([perf["kind"].unique().to_list()])
     for key in _profiles(perf, fmt):
         for mix in mixes:
             found = kinds(by_cell, key, mix)
@@ -396,8 +404,8 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
                 Span(fmt.t.access(key.access, long=True).capitalize()),
             ]
             none = [Span(fmt.t("table.none"))]
-            cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in KINDS]
+            cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in shown]
             rows.append([label, *cells])
-    header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in KINDS]]
+    header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in shown]]
     note = fmt.t(_optimum_key(perf)) + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
