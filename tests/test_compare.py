@@ -250,3 +250,50 @@ def test_a_figure_not_reached_is_not_counted_as_of_unknown_noise() -> None:
         schema={"status": pl.String, "noise_pct": pl.Float64},
     )
     assert Comparison(rows, pl.DataFrame(), pl.DataFrame()).unknown_noise == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("lang", "unsaid"), [("en", "service time"), ("de", "Servicezeit")])
+def test_a_comparison_without_latency_names_no_service_time(
+    tmp_path: Path, lang: str, unsaid: str
+) -> None:
+    """Two CrystalDiskMark datasets (no latency) compare their maximum rates alone: the
+    rule sentence names that figure and none it did not compare."""
+    from pipeline.build import build
+    from tests.test_no_latency import _folder
+
+    built = build(_folder(tmp_path), tmp_path / "built")
+    done = iopress("compare", built.out, built.out, "-o", tmp_path / "cmp")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "cmp" / f"compare.{lang}.typ").read_text(encoding="utf-8")
+    assert unsaid not in text
+    assert ("maximum I/O rate" if lang == "en" else "maximale IO Rate") in text
+
+
+def test_the_rule_names_every_figure_compared(a800_shared: BuildResult) -> None:
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import rule
+
+    data = a800_shared.out
+    old = pick_setup(load_side(data), "4vcpu", "OLD")
+    new = pick_setup(load_side(data), "48vcpu", "NEW")
+    result, _, _ = run(old, new, 5.0, METRICS)
+    said = rule(result, Formatter(Strings("en")))
+    assert said.startswith("Each figure is read from the profile's curve: the maximum I/O rate")
+    assert "service time, the I/O rate at the optimum, and the I/O rate at the latency" in said
+
+
+def test_the_overlay_of_datasets_without_latency_has_no_empty_panel(tmp_path: Path) -> None:
+    from pipeline.charts.overlay import overlay_chart
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.prepare import prepare
+    from tests.test_no_latency import _folder
+
+    points = prepare(_folder(tmp_path)).dataset.points.filter(READ_4K)
+    fmt = Formatter(Strings("en"))
+    spec = overlay_chart(points, points, fmt, ("old", "new")).to_dict()
+    assert len(spec["hconcat"]) == 1
+    timed = points.with_columns(pl.lit(100.0).alias("lat_mean_us"))
+    assert len(overlay_chart(points, timed, fmt, ("old", "new")).to_dict()["hconcat"]) == 2

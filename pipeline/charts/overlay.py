@@ -1,5 +1,6 @@
 """The comparison's overlay chart: one profile of both sides, I/O rate (MB/s for
-sequential access) and service time against parallelism, old dashed, new solid."""
+sequential access) and service time against parallelism, old dashed, new solid (the
+service time where a side has one)."""
 
 from __future__ import annotations
 
@@ -73,5 +74,12 @@ def overlay_chart(
         mix=fmt.t.mix(float(old["read_pct"][0]), True),
     )
     config = {**style.vega_config(), "locale": {"number": fmt.d3_locale()}}
-    chart: alt.TopLevelMixin = alt.hconcat(left, right, title=title).configure(**config)
+    panels = [left, right] if timed(old, new) else [left]  # no latency: no empty panel
+    chart: alt.TopLevelMixin = alt.hconcat(*panels, title=title).configure(**config)
     return chart
+
+
+def timed(old: pl.DataFrame, new: pl.DataFrame) -> bool:
+    """Whether a side of the profile has a latency to draw (CrystalDiskMark 3 to 6 has
+    none): the chart has its service-time panel, and its alt text says so."""
+    return any(side["lat_mean_us"].is_not_null().any() for side in (old, new))

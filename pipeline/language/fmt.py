@@ -11,11 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
 from babel import Locale
 from babel.dates import format_date
+from babel.lists import format_list
 from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
 
 from pipeline.language.strings import Strings
@@ -111,6 +112,10 @@ class Formatter:
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)
+
+    def listing(self, items: Sequence[str]) -> str:
+        """``items`` as the locale joins a list ("a, b and c"; "a, b, and c")."""
+        return str(format_list(list(items), locale=_babel_locale(self.locale)))
 
     def unit(self, declared: str) -> str:
         """The unit a table column declared in ``declared`` prints in: its own, but ms in

@@ -7,10 +7,11 @@ import datetime as dt
 import math
 from typing import Any
 
-from pipeline.charts.overlay import profiles
-from pipeline.compute.compare import Comparison
+from pipeline.charts.overlay import profiles, timed
+from pipeline.compute.compare import METRICS, Comparison
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
+from pipeline.report import plan
 from pipeline.report.views import Span, TableView, bandwidth, latency
 
 
@@ -85,11 +86,19 @@ def _charts(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list
         T.figure(
             f"charts/{stem}.{fmt.t.lang}.svg",
             fmt.t("compare.figure", profile=profile(old.row(0, named=True), fmt)),
-            fmt.t("compare.alt", old=labels[0], new=labels[1]),
+            fmt.t(plan.words_key("compare.alt", timed(old, new)), old=labels[0], new=labels[1]),
             stem,
         )
-        for stem, old, _ in profiles(result.old_points, result.new_points)
+        for stem, old, new in profiles(result.old_points, result.new_points)
     ]
+
+
+def rule(result: Comparison, fmt: Formatter) -> str:
+    """How the figures are read and judged, naming only the figures compared: two
+    datasets without latency compare their maximum rates alone."""
+    compared = set(result.rows["metric"].to_list())
+    figures = [fmt.t(f"compare.rule_{m}") for m in METRICS if m in compared]
+    return fmt.t("compare.rule", figures=fmt.listing(figures))
 
 
 def body(
@@ -105,7 +114,7 @@ def body(
         improvements=fmt.integer(counts.count("improvement")),
     )
     parts = [T.heading(fmt.t("compare.heading")), T.paragraph(intro)]
-    parts.append(T.paragraph(fmt.t("compare.rule")))
+    parts.append(T.paragraph(rule(result, fmt)))
     if result.notes:
         parts.append(T.bullets(note.text(fmt.t) for note in result.notes))
     parts += [T.table(table(result, fmt)), *_one_side(result, labels, fmt)]

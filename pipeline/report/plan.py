@@ -453,6 +453,7 @@ UNTIMED = {
     "method.repeats_mean": "method.repeats_mean_rate",
     "appendix.def_totals": "appendix.def_totals_rate",
     "appendix.def_optimum": "appendix.def_optimum_rate",
+    "compare.alt": "compare.alt_rate",
 }
 
 
