@@ -150,8 +150,8 @@ def _parse(file: File) -> _Parsed | None:
         return None
     try:
         doc = _DECODER.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+        return None  # (nested too deep: the reader of one file says so)
     records = doc.client_stats if doc.client_stats is not UNSET else doc.jobs
     if records is UNSET or all(r.jobname == fio.ALL_CLIENTS for r in records):
         return None  # no job record: the reader of one file says so
@@ -412,7 +412,9 @@ def _measures() -> list[pl.Expr]:
     ran = pl.when(ran != 0).then(ran).otherwise(pl.col("_job_runtime") / _MS)
     most = pl.max_horizontal(_pick(True, "max").fill_null(0.0), _pick(False, "max").fill_null(0.0))
     two = (pl.col("read_iops") > 0) & (pl.col("write_iops") > 0)
-    cpu = pl.min_horizontal(pl.lit(100.0), pl.col("_usr") + pl.col("_sys"))
+    # min_horizontal skips nulls: without usr_cpu or sys_cpu no figure (``fio._cpu``)
+    used = pl.col("_usr") + pl.col("_sys")
+    cpu = pl.when(used.is_not_null()).then(pl.min_horizontal(pl.lit(100.0), used))
     host = pl.coalesce("_hostname", "_default_host")
     port = pl.when(pl.col("_port").is_not_null()).then(
         pl.lit(":") + pl.col("_port").cast(pl.String)
