@@ -455,10 +455,16 @@ def _percentiles(d: dict[str, Any], where: str) -> dict[str, float | None]:
 def _percentiles_by_value(
     table: dict[str, Any], scale: float, where: str
 ) -> dict[str, float | None]:
-    """A table whose keys are not fio's usual spelling (or whose values are not floats)."""
+    """A table whose keys are not fio's usual spelling (or whose values are not floats).
+    fio's own spelling of a percentile wins over another of the same value ("50" beside
+    "50.000000"), as where the table is read by fio's keys."""
     by_value = {f"{float(k):g}": v for k, v in table.items() if _is_number(k)}
     out: dict[str, float | None] = {}
-    for column, p in zip(_NO_PERCENTILES, PERCENTILES.values(), strict=True):
+    for column, p, fio_key in zip(
+        _NO_PERCENTILES, PERCENTILES.values(), FIO_PERCENTILE_KEYS, strict=True
+    ):
+        if fio_key in table:
+            by_value[f"{p:g}"] = table[fio_key]
         value = _num(by_value, f"{p:g}", f"{where}.percentile")
         out[column] = value * scale if value > 0 else None
     return out
