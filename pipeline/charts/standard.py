@@ -134,7 +134,7 @@ def _panel(
     number_format = value_format(values, places)
     y = alt.Y(f"{field}:Q", title=title, axis=value_axis(values, places, scale), scale=scale)
     chart: alt.Chart = (
-        alt.Chart(data)
+        alt.Chart()  # the data is the whole chart's (``standard_chart``)
         .mark_line(
             point=alt.OverlayMarkDef(size=theme().point_size), strokeWidth=theme().line_width
         )
@@ -170,5 +170,10 @@ def standard_chart(
     block = fmt.block(int(points["block_size"][0]))
     title = fmt.t("chart.caption", block=block, access=fmt.t.access(points["access"][0], True))
     config = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
-    chart: alt.HConcatChart = alt.hconcat(*panels, title=title).configure(**config)
+    # the panels' data given once, to the whole, and the panels set after: altair would
+    # move a data set its panels share up there itself, but first hash each panel with its
+    # data printed as text, and copy each panel deeply to lift parameters (they have none)
+    # — ≈ 10 ms a chart for the same spec
+    chart = alt.HConcatChart(data=data, title=title, config=alt.Config(**config))
+    chart.hconcat = [*panels]
     return chart
