@@ -17,7 +17,7 @@ from pipeline.inputs import Seen, hard_links, ledger
 from pipeline.report import chapters
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import Section
-from pipeline.report.plan import chart_plan
+from pipeline.report.plan import plan
 from pipeline.report.read import ReportInputs, Texts, read_report
 from pipeline.validate import steady_table, validate
 
@@ -88,8 +88,8 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
     report, dataset = given.report, given.dataset
     inputs = registry.Inputs(dataset.points, report, list(given.spc1))
     tables = registry.compute_all(inputs)
-    plan = chart_plan(report, dataset.points, given.folder / REPORT_FILE)
-    bins = {r.stem: given.bins[r.source or "", r.job] for r in plan if r.kind == "histogram"}
+    charts, not_drawn = plan(report, dataset.points, given.folder / REPORT_FILE)
+    bins = {r.stem: given.bins[r.source or "", r.job] for r in charts if r.kind == "histogram"}
     return ReportContext(
         given.folder,
         report,
@@ -97,7 +97,7 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
         tables,
         registry.shown(inputs, tables),
         {lang: dict(sections) for lang, sections in given.texts.items()},
-        plan,
+        charts,
         list(given.spc1),
         validate(dataset, report),
         read=list(given.read),
@@ -106,6 +106,7 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
         steady=steady_table(dataset.intervals),
         seen=seen,
         empty=registry.left_out(inputs, tables),
+        not_drawn=not_drawn,
     )
 
 

@@ -3,6 +3,7 @@ them, and the versions of iopress and its dependencies."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import Counter
@@ -193,6 +194,13 @@ def combined(name: str, files: list[InputFile]) -> InputFile:
 
 def versions() -> dict[str, str]:
     """iopress and the dependencies that shape the output."""
+    return dict(_versions())
+
+
+@functools.cache
+def _versions() -> dict[str, str]:
+    """Looked up once per process (each lookup walks the installed packages: ≈ 10 ms for
+    the list; the manifest and each language's appendix print it)."""
     found = {"iopress": __version__}
     for name in DEPENDENCIES:
         try:

@@ -7,16 +7,15 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pipeline.charts.standard import side_by_side
 from pipeline.charts.theme import theme
 from pipeline.language.fmt import Formatter
 from pipeline.report.plan import ChartRef
 
 
-def _bars(
-    data: pl.DataFrame, field: str, title: str, labels: list[str], colour: alt.Color, fmt: Formatter
-) -> alt.Chart:
+def _bars(field: str, title: str, labels: list[str], colour: alt.Color) -> alt.Chart:
     chart: alt.Chart = (
-        alt.Chart(data)
+        alt.Chart()  # the data is the whole chart's (``side_by_side``)
         .mark_bar()
         .encode(
             x=alt.X("label:N", title=None, sort=labels, axis=alt.Axis(labelAngle=-30)),
@@ -46,19 +45,12 @@ def cost_chart(
     )
     currency = table["currency"][0]
     data = table.select("label", "system", "price_per_tb", "price_per_kiops")
-    left = _bars(
-        data, "price_per_tb", fmt.t("chart.cost_per_tb", currency=currency), labels, colour, fmt
-    )
+    left = _bars("price_per_tb", fmt.t("chart.cost_per_tb", currency=currency), labels, colour)
     right = _bars(
-        data,
         "price_per_kiops",
         fmt.t("chart.cost_per_kiops", currency=currency, n=fmt.integer(1000)),
         labels,
         colour,
-        fmt,
     )
     config: dict[str, Any] = {**theme().vega_config(), "locale": {"number": fmt.d3_locale()}}
-    chart: alt.HConcatChart = alt.hconcat(left, right, title=fmt.t("chart.cost_title")).configure(
-        **config
-    )
-    return chart
+    return side_by_side(data, [left, right], fmt.t("chart.cost_title"), config)

@@ -66,6 +66,14 @@ def _babel_locale(name: str) -> Locale:
     return Locale.parse(name)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _number(value: str, places: int, locale: str) -> str:
+    """``Formatter.number`` of the float written ``value``, made once per process: a
+    document prints the same levels, sizes and figures many times (≈ 4,000 numbers for
+    fs840, ≈ 12 µs each through babel)."""
+    return str(_pattern(places).apply(_half_up(float(value), places), _babel_locale(locale)))
+
+
 @functools.cache
 def _pattern(places: int) -> NumberPattern:
     """Grouped thousands and ``places`` decimals (babel parses a pattern text anew on each
@@ -108,7 +116,7 @@ class Formatter:
         return self.setups.get(name) or name
 
     def number(self, value: float, places: int = 0) -> str:
-        return str(_pattern(places).apply(_half_up(value, places), _babel_locale(self.locale)))
+        return _number(repr(float(value)), places, self.locale)
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)

@@ -119,6 +119,7 @@ class ReportContext:
     seen: dict[str, Seen] = field(default_factory=dict)  # every file as read (inputs.ledger)
     pictures: dict[str, list[Placed]] = field(default_factory=dict)  # text file -> its images
     empty: list[str] = field(default_factory=list)  # tables left out: no row (no latency)
+    not_drawn: list[ChartRef] | None = None  # plan.left_out, planned with ``charts``
 
     def empty_note(
         self,
@@ -159,7 +160,6 @@ class ReportContext:
     filled: dict[str, dict[str, Filled]] = field(default_factory=dict)
     _views: dict[str, dict[str, V.TableView]] = field(default_factory=dict, repr=False)
     _inputs: list[InputFile] | None = field(default=None, repr=False)
-    _left_out: list[ChartRef] | None = field(default=None, repr=False)
     _formatters: dict[str, Formatter] = field(default_factory=dict, repr=False)
 
     def inputs(self) -> list[InputFile]:
@@ -200,10 +200,10 @@ class ReportContext:
 
     def left_out(self) -> list[ChartRef]:
         """The charts asked for but not drawn (one value on their axis): named in the text,
-        the site, the manifest (planned once: ≈ 90 ms for fs840's charts)."""
-        if self._left_out is None:
-            self._left_out = left_out(self.report, self.dataset.points, self.folder / REPORT_FILE)
-        return self._left_out
+        the site, the manifest (planned with the charts where ``prepare`` made this)."""
+        if self.not_drawn is None:
+            self.not_drawn = left_out(self.report, self.dataset.points, self.folder / REPORT_FILE)
+        return self.not_drawn
 
     def chart_stems(self) -> list[str]:
         return [r.stem for r in self.charts] + ([COST_CHART] if "cost" in self.tables else [])

@@ -73,7 +73,11 @@ def _slug(text: str) -> str:
 def default_specs(points: pl.DataFrame, report: Report | None = None) -> list[ChartSpec]:
     """Every kind whose default rule holds for the points of one of its charts, in the
     registry's order; the frontend/backend comparison where report.toml declares pairs."""
-    chosen = [c.name for c in kinds.CHARTS if _by_default(c, points)]
+    return _default_specs(_Planning(points), report)
+
+
+def _default_specs(planning: _Planning, report: Report | None) -> list[ChartSpec]:
+    chosen = [c.name for c in kinds.CHARTS if planning.held(c)]
     if not any(kinds.BY_NAME[c].colours == "mix" for c in chosen):
         chosen.insert(0, "standard")  # nothing swept: asked for, left out with a note
     if report is not None and report.frontend_backend:
@@ -81,22 +85,52 @@ def default_specs(points: pl.DataFrame, report: Report | None = None) -> list[Ch
     return [ChartSpec.model_validate({"kind": k}) for k in chosen]
 
 
-def _by_default(chart: kinds.Chart, points: pl.DataFrame) -> bool:
-    return any(True for _ in _default_keys(chart, points))
+class _Planning:
+    """The questions a plan asks of one report's points, each answered once: the plan,
+    its stand-ins and the charts left out ask them again and again (a polars query each,
+    ≈ 0.3 ms however few the points)."""
 
+    def __init__(self, points: pl.DataFrame) -> None:
+        self.points = points
+        self._grain: dict[str, list[str]] = {}
+        self._keys: dict[str, list[dict[str, Any]]] = {}
+        self._held: dict[str, list[dict[str, Any]]] = {}
+        self._flat: dict[ChartRef, bool] = {}
 
-def _default_keys(chart: kinds.Chart, points: pl.DataFrame) -> Iterator[dict[str, Any]]:
-    """The keys of the charts of ``chart`` whose default rule holds for their own points
-    (a block-size chart where its access and level hold a block-size series, not
-    wherever the report's other points lie)."""
-    rule = chart.default
-    if rule is None:
-        return
-    columns = grain(chart, points)
-    groups = _data(chart, points).partition_by(columns, as_dict=True, maintain_order=False)
-    for key in _keys(points, chart):
-        if rule(groups[tuple(key[c] for c in columns)]):
-            yield key
+    def grain(self, chart: kinds.Chart) -> list[str]:
+        if chart.name not in self._grain:
+            self._grain[chart.name] = grain(chart, self.points)
+        return self._grain[chart.name]
+
+    def keys(self, chart: kinds.Chart) -> list[dict[str, Any]]:
+        """One key per chart of ``chart``."""
+        if chart.name not in self._keys:
+            self._keys[chart.name] = _keys(self.points, chart, self.grain(chart))
+        return self._keys[chart.name]
+
+    def held(self, chart: kinds.Chart) -> list[dict[str, Any]]:
+        """The keys of the charts of ``chart`` whose default rule holds for their own points
+        (a block-size chart where its access and level hold a block-size series, not
+        wherever the report's other points lie); none where it has no rule."""
+        if chart.name not in self._held:
+            self._held[chart.name] = list(self._default_keys(chart))
+        return self._held[chart.name]
+
+    def _default_keys(self, chart: kinds.Chart) -> Iterator[dict[str, Any]]:
+        rule = chart.default
+        if rule is None:
+            return
+        columns = self.grain(chart)
+        data = _data(chart, self.points)
+        groups = data.partition_by(columns, as_dict=True, maintain_order=False)
+        for key in self.keys(chart):
+            if rule(groups[tuple(key[c] for c in columns)]):
+                yield key
+
+    def flat(self, ref: ChartRef) -> bool:
+        if ref not in self._flat:
+            self._flat[ref] = flat(ref, self.points)
+        return self._flat[ref]
 
 
 def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
@@ -128,13 +162,12 @@ def _data(chart: kinds.Chart, points: pl.DataFrame) -> pl.DataFrame:
     return chart.points(data)
 
 
-def _keys(points: pl.DataFrame, chart: kinds.Chart) -> Iterator[dict[str, Any]]:
-    """One key per chart of ``chart``."""
-    columns = grain(chart, points)
+def _keys(points: pl.DataFrame, chart: kinds.Chart, columns: list[str]) -> list[dict[str, Any]]:
+    """One key per chart of ``chart`` drawn per ``columns`` (its ``grain``)."""
     order = [c for c in (*kinds.PROFILE, *kinds.LEVELS) if c in columns]
     keys = _data(chart, points).select(columns).unique()
     keys = keys.sort(order, descending=[c == "read_pct" for c in order])
-    yield from keys.iter_rows(named=True)
+    return list(keys.iter_rows(named=True))
 
 
 def _stem(chart: kinds.Chart, key: dict[str, Any], several_setups: bool) -> str:
@@ -185,12 +218,11 @@ def points_for(points: pl.DataFrame, ref: ChartRef) -> pl.DataFrame:
     """The points chart ``ref`` shows (a frontend/backend chart: its pairs' setups; a
     block-size chart: its block-size series)."""
     found = ref.chart.points(points)
-    for column, value in ref.key().items():
-        found = found.filter(pl.col(column) == value)
+    wanted = [pl.col(column) == value for column, value in ref.key().items()]
     if ref.pairs:
         names = [n for p in ref.pairs for n in (p.frontend, p.backend)]
-        found = found.filter(pl.col("setup").is_in(names))
-    return found
+        wanted.append(pl.col("setup").is_in(names))
+    return found.filter(*wanted) if wanted else found  # one query, not one per column
 
 
 LINES = ("setup", "read_pct", *kinds.LEVELS)  # beside its x, what parts a chart's lines
@@ -210,37 +242,37 @@ def flat(ref: ChartRef, points: pl.DataFrame) -> bool:
     return not kinds.varies(shown, x, tuple(c for c in LINES if c != x))
 
 
-def _planned(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+def _planned(planning: _Planning, report: Report, where: Path) -> list[ChartRef]:
     """Every chart the report asks for (declared or by default), flat ones included."""
+    points = planning.points
     look = palette(report, points, where)
     _check_pairs(report, points, where)
     if report.charts is None:
-        return _defaults(report, points, look)
+        return _defaults(planning, report, look)
     refs = []
     for index, spec in enumerate(report.charts):
         chart = _kind(spec, where, f"charts[{index}]")
         if chart.takes == "bins":
             refs.append(_histogram(spec, look))
             continue
-        keys = list(_keys(points, chart))
+        keys = planning.keys(chart)
         refs += [_ref(chart, key, report, look) for key in keys if _matches(spec, key)]
         _all_match(spec, keys, where, f"charts[{index}]")
     return list(dict.fromkeys(refs))
 
 
-def _defaults(report: Report, points: pl.DataFrame, look: Palette) -> list[ChartRef]:
+def _defaults(planning: _Planning, report: Report, look: Palette) -> list[ChartRef]:
     """The charts of ``default_specs``: of a kind chosen by its rule those whose points
     hold the rule, and those whose axis would hold one value (drawn as another kind, or
     named as left out); of the others (standard where nothing is swept, frontend/backend)
     all."""
     refs = []
-    for spec in default_specs(points, report):
+    for spec in _default_specs(planning, report):
         chart = kinds.BY_NAME[spec.kind]
-        chosen = chart.default is not None and _by_default(chart, points)
-        held = {tuple(k.values()) for k in _default_keys(chart, points)} if chosen else set()
-        for key in _keys(points, chart):
+        held = {tuple(k.values()) for k in planning.held(chart)}
+        for key in planning.keys(chart):
             ref = _ref(chart, key, report, look)
-            if not chosen or tuple(key.values()) in held or flat(ref, points):
+            if not held or tuple(key.values()) in held or planning.flat(ref):
                 refs.append(ref)
     return list(dict.fromkeys(refs))
 
@@ -249,14 +281,31 @@ def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartR
     """Every chart of the report in order: grouped by access and block size as the seeds do.
     A declared profile that matches no measured point is an error naming it in ``where``;
     a chart whose x axis holds one value gives way to the kind whose axis varies."""
-    planned = _planned(report, points, where)
-    refs = [r for r in planned if not flat(r, points)]
+    planning = _Planning(points)
+    return _drawn(planning, _planned(planning, report, where), report, where)
+
+
+def plan(
+    report: Report, points: pl.DataFrame, where: Path
+) -> tuple[list[ChartRef], list[ChartRef]]:
+    """``chart_plan`` and ``left_out`` at once, each question of the points asked once."""
+    planning = _Planning(points)
+    planned = _planned(planning, report, where)
+    drawn = _drawn(planning, planned, report, where)
+    return drawn, _left_out(planning, planned, drawn)
+
+
+def _drawn(
+    planning: _Planning, planned: list[ChartRef], report: Report, where: Path
+) -> list[ChartRef]:
+    """The charts of ``planned`` that are drawn, and the stand-ins of the flat ones."""
+    refs = [r for r in planned if not planning.flat(r)]
     drawn = {r.kind for r in refs}
     for ref in planned:
         instead = ref.chart.instead
-        if flat(ref, points) and instead and instead not in drawn:
-            refs += [r for r in _instead(ref, report, points, where) if not flat(r, points)]
-    refs = [replace(r, timed=_timed(r, points)) for r in dict.fromkeys(refs)]
+        if planning.flat(ref) and instead and instead not in drawn:
+            refs += [r for r in _instead(planning, ref, report) if not planning.flat(r)]
+    refs = [replace(r, timed=_timed(r, planning.points)) for r in dict.fromkeys(refs)]
     _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
@@ -268,13 +317,13 @@ def _timed(ref: ChartRef, points: pl.DataFrame) -> bool:
     )
 
 
-def _instead(ref: ChartRef, report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
+def _instead(planning: _Planning, ref: ChartRef, report: Report) -> list[ChartRef]:
     """The charts of the kind that stands in for the flat ``ref``, of its profile."""
     chart = kinds.BY_NAME[ref.chart.instead or ""]
-    key = {k: v for k, v in ref.key().items() if k in grain(chart, points)}
+    key = {k: v for k, v in ref.key().items() if k in planning.grain(chart)}
     return [
         _ref(chart, k, report, ref.palette)
-        for k in _keys(points, chart)
+        for k in planning.keys(chart)
         if all(k.get(c) == v for c, v in key.items())
     ]
 
@@ -283,19 +332,27 @@ def left_out(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef
     """The charts asked for but not drawn (one value on their x axis, or each line one
     point) whose stand-in is not drawn for the same data either, and the columns a drawn
     queue-depth grid leaves out: the documents name them."""
-    drawn = chart_plan(report, points, where)
-    flats = [r for r in _planned(report, points, where) if flat(r, points)]
-    named = [replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(r, drawn, points)]
+    return plan(report, points, where)[1]
+
+
+def _left_out(
+    planning: _Planning, planned: list[ChartRef], drawn: list[ChartRef]
+) -> list[ChartRef]:
+    points = planning.points
+    flats = [r for r in planned if planning.flat(r)]
+    named = [
+        replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(planning, r, drawn)
+    ]
     return named + [column for r in drawn for column in _dropped_columns(r, points)]
 
 
-def _stood_in(ref: ChartRef, drawn: list[ChartRef], points: pl.DataFrame) -> bool:
+def _stood_in(planning: _Planning, ref: ChartRef, drawn: list[ChartRef]) -> bool:
     """Whether a chart of the kind that stands in for the flat ``ref`` is drawn for its
     profile (not merely somewhere in the document)."""
     instead = ref.chart.instead
     if not instead:
         return False
-    key = {k: v for k, v in ref.key().items() if k in grain(kinds.BY_NAME[instead], points)}
+    key = {k: v for k, v in ref.key().items() if k in planning.grain(kinds.BY_NAME[instead])}
     return any(
         d.kind == instead and all(d.key().get(c) == v for c, v in key.items()) for d in drawn
     )
