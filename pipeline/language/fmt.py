@@ -73,6 +73,15 @@ def _pattern(places: int) -> NumberPattern:
     return parse_pattern("#,##0" + ("." + "0" * places if places else ""))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _number(value: str, places: int, locale: str) -> str:
+    """A number (``repr`` of its float: -0.0 is not 0.0) as the locale prints it. A
+    document prints the same few numbers many times (parallelism levels, block sizes):
+    each is formatted once per process."""
+    rounded = Decimal(value).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+    return str(_pattern(places).apply(rounded, _babel_locale(locale)))
+
+
 class Formatter:
     def __init__(
         self,
@@ -108,7 +117,7 @@ class Formatter:
         return self.setups.get(name) or name
 
     def number(self, value: float, places: int = 0) -> str:
-        return str(_pattern(places).apply(_half_up(value, places), _babel_locale(self.locale)))
+        return _number(repr(float(value)), places, self.locale)
 
     def integer(self, value: float) -> str:
         return self.number(value, 0)
