@@ -101,6 +101,30 @@ def test_specs_are_inlined_only_in_their_stand_ins(tmp_path: Path) -> None:
     assert page.endswith(quoted)
 
 
+def test_a_table_cell_stays_text(tmp_path: Path) -> None:
+    """A table is raw HTML, set aside whole (``mkdocs_tables``): no cell's text becomes
+    markup, ends the table or brings back another set-aside block."""
+    import markdown
+
+    from pipeline.report.views import Span, TableView
+
+    hostile = "</td></table>\n\n<script>alert(1)</script>\n\n<table>\n<thead>\x02wzxhzdk:0\x03 *x*"
+    view = TableView(
+        "t",
+        "caption",
+        [hostile, "b"],
+        [[[Span(hostile)], [Span(hostile, "mono"), Span("v", "vendor")]]],
+        words=(1,),
+    )
+    text = f"before\n\n{site.html_table(view)}\nafter\n"
+    extensions = ["tables", "attr_list", "md_in_html", "pipeline.render.mkdocs_tables"]
+    out = markdown.markdown(text, extensions=extensions)
+    assert "<script" not in out and out.count("<table>") == 1 and out.count("</table>") == 1
+    assert out.count("&lt;/td&gt;&lt;/table&gt;") == 3 and "*x*" in out and "<em>" not in out
+    assert "<code>&lt;/td&gt;" in out and '<strong class="iop-vendor">v</strong>' in out
+    assert out.startswith("<p>before</p>") and out.endswith("<p>after</p>")
+
+
 def test_details_pages_show_environment_and_verdicts(
     fs840_context: ReportContext, a800_shared: BuildResult, tmp_path: Path
 ) -> None:
@@ -112,7 +136,7 @@ def test_details_pages_show_environment_and_verdicts(
     assert "keine Maschinenbeschreibung" in environment
     steady = found["fs840_steady.md"]
     assert "Every point's verdict" in steady
-    assert steady.count("| not measurable |") == fs840_context.steady.height
+    assert steady.count("<td>not measurable</td>") == fs840_context.steady.height
 
 
 def test_comparison_notes_parallelism_counted_per_different_units(

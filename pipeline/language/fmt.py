@@ -66,7 +66,7 @@ def _babel_locale(name: str) -> Locale:
     return Locale.parse(name)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@functools.lru_cache(maxsize=1 << 16)
 def _number(value: str, places: int, locale: str) -> str:
     """``Formatter.number`` of the float written ``value``, made once per process: a
     document prints the same levels, sizes and figures many times (≈ 4,000 numbers for

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader
+from mkdocs.plugins import event_priority
 
 from pipeline.render import theme_cache
 
@@ -41,13 +42,20 @@ def _listing(make: Any) -> Any:
         if isinstance(loader, FileSystemLoader):
             folders = tuple(str(p) for p in loader.searchpath)
             loader.list_templates = lambda: list(theme_files(folders))  # type: ignore[method-assign]
+        theme_cache.use(env)
         return env
 
+    get_env.iopress = True  # type: ignore[attr-defined]
     return get_env
 
 
+# First of the plugins' on_config: the search plugin's loads a template (its language's
+# strings) from an environment of its own, which gets the compiled templates too. The
+# i18n plugin builds each language with the same configuration: wrapped once.
+@event_priority(100)
 def on_config(config: Any) -> Any:
-    config.theme.get_env = _listing(config.theme.get_env)
+    if not getattr(config.theme.get_env, "iopress", False):
+        config.theme.get_env = _listing(config.theme.get_env)
     return config
 
 

@@ -48,34 +48,58 @@ from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, md_text, token
 from pipeline.report.plan import COST_CHART, figures, left_out_note
-from pipeline.report.views import Cell, Span, TableView, bandwidth, latency
+from pipeline.report.views import Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
 from pipeline.validate import point_name
 
 
-def _md_span(span: Span) -> str:
-    text = md_text(span.text)
+def html_text(text: str) -> str:
+    """Literal text in HTML (a report's text never becomes markup), without the two
+    characters Python-Markdown marks its set-aside blocks with."""
+    return html.escape(text, quote=False).translate(_STASH_MARKS)
+
+
+_STASH_MARKS = str.maketrans({"\x02": "\ufffd", "\x03": "\ufffd"})
+
+
+_SPAN_TAGS = {"optimum": ("<em>", "</em>"), "vendor": ('<strong class="iop-vendor">', "</strong>")}
+
+
+def _html_span(span: Span) -> str:
+    text = html_text(span.text)
     if span.style == "link":  # an http(s) address; what could end the link is encoded
-        return f"[{text}]({quote(span.href, safe=URL_SAFE)})"
-    marks = {"plain": "", "optimum": "*", "vendor": "**", "mono": "`"}
-    mark = marks[span.style]
-    return f"{mark}{text}{mark}" + ("{: .iop-vendor }" if span.style == "vendor" else "")
+        return f'<a href="{html.escape(quote(span.href, safe=URL_SAFE))}">{text}</a>'
+    if span.style == "mono":
+        return f"<code>{text}</code>"
+    start, end = _SPAN_TAGS.get(span.style, ("", ""))
+    return f"{start}{text}{end}"
 
 
-def _md_cell(cell: Cell) -> str:
-    return "<br>".join(_md_span(s) for s in cell)
+def _html_row(tag: str, cells: Sequence[str], left: Sequence[bool]) -> str:
+    opening = {True: f"<{tag}>", False: f'<{tag} style="text-align: right;">'}
+    found = "".join(
+        f"{opening[here]}{cell}</{tag}>\n" for cell, here in zip(cells, left, strict=True)
+    )
+    return f"<tr>\n{found}</tr>\n"
+
+
+def html_table(view: TableView) -> str:
+    """The table as a raw HTML block, as Python-Markdown's tables would make it: mkdocs
+    passes it through untouched (no inline parsing of its hundreds of cells)."""
+    left = view.left()
+    head = _html_row("th", [html_text(h) for h in view.header], left)
+    body = "".join(
+        _html_row("td", ["<br>".join(_html_span(s) for s in row_cell) for row_cell in row], left)
+        for row in view.rows
+    )
+    return f"<table>\n<thead>\n{head}</thead>\n<tbody>\n{body}</tbody>\n</table>\n"
 
 
 def md_table(view: TableView, number: int | None, fmt: Formatter) -> str:
     """The table with its caption, numbered as in the PDF (``None``: not numbered)."""
-    lines = [
-        "| " + " | ".join(md_text(h) for h in view.header) + " |",
-        "|" + "".join("---|" if x else "---:|" for x in view.left()),
-    ]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in view.rows]
     caption = view.caption if number is None else f"{fmt.t('doc.table')} {number} – {view.caption}"
     note = f"\n{md_text(view.note)}\n" if view.note else ""
-    return "\n".join(lines) + f"\n\n*{md_text(caption)}*\n{note}"
+    return html_table(view) + f"\n*{md_text(caption)}*\n{note}"
 
 
 URL_SAFE = ":/?#@!$&'*+,;=%-._~"  # no brackets, parentheses, quotes or spaces
@@ -310,7 +334,7 @@ def _text(
         if kind == "table" and name in ctx.empty:  # nothing to print: the sentence saying so
             block = f"{md_text(ctx.empty_note(fmt, names=[name]))}\n"
         elif kind == "table":
-            block = md_table(ctx.views(fmt)[name], 0, fmt).split("\n\n*")[0] + "\n"
+            block = html_table(ctx.views(fmt)[name])
         else:
             caption, alt = found[name]
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)

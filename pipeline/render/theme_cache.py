@@ -102,10 +102,15 @@ def _write_atomically(path: Path, data: bytes) -> None:
 COMPILED = InstalledBytecodeCache(FOLDER)
 
 
+def use(env: jinja2.Environment) -> None:
+    """Use the compiled templates in ``env`` (any environment of the theme)."""
+    env.bytecode_cache = COMPILED.bound(signature(env))
+
+
 def attach(env: jinja2.Environment) -> None:
     """Use the compiled templates in ``env`` (the theme's, from mkdocs' ``on_env``); while
     precompiling, compile every template of the theme into the folder."""
-    env.bytecode_cache = COMPILED.bound(signature(env))
+    use(env)
     if COMPILED.writing:
         for name in env.list_templates(filter_func=_is_page_template):
             _compile(env, name)
