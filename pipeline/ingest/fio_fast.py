@@ -228,14 +228,18 @@ def _profiles(
             profiles.append(_NO_PROFILE)
             continue
         key = (glob, record.jobname, bytes(record.options))
-        if key not in _CACHE:
-            _CACHE[key] = _resolve(file, key)
-        found = _CACHE[key]
+        found = _CACHE.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = _CACHE[key] = _resolve(file, key)
         if found is None:
             return None
         profiles.append(found[0])
-        notes += [n for n in found[1] if n not in notes]
+        if found[1]:
+            notes += [n for n in found[1] if n not in notes]
     return profiles, notes
+
+
+_UNKNOWN: _Profile = ({}, [])  # not in the cache yet
 
 
 def _resolve(file: File, key: tuple[bytes, str, bytes]) -> _Profile:
@@ -337,15 +341,15 @@ def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
     """Every record's row and whether the reader of one file would take it as it is
     (``_ok``); the checks of a file's records against each other included."""
     cols = _columns(parsed)
-    heads = [(p.file.options, p.doc.version) for p in parsed for _ in p.records]
-    cols |= {
-        "system": [o.system for o, _ in heads],
-        "setup": [o.setup for o, _ in heads],
-        "source": [p.file.options.source_label(p.file.path) for p in parsed for _ in p.records],
-        "tool_version": [v or None for _, v in heads],
-        "_default_host": [o.host for o, _ in heads],
-        "_ms": [MS_PER_S] * len(heads),
-    }
+    heads = [
+        (o.system, o.setup, o.source_label(p.file.path), p.doc.version or None, o.host)
+        for p in parsed
+        for o in [p.file.options]
+        for _ in p.records
+    ]
+    names = ("system", "setup", "source", "tool_version", "_default_host")
+    cols |= dict(zip(names, map(list, zip(*heads, strict=True)), strict=True))
+    cols["_ms"] = [MS_PER_S] * len(heads)
     types: dict[str, Any] = {
         k: pl.Boolean if k.endswith(_FLAGS) else pl.Float64
         for k in cols
