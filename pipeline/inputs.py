@@ -249,6 +249,8 @@ def _unchanged(book: Ledger) -> None:
 
 def enter(path: Path | str, seen: Seen) -> None:
     """Enter a read done elsewhere (a worker process) into the open ledgers."""
+    if not _LEDGERS:
+        return
     name = os.path.abspath(path)
     for book in _LEDGERS:
         before = book.seen.get(name)

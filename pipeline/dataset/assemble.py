@@ -119,6 +119,9 @@ def _read_twice(
         pl.col("host").replace(alias).alias("_host"),
         pl.col("source").replace(run_of).alias(repeats.RUN),
     )
+    if all(source == run for source, run in run_of.items()):
+        # each file its own run: a key's rows are of one file, none read twice
+        return marked, [], intervals.clear()
     own = pl.col("source").filter(pl.col("source").is_in(list(accounts))).first().over(key)
     marked = marked.with_columns(own.fill_null(pl.col("source").first().over(key)).alias("_first"))
     clash = pl.col("source") != pl.col("_first")
