@@ -203,3 +203,26 @@ def test_fuzzed_fio_json_read_together_as_one_by_one(
 def test_fuzz_sample_is_taken() -> None:
     """The fuzzed files start from ones the fast path takes (else it would test nothing)."""
     assert _compare([(SWEEP, ReadOptions(), "fio")]) == 1
+
+
+def test_real_client_server_output_is_taken_as_one_by_one() -> None:
+    """fio --client's own output (tests/data/fio-truth/cs, by Debian's fio): its banner
+    lines before the JSON, its "All clients" record without job options. Read together,
+    with the banner's note and each record's line as the reader of one file gives them."""
+    paths = [DATA / "fio-truth" / "cs" / n for n in ("cs.json", "cs_plus.json")]
+    jobs: list[ingest.Job] = [(p, ReadOptions(label=p.name, root=p.parent), "fio") for p in paths]
+    assert _compare(jobs) == len(paths)
+    fast = ingest._read_fast(jobs)[0]
+    assert fast is not None
+    assert fast[1].notes[0].startswith("text before the JSON (lines 1-")
+
+
+def test_a_banner_then_two_documents_is_left_to_one_by_one(tmp_path: Path) -> None:
+    """--status-interval output after the banner: two documents, which the fast path does
+    not decode as one (the reader of one file takes the differences)."""
+    text = (DATA / "fio-truth" / "cs" / "cs.json").read_text(encoding="utf-8")
+    head, _, doc = text.partition("\n{")
+    path = tmp_path / "two.json"
+    path.write_text(f"{head}\n{{{doc}\n{{{doc}", encoding="utf-8")
+    job: ingest.Job = (path, ReadOptions(label="two", root=tmp_path), "fio")
+    assert ingest._read_fast([job]) == [None]

@@ -170,13 +170,19 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
             "the differences between consecutive snapshots"
         )
     if text[: found[0][0]].strip():
-        notes.append(f"text before the JSON (lines 1-{_line(text, found[0][0]) - 1}) skipped")
+        notes.append(before_note(_line(text, found[0][0])))
     if text[end:].strip():  # e.g. fio's warnings, or a shell's output appended
         first = _line(text, end + len(text[end:]) - len(text[end:].lstrip()))
         notes.append(
             f"text after the JSON (lines {first}-{_line(text, len(text.rstrip()))}) skipped"
         )
     return _Document(data, start, notes, found)
+
+
+def before_note(line: int) -> str:
+    """The note on text before a JSON document that starts on ``line`` (fio's client
+    banner: ``<host> ...`` lines)."""
+    return f"text before the JSON (lines 1-{line - 1}) skipped"
 
 
 def _line(text: str, offset: int) -> int:

@@ -58,7 +58,8 @@ class _Side(msgspec.Struct, gc=False):
 
 class _Job(msgspec.Struct, gc=False):
     jobname: str
-    options: msgspec.Raw = field(name="job options")  # decoded once per text (_profiles)
+    # decoded once per text (_profiles); fio's "All clients" record has none
+    options: msgspec.Raw = field(name="job options", default=msgspec.Raw(b""))
     groupid: int = 0
     hostname: str | UnsetType = UNSET
     port: int | UnsetType = UNSET
@@ -155,20 +156,34 @@ def _per_file(frame: pl.DataFrame) -> dict[int, tuple[int, float | None, float]]
 def _parse(file: File) -> _Parsed | None:
     """The file decoded, with its records' lines and profiles, if it is regular so far."""
     data = file.data
-    if not data.lstrip().startswith(b"{") or not _plain(data):
+    start = _start(data)
+    if start is None or not _plain(data):
         return None
     try:
-        doc = _DECODER.decode(data)
+        doc = _DECODER.decode(memoryview(data)[start:])
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         return None  # (nested too deep: the reader of one file says so)
     records = doc.client_stats if doc.client_stats is not UNSET else doc.jobs
     if records is UNSET or not _regular(records):
         return None
-    lines = _lines(data, len(records))
+    lines = _lines(data, start, len(records))
     found = _profiles(file, doc, records)
     if lines is None or found is None:
         return None
-    return _Parsed(file, doc, records, lines, *found)
+    profiles, notes = found
+    if data[:start].strip():  # fio's client banner, as the reader of one file notes it
+        notes = [fio.before_note(data.count(b"\n", 0, start) + 1), *notes]
+    return _Parsed(file, doc, records, lines, profiles, notes)
+
+
+def _start(data: bytes) -> int | None:
+    """Where the one JSON document starts: the file's start, or the first line that
+    starts with "{" after text (fio's client banner, ``<host> ...`` lines); the document
+    must then run to the file's end (else the decode fails: the reader of one file)."""
+    if data.lstrip().startswith(b"{"):
+        return 0
+    found = data.find(b"\n{")
+    return None if found < 0 else found + 1
 
 
 def _regular(records: list[_Job]) -> bool:
@@ -190,10 +205,11 @@ def _plain(data: bytes) -> bool:
     return data.isascii() and b"\\" not in data and b"\x7f" not in data
 
 
-def _lines(data: bytes, count: int) -> list[int] | None:
+def _lines(data: bytes, start: int, count: int) -> list[int] | None:
     """The line of each record, by its "jobname" key (``fio_lines``' quick way), where
-    the file holds exactly one per record and none overlap; else None."""
-    start = data.index(b"{")
+    the file holds exactly one per record and none overlap; else None. ``start``: where
+    the document starts."""
+    start = data.index(b"{", start)
     line = 1 + data.count(b"\n", 0, start)
     if data.find(b"\n", start) < 0:  # the document on one line: each record's too
         return [line] * count
@@ -227,6 +243,8 @@ def _profiles(
         if record.jobname == fio.ALL_CLIENTS:
             profiles.append(_NO_PROFILE)
             continue
+        if not bytes(record.options):
+            return None  # a job without options: the reader of one file
         key = (glob, record.jobname, bytes(record.options))
         found = _CACHE.get(key, _UNKNOWN)
         if found is _UNKNOWN:
