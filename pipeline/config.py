@@ -635,7 +635,7 @@ MAX_TOML_TEXT = 10_000  # characters of one text (the title goes into the PDF's 
 # whose strings hold at most 32,767)
 LARGEST = schema.LARGEST  # larger figures are typing errors, and overflow the tables
 # inputs.CONTROL (C0, DEL, C1, bidi overrides) but the tab and line ends of a text
-_CONTROL = re.compile(f"(?![\t\n\r]){CONTROL}")
+CONTROL_IN_TEXT = _CONTROL = re.compile(f"(?![\t\n\r]){CONTROL}")
 
 
 def _bad_values(value: Any, place: str) -> list[tuple[str, str, str]]:

@@ -31,7 +31,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from pipeline.compute.tables import cell, latency_at_rate, levels, rate_at_limit
-from pipeline.config import LANGS, LARGEST, Report
+from pipeline.config import CONTROL_IN_TEXT, LANGS, LARGEST, Report
 from pipeline.errors import InputError, InputErrors, NotFound
 from pipeline.inputs import inside, read_text
 from pipeline.language.fmt import Formatter
@@ -75,10 +75,25 @@ def load(folder: Path, names: Sequence[str] = SECTIONS) -> dict[str, dict[str, S
             if path.is_file() or path.is_symlink():
                 inside(folder, path.relative_to(folder), path)
                 found[lang][name] = Section(path, read_text(path, MAX_SECTION_BYTES))
-    problems = _unpaired(folder, found) + _unknown(folder, names)
+    problems = _unpaired(folder, found) + _unknown(folder, names) + _controls(found)
     if problems:
         raise InputErrors(problems)
     return found
+
+
+def _controls(found: dict[str, dict[str, Section]]) -> list[InputError]:
+    """A control character in a text (no font shows it; typst would fail on it)."""
+    problems = []
+    for section in (s for texts in found.values() for s in texts.values()):
+        hit = CONTROL_IN_TEXT.search(section.text)
+        if hit:
+            before = section.text[: hit.start()]
+            where = (
+                f"line {before.count(chr(10)) + 1}, column {hit.start() - before.rfind(chr(10))}"
+            )
+            what = f"control character U+{ord(hit[0]):04X} in text"
+            problems.append(InputError(section.path, where, what, "remove it"))
+    return problems
 
 
 def _unknown(folder: Path, known: Sequence[str]) -> list[InputError]:
