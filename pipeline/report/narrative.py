@@ -88,9 +88,8 @@ def _controls(found: dict[str, dict[str, Section]]) -> list[InputError]:
         hit = CONTROL_IN_TEXT.search(section.text)
         if hit:
             before = section.text[: hit.start()]
-            where = (
-                f"line {before.count(chr(10)) + 1}, column {hit.start() - before.rfind(chr(10))}"
-            )
+            line, column = before.count("\n") + 1, hit.start() - before.rfind("\n")
+            where = f"line {line}, column {column}"
             what = f"control character U+{ord(hit[0]):04X} in text"
             problems.append(InputError(section.path, where, what, "remove it"))
     return problems
