@@ -165,13 +165,17 @@ def field(name: str, fields: tuple[Field, ...] = POINT_FIELDS) -> Field:
 
 def conform(df: pl.DataFrame, fields: tuple[Field, ...]) -> pl.DataFrame:
     """Select and cast the schema's columns in schema order; absent nullable ones are null."""
-    return df.select(
-        [
-            (pl.col(f.name) if f.name in df.columns or not f.nullable else pl.lit(None))
-            .cast(f.dtype)
-            .alias(f.name)
-            for f in fields
-        ]
+    return df.select(conformed(fields, frozenset(df.columns)))
+
+
+@functools.lru_cache(maxsize=64)
+def conformed(fields: tuple[Field, ...], columns: frozenset[str]) -> tuple[pl.Expr, ...]:
+    """``conform``'s expressions for a frame of ``columns``: built once for each."""
+    return tuple(
+        (pl.col(f.name) if f.name in columns or not f.nullable else pl.lit(None))
+        .cast(f.dtype)
+        .alias(f.name)
+        for f in fields
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -149,7 +150,13 @@ INTERVAL_SCHEMA = {f.name: f.dtype for f in INTERVAL_FIELDS}
 def interval_frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     """Interval rows as a frame in schema order and types, in one step (a column a row
     lacks is empty in that row)."""
-    return pl.DataFrame(rows, schema=INTERVAL_SCHEMA)
+    return pl.DataFrame(rows, schema=INTERVAL_SCHEMA) if rows else _empty_intervals().clear()
+
+
+@functools.cache
+def _empty_intervals() -> pl.DataFrame:
+    """No rows (made once: a frame of 40 empty columns costs as much as one of rows)."""
+    return pl.DataFrame(schema=INTERVAL_SCHEMA)
 
 
 def problems(result: ReadResult, path: Path) -> list[InputError]:
