@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pypdf import PdfReader
@@ -177,21 +178,33 @@ def test_failed_build_leaves_earlier_output_untouched(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "report"]
 
 
-def test_a_refused_report_starts_no_vega_process(
+def test_a_refused_report_kills_the_vega_process_it_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Vega's process (≈ 0.8 s to start, and waited for at exit) starts only once the
-    report is accepted: a refusal answers at once."""
+    """Vega's process starts (≈ 0.8 s) while the report is read; a refusal kills it, so
+    the command answers without waiting at exit for the engine's start."""
+    import signal
+
     from pipeline import vlrender
 
-    started: list[bool] = []
-    monkeypatch.setattr(vlrender, "renderer", lambda: started.append(True))
+    vlrender.stop()  # this test process's own, if an earlier test started one
+    killed: list[Any] = []
+    real_stop = vlrender.stop
+
+    def stop() -> None:
+        killed.extend(vlrender.renderer().vega._processes.values())
+        real_stop()
+
+    monkeypatch.setattr(vlrender, "stop", stop)
     report = tmp_path / "report"
     shutil.copytree(FS840, report)
     (report / "raw" / "fs840.iogen.csv").write_text("host;test\nx;y;z\n", encoding="utf-8")
     with pytest.raises(InputErrors):
         build(report, tmp_path / "out")
-    assert started == []
+    assert len(killed) == 1
+    killed[0].join(timeout=30)
+    assert killed[0].exitcode == -signal.SIGKILL
+    assert vlrender.renderer.cache_info().currsize == 0  # the next build starts a new one
 
 
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
