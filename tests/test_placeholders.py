@@ -48,6 +48,12 @@ WRONG = {
         "the number inf is beyond",
     ),
     "300 minus signs": ("{{ " + "-" * 300 + "1 }}", "nested too deeply"),
+    # a directive ended the list or quote it stood in (an empty item, the table after it)
+    "table in a list item": ('- {{ table("min_latency") }}', "inside a list, a quote"),
+    "chart in a quote": ('> {{ chart("standard_random_4k") }}', "inside a list, a quote"),
+    "table indented": ('  {{ table("min_latency") }}', "or indented"),
+    "table in a sentence": ('See {{ table("min_latency") }} here.', "a sentence"),
+    "text after a chart": ('{{ chart("standard_random_4k") }} shows it.', "a sentence"),
     "3000 parentheses": ("{{ " + "(" * 3000 + "1" + ")" * 3000 + " }}", "nested too deeply"),
     "5000 digits": ("{{ " + "9" * 5000 + " }}", "more than 30 digits"),
     "call as argument": ('{{ chart(value("cost", "FS 900", "price_per_tb")) }}', "arguments"),
@@ -68,6 +74,23 @@ def test_wrong_placeholder_names_file_and_line(text: str, said: str, tmp_path: P
     assert isinstance(error, InputError)
     assert error.path == section and error.where == f"line {lines + 1}", error
     assert said in str(error), error
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{{ table("min_latency") }}   ',
+        'Text before,\n{{ table("min_latency") }}\nand after.',
+        'Windows lines.\r\n{{ table("min_latency") }}\r\n',
+        '{{ table("min_latency") }}{{ chart("standard_random_4k") }}',
+    ],
+)
+def test_a_directive_at_the_start_of_its_own_line_is_placed(text: str, tmp_path: Path) -> None:
+    report = Path(shutil.copytree(FS840, tmp_path / "report"))
+    _conclusion_with(report, text)
+    ctx = prepare(report)
+    placed = ctx.filled["en"]["conclusion"].placed
+    assert ("table", "min_latency") in placed
 
 
 def _conclusion_with(report: Path, text: str) -> tuple[Path, int]:
@@ -143,7 +166,7 @@ def test_a_chart_not_drawn_is_named_as_such_where_a_text_places_it() -> None:
     not 'no chart' with a list that lacks it."""
     values = narrative.Values.__new__(narrative.Values)
     values.placeable = {"table": [], "chart": ["standard_random_4k"], "not drawn": ["flat_x"]}
-    values.placed = []
+    values.placed, values.lines = [], []
     with pytest.raises(ValueError, match="chart 'flat_x' is not drawn: each of its lines"):
         values.place("chart", "flat_x")
     with pytest.raises(ValueError, match="no chart 'nothing'"):

@@ -286,6 +286,7 @@ class Values:
         self.report = report
         self.points = points
         self.placed: list[tuple[str, str]] = []
+        self.lines: list[int] = []  # the section's line of each directive placed
 
     def place(self, kind: str, name: str) -> Markup:
         """A directive: put table or chart ``name`` here (and not at its default place)."""
@@ -299,6 +300,7 @@ class Values:
         if (kind, name) in self.placed:
             raise ValueError(f"{kind} {name!r} is placed already in this section")
         self.placed.append((kind, name))
+        self.lines.append(_stack_line())
         return Markup(f"\n\n{marker(len(self.placed) - 1, _FILLING)}\n\n")
 
     def _row(
@@ -720,12 +722,13 @@ def compile_section(section: Section) -> jinja2.Template:
 def fill(section: Section, values: Values) -> Filled:
     """Resolve the placeholders of one section, or fail naming file and line."""
     template = compile_section(section)
-    values.placed = []
+    values.placed, values.lines = [], []
     budget = _BUDGET.set(_Budget(time.monotonic() + RENDER_SECONDS))
     old: list[tuple[int, str, str]] = []
     noted = _DEPRECATED.set(old)
     try:
         text = template.render(values.context())
+        _placed_alone(section, text, values.lines)
         found = [Deprecated(section.path, *o) for o in dict.fromkeys(old)]
         own = token(text.replace(_FILLING, ""))
         return Filled(section.path, text.replace(_FILLING, own), values.placed, found, own)
@@ -748,6 +751,25 @@ def fill(section: Section, values: Values) -> Filled:
     finally:
         _BUDGET.reset(budget)
         _DEPRECATED.reset(noted)
+
+
+def _placed_alone(section: Section, text: str, lines: list[int]) -> None:
+    """Each directive begins its line and nothing follows it there. After a list item's or
+    a quote's mark ("- {{ table(...) }}", "> ...") the table ended the list or quote (an
+    empty item, the table after it); indented under an item, it ended the item; inside a
+    sentence, it split it."""
+    for index, line in enumerate(lines):
+        mark = f"\n\n{marker(index, _FILLING)}\n\n"
+        at = text.index(mark)
+        after = text[at + len(mark) :].split("\n", 1)[0]
+        if (at and text[at - 1] != "\n") or after.strip():
+            raise InputError(
+                section.path,
+                f"line {line}",
+                "a table or chart placed inside a list, a quote or a sentence, or indented",
+                "put {{ table(...) }} or {{ chart(...) }} at the start of a line of its own, "
+                "with an empty line before and after",
+            )
 
 
 def _stack_line() -> int:
