@@ -33,22 +33,26 @@ def _files(folder: Path) -> list[Path]:
     )
 
 
-def _summary(result: ReadResult) -> tuple[object, ...]:
+def _summary(result: ReadResult) -> str:
+    """Everything a result says, as text: ``repr`` tells -0.0 from 0.0 and 1 from 1.0,
+    where ``==`` takes them as the same."""
     rows = result.intervals.to_dicts()
-    return (
-        rows,
-        [str(r) for r in result.rejects],
-        result.notes,
-        result.records_read,
-        result.accepted,
-        result.run_time,
-        result.source,
-        result.format,
-        result.path,
-        result.sidecars,
-        result.reference,
-        result.seen,
-        result.skipped,
+    return repr(
+        (
+            rows,
+            [str(r) for r in result.rejects],
+            result.notes,
+            result.records_read,
+            result.accepted,
+            result.run_time,
+            result.source,
+            result.format,
+            result.path,
+            result.sidecars,
+            result.reference,
+            result.seen,
+            result.skipped,
+        )
     )
 
 
@@ -95,6 +99,19 @@ def test_read_many_reads_every_fixture_as_one_by_one() -> None:
             assert _summary(outcome) == _summary(slow), job[0]
         else:
             assert not isinstance(outcome, ReadResult)
+
+
+def test_the_profile_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The profiles found by their options' text are forgotten when the cache is full: a
+    long-lived process does not keep every job it read; the rows are the same."""
+    from pipeline.ingest import fio_fast
+
+    monkeypatch.setattr(fio_fast, "CACHE_SIZE", 2)
+    fio_fast._CACHE.clear()
+    paths = _files(DATA / "fio-sweep")
+    jobs: list[ingest.Job] = [(p, ReadOptions(label=p.name, root=p.parent), None) for p in paths]
+    assert _compare(jobs) == len(paths)
+    assert 0 < len(fio_fast._CACHE) <= 2
 
 
 def _hosts(tmp: Path, names: list[str], total: bool) -> Path:

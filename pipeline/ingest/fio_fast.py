@@ -228,6 +228,9 @@ def _lines(data: bytes, start: int, count: int) -> list[int] | None:
 
 _Profile = tuple[dict[str, Any], list[str]] | None  # a profile and its notes, or refused
 _CACHE: dict[tuple[bytes, str, bytes], _Profile] = {}
+# profiles kept at most: emptied when full, so a long-lived process (a test run, a lab's
+# archive read file by file) does not keep every job's options it ever read
+CACHE_SIZE = 4096
 _OPTIONS = msgspec.json.Decoder(dict[str, str])
 
 
@@ -248,6 +251,8 @@ def _profiles(
         key = (glob, record.jobname, bytes(record.options))
         found = _CACHE.get(key, _UNKNOWN)
         if found is _UNKNOWN:
+            if len(_CACHE) >= CACHE_SIZE:
+                _CACHE.clear()
             found = _CACHE[key] = _resolve(file, key)
         if found is None:
             return None
