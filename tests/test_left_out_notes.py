@@ -60,3 +60,33 @@ def test_a_grid_column_of_one_depth_is_named(tmp_path: Path) -> None:
     assert "4K random: IOPS against queue depth, parallelism 8" in en
     de = left_out_note(ctx.left_out(), ctx.formatter("de"))
     assert "IOPS über der Queue Depth, Parallelität 8" in de
+
+
+def test_a_flat_chart_gets_its_stand_in_where_the_kind_is_drawn_for_others(
+    fs840: ReportContext,
+) -> None:
+    """report.toml asks for standard charts and 4K's queue-depth chart; 8K is measured at
+    one parallelism over three depths, so its standard charts are flat. Its queue-depth
+    chart stands in (it was not drawn, the kind being drawn for 4K, and 8K was named as
+    left out with its data in no chart)."""
+    from pipeline.config import ChartSpec
+
+    random = pl.col("access") == "random"
+    points = fs840.dataset.points
+    four = points.filter(random & (pl.col("block_size") == 4096))
+    eight = points.filter(random & (pl.col("block_size") == 8192) & (pl.col("parallelism") == 1))
+    depths = [
+        f.with_columns(queue_depth=pl.lit(d, pl.Int64)) for f in (four, eight) for d in (1, 4)
+    ]
+    report = fs840.report.model_copy(
+        update={
+            "charts": [
+                ChartSpec(kind="standard"),
+                ChartSpec(kind="queue_depth", profiles=["4K random"]),
+            ]
+        }
+    )
+    where = fs840.folder / "report.toml"
+    drawn = [r.stem for r in chart_plan(report, pl.concat(depths), where)]
+    assert "queue_depth_random_8k" in drawn and "queue_depth_random_4k" in drawn
+    assert not [r.stem for r in left_out(report, pl.concat(depths), where) if "8k" in r.stem]

@@ -300,10 +300,8 @@ def _drawn(
 ) -> list[ChartRef]:
     """The charts of ``planned`` that are drawn, and the stand-ins of the flat ones."""
     refs = [r for r in planned if not planning.flat(r)]
-    drawn = {r.kind for r in refs}
-    for ref in planned:
-        instead = ref.chart.instead
-        if planning.flat(ref) and instead and instead not in drawn:
+    for ref in planned:  # a stand-in for each flat chart whose profile has none drawn yet
+        if planning.flat(ref) and ref.chart.instead and not _stood_in(planning, ref, refs):
             refs += [r for r in _instead(planning, ref, report) if not planning.flat(r)]
     refs = [replace(r, timed=_timed(r, planning.points)) for r in dict.fromkeys(refs)]
     _distinct_stems(refs, where)
