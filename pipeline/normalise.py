@@ -44,9 +44,18 @@ def _sum_or_null(name: str) -> pl.Expr:
 
 def _upper_bounds() -> list[pl.Expr]:
     """Maximum and percentiles cannot be combined exactly from summaries: keep the largest
-    (an upper bound; exact when one record makes the point, e.g. fio group_reporting)."""
+    (an upper bound; exact when one record makes the point, e.g. fio group_reporting);
+    percentiles of fio's completion latency where any record's are (``_percentile_of``)."""
     names = ["lat_max_us", *(f"lat_{p}_us" for p in PERCENTILES)]
-    return [pl.col(n).max() for n in names]
+    return [*(pl.col(n).max() for n in names), _percentile_of()]
+
+
+def _percentile_of() -> pl.Expr:
+    """What the percentiles of several records are of: "clat" where any record's are
+    (the lesser claim), else theirs."""
+    of = pl.col("percentile_of")
+    clat = pl.when((of == "clat").any()).then(pl.lit("clat"))
+    return clat.otherwise(of.drop_nulls().first()).alias("percentile_of")
 
 
 def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
@@ -249,12 +258,14 @@ def _whole_run(points: pl.DataFrame, intervals: pl.DataFrame, finals: pl.DataFra
     record, e.g. group_reporting; else the largest, an upper bound)."""
     key = [*POINT_KEY, "host", "source"]
     own = finals.join(intervals.select(key).unique(), on=key, how="semi", nulls_equal=True)
-    found = own.group_by(list(POINT_KEY)).agg(pl.col(n).max() for n in _PERCENTILE_COLUMNS)
+    found = own.group_by(list(POINT_KEY)).agg(
+        *(pl.col(n).max() for n in _PERCENTILE_COLUMNS), _percentile_of()
+    )
     missing = pl.all_horizontal(pl.col(n).is_null() for n in _PERCENTILE_COLUMNS)
     joined = points.join(found, on=list(POINT_KEY), how="left", suffix="_run", nulls_equal=True)
     return joined.with_columns(
         pl.when(missing).then(pl.col(f"{n}_run")).otherwise(pl.col(n)).alias(n)
-        for n in _PERCENTILE_COLUMNS
+        for n in (*_PERCENTILE_COLUMNS, "percentile_of")
     ).select(points.columns)
 
 

@@ -15,6 +15,9 @@ Schema history (bump SCHEMA_VERSION and note the change here):
   4 — 2026-11-25: the nullable profile (a named workload mix: Iometer's "File Server",
       report.toml [[profiles]]) joins the point key; empty for a profile known by its
       block size, access and read share alone.
+  5 — 2026-11-29: the nullable percentile_of: what the latency percentiles are of, "lat"
+      (the service time, as lat_mean_us) or "clat" (fio's completion latency, without
+      the submission latency: fio's default), empty without percentiles.
 """
 
 from __future__ import annotations
@@ -29,10 +32,10 @@ import polars as pl
 from pipeline.inputs import CONTROL
 from pipeline.units import Access
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # the versions a dataset may have to be read: 2 lacks the nullable attributes of 3, 3 the
-# profile name of 4 (empty)
-READABLE_VERSIONS = ("2", "3", "4")
+# profile name of 4 (empty), 4 what its percentiles are of (empty: not known)
+READABLE_VERSIONS = ("2", "3", "4", "5")
 METADATA_KEY = "iopress.schema_version"
 
 Check = Callable[[pl.Expr], pl.Expr]
@@ -52,6 +55,13 @@ def _percent(e: pl.Expr) -> pl.Expr:
 
 def _access(e: pl.Expr) -> pl.Expr:
     return e.is_in(list(get_args(Access)))
+
+
+LATENCY_KINDS = ("lat", "clat")  # percentile_of: fio's names of the two
+
+
+def _latency_kind(e: pl.Expr) -> pl.Expr:
+    return e.is_in(list(LATENCY_KINDS))
 
 
 MAX_NAME = 256  # characters of a name taken from data (a host name has at most 253)
@@ -114,6 +124,9 @@ _MEASURES = [
         Field(f"lat_{p}_us", pl.Float64, "µs", f"field.lat_{p}_us", _positive, True)
         for p in ("p50", "p90", "p99", "p999", "p9999")
     ),
+    # what the percentiles are of: the service time ("lat", as lat_mean_us) or fio's
+    # completion latency ("clat": without the submission latency, fio's default)
+    Field("percentile_of", pl.String, "", "field.percentile_of", _latency_kind, True),
 ]
 
 PERCENTILES: dict[str, float] = {

@@ -522,6 +522,7 @@ def test_tiny_example_runs_first_time_on_a_new_file_and_equals_fio(tmp_path: Pat
         assert row["iops"] == pytest.approx(iops, rel=1e-9), _snapshots(raw)
         assert _same_latency(row["lat_mean_us"], raw)
         assert row["lat_p99_us"] == pytest.approx(_fio_p99(raw), rel=1e-9)
+        assert row["percentile_of"] == "lat"
     perf = pl.read_csv(out / "tables" / "performance.csv").filter(pl.col("kind") == "maximum")
     assert perf.height == 2  # one per queue depth
     for row in perf.iter_rows(named=True):
@@ -538,9 +539,10 @@ def test_tiny_example_runs_first_time_on_a_new_file_and_equals_fio(tmp_path: Pat
 
 
 def _fio_p99(result: Path) -> float:
-    """p99 of fio's final document's read clat (µs), as fio computed it."""
+    """p99 of fio's final document's read lat (µs), as fio computed it: the job asks for
+    percentiles of the service time (lat_percentiles=1)."""
     read = _final(result)["jobs"][0]["read"]
-    return float(read["clat_ns"]["percentile"]["99.000000"]) / 1000
+    return float(read["lat_ns"]["percentile"]["99.000000"]) / 1000
 
 
 @pytest.fixture

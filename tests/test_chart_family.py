@@ -117,7 +117,7 @@ def test_histogram_from_jsonplus_bins(a800: ReportContext) -> None:
     ref = ChartRef("histogram", "h", "", 0, source=str(DATA / "fio" / "jsonplus.json"))
     bins = latency_bins(DATA / "fio" / "jsonplus.json", 0)
     spec = draw(ref, a800.dataset.points, bins, a800.formatter("de")).to_dict()
-    assert spec["title"] == "Latenzverteilung"
+    assert spec["title"] == "Verteilung der Completion Latency (fio clat)"
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["x"]["scale"]["type"] == "log"
     assert sum(v["count"] for v in spec["datasets"][spec["data"]["name"]]) > 0

@@ -46,6 +46,19 @@ def test_write_and_read_back_with_version_and_accounting(tmp_path: Path) -> None
     assert read_intervals(tmp_path / "d.parquet").height == 8
 
 
+def test_a_version_4_dataset_reads_with_its_percentiles_of_nothing_known(
+    tmp_path: Path,
+) -> None:
+    """Schema 5 added percentile_of; a dataset written before it still reads, the column
+    empty (what its percentiles were of is not known)."""
+    dataset = combine([_dataset()[0]])
+    path = tmp_path / "v4.parquet"
+    dataset.points.drop("percentile_of").write_parquet(path, metadata={METADATA_KEY: "4"})
+    points = read_points(path)
+    assert points.columns == [f.name for f in POINT_FIELDS]
+    assert points["percentile_of"].null_count() == points.height == 2
+
+
 def test_unknown_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "old.parquet"
     pl.DataFrame({"a": [1]}).write_parquet(path, metadata={METADATA_KEY: "0"})

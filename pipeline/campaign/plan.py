@@ -110,6 +110,9 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
         f"filename={':'.join(t.path for t in campaign.targets)}",
         *([f"size={campaign.targets[0].size}"] if campaign.targets[0].size else []),
         "group_reporting=1",
+        # percentiles of the service time (lat), as the mean: fio's default are of the
+        # completion latency alone (clat, without the submission latency)
+        "lat_percentiles=1",
         f"numjobs={point.level}",
         f"iodepth={point.queue_depth}",
         f"bs={parse_block_size(point.block)}",

@@ -286,8 +286,11 @@ def stability_chart(
 def percentiles_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
-    """Latency percentiles p50…p99.99 against parallelism. ``points``: one profile."""
+    """Latency percentiles p50…p99.99 against parallelism. ``points``: one profile; where
+    some are of fio's completion latency (``schema``: percentile_of), the title and axis
+    say so."""
     unit = axis_unit("percentiles", fmt)
+    clat = "percentile_of" in points.columns and bool((points["percentile_of"] == "clat").any())
     names = [f"lat_{p}_us" for p in PERCENTILES]
     labels = {f"lat_{p}_us": f"p{v:g}" for p, v in PERCENTILES.items()}
     data = (
@@ -308,7 +311,7 @@ def percentiles_chart(
             x=_parallelism_x(points, fmt),
             y=alt.Y(
                 "latency:Q",
-                title=fmt.axis_title(unit),
+                title=fmt.t("chart.clat", unit=fmt.symbol(unit)) if clat else fmt.axis_title(unit),
                 scale=(scale := log_scale(data["latency"].to_list())),
                 axis=value_axis(data["latency"].to_list(), latency_places(unit), scale),
             ),
@@ -324,7 +327,8 @@ def percentiles_chart(
         )
         .properties(width=460, height=260)
     )
-    return finish(chart, _profile_title(points, fmt, "chart.percentiles_title"), fmt)
+    title = "chart.percentiles_clat_title" if clat else "chart.percentiles_title"
+    return finish(chart, _profile_title(points, fmt, title), fmt)
 
 
 def histogram_chart(

@@ -140,6 +140,9 @@ def _figures(span: Span, measured: Measured) -> dict[str, Any]:
         figures[f"{direction}_lat_mean_us"] = _us(lat) if ios else None
     for name, value in _percentiles(span, measured).items():
         figures["lat_max_us" if name == "max" else f"lat_{name}_us"] = _us(value)
+    # DiskSpd's percentiles are of the whole time of each I/O, as its mean
+    shown = any(figures.get(f"lat_{name}_us") is not None for name in PERCENTILE_NAMES[:-1])
+    figures["percentile_of"] = "lat" if shown else None
     return figures
 
 

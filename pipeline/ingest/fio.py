@@ -373,6 +373,8 @@ def cross_check_note(theirs: float, ours: float) -> str:
 
 
 _NO_PERCENTILES: dict[str, float | None] = {f"lat_{name}_us": None for name in PERCENTILES}
+# the row's percentile columns without a table: the figures and what they are of
+_NO_TABLE: dict[str, float | str | None] = {**_NO_PERCENTILES, "percentile_of": None}
 _LATENCY = (*fio_status.LATENCY_KEYS, "slat_ns", "slat")
 # names ending in _ns are fio 3.x nanoseconds, the others fio 2.x microseconds
 _SCALE = {key: TIME_UNITS_US["ns"] if key.endswith("_ns") else 1.0 for key in _LATENCY}
@@ -385,7 +387,7 @@ class _Direction(NamedTuple):
     runtime_s: float = 0.0
     lat_us: float | None = None
     lat_max_us: float | None = None
-    percentiles: dict[str, float | None] = _NO_PERCENTILES  # the row's columns
+    percentiles: dict[str, float | str | None] = _NO_TABLE  # the row's columns
 
 
 def _finite_float(value: object) -> bool:
@@ -434,28 +436,37 @@ def _clat_plus_slat(d: dict[str, Any], where: str) -> float | None:
 
 
 _PERCENTILE_SOURCES = ("lat_ns", "clat_ns", "lat", "clat")
+# what a table's percentiles are of: the service time (lat, fio's lat_percentiles=1), else
+# the completion latency (clat: fio's default, without the submission latency)
+_LATENCY_OF = {"lat_ns": "lat", "lat": "lat", "clat_ns": "clat", "clat": "clat"}
 
 
 _PERCENTILE_COLUMNS = tuple(zip(_NO_PERCENTILES, FIO_PERCENTILE_KEYS, strict=True))
 
 
-def _percentiles(d: dict[str, Any], where: str) -> dict[str, float | None]:
+def _percentiles(d: dict[str, Any], where: str) -> dict[str, float | str | None]:
     """The row's percentile columns (None where fio has none above 0), from the first
-    statistics with a percentile table and I/O."""
+    statistics with a percentile table and I/O, and what they are of (``_LATENCY_OF``)."""
     for key in _PERCENTILE_SOURCES:
         stats = d.get(key)
         if not isinstance(stats, dict) or not isinstance(table := stats.get("percentile"), dict):
             continue
         if _num(stats, "mean", f"{where}.{key}") > 0:
-            scale = _SCALE[key]
-            out: dict[str, float | None] = {}
-            for column, fio_key in _PERCENTILE_COLUMNS:
-                value: Any = table.get(fio_key)
-                if not _finite_float(value):
-                    return _percentiles_by_value(table, scale, where)
-                out[column] = value * scale if value > 0 else None
-            return out
-    return _NO_PERCENTILES
+            found = _table(table, _SCALE[key], where)
+            of = _LATENCY_OF[key] if any(v is not None for v in found.values()) else None
+            return {**found, "percentile_of": of}
+    return _NO_TABLE
+
+
+def _table(table: dict[str, Any], scale: float, where: str) -> dict[str, float | None]:
+    """A percentile table's figures in µs, read by fio's keys."""
+    out: dict[str, float | None] = {}
+    for column, fio_key in _PERCENTILE_COLUMNS:
+        value: Any = table.get(fio_key)
+        if not _finite_float(value):
+            return _percentiles_by_value(table, scale, where)
+        out[column] = value * scale if value > 0 else None
+    return out
 
 
 def _percentiles_by_value(
@@ -541,7 +552,7 @@ def _measures(record: dict[str, Any], within_run: bool = False) -> dict[str, Any
         "read_lat_mean_us": read.lat_us if read.iops > 0 else None,
         "write_lat_mean_us": write.lat_us if write.iops > 0 else None,
         "lat_max_us": max(first.lat_max_us or 0.0, last.lat_max_us or 0.0) or None,
-        **(_NO_PERCENTILES if two else first.percentiles),
+        **(_NO_TABLE if two else first.percentiles),
         "interval_s": runtime,
     }
 
@@ -555,7 +566,7 @@ _NOTHING: dict[str, Any] = {
     **dict.fromkeys(("iops", "bytes_per_s", "read_iops", "write_iops"), 0.0),
     **dict.fromkeys(("read_bytes_per_s", "write_bytes_per_s"), 0.0),
     **dict.fromkeys(("lat_mean_us", "read_lat_mean_us", "write_lat_mean_us", "lat_max_us")),
-    **_NO_PERCENTILES,
+    **_NO_TABLE,
 }
 
 

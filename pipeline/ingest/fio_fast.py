@@ -322,7 +322,7 @@ def _columns(parsed: list[_Parsed]) -> dict[str, list[Any]]:
 
 _SIDE_COLUMNS = (
     *("iops", "bw_bytes", "bw", "runtime", "total_ios", "lat", "lat_max"),
-    *("clat_set", "clat", "slat", *(f"p{j}" for j in range(len(_PCT_KEYS)))),
+    *("clat_set", "clat", "slat", *(f"p{j}" for j in range(len(_PCT_KEYS))), "pof"),
 )
 
 
@@ -347,16 +347,16 @@ def _side_columns(sides: list[_Side]) -> dict[str, list[Any]]:
     return dict(zip(_SIDE_COLUMNS, map(list, zip(*rows, strict=True)), strict=True))
 
 
-_NO_TABLE = (None,) * len(_PCT_KEYS)
+_NO_TABLE = (None,) * (len(_PCT_KEYS) + 1)
 
 
-def _table(side: _Side) -> tuple[float | None, ...]:
+def _table(side: _Side) -> tuple[float | str | None, ...]:
     """The raw percentiles of the first statistics with a table and a mean above 0
-    (``fio._percentiles``); None where none has."""
-    for stats in (side.lat_ns, side.clat_ns):
+    (``fio._percentiles``) and what they are of; None where none has."""
+    for stats, of in ((side.lat_ns, "lat"), (side.clat_ns, "clat")):
         if stats and stats.percentile and stats.mean > 0:
             t = stats.percentile
-            return t.p50, t.p90, t.p99, t.p999, t.p9999
+            return t.p50, t.p90, t.p99, t.p999, t.p9999, of
     return _NO_TABLE
 
 
@@ -374,7 +374,7 @@ def _frame(parsed: list[_Parsed]) -> pl.DataFrame:
     cols |= dict(zip(names, map(list, zip(*heads, strict=True)), strict=True))
     cols["_ms"] = [MS_PER_S] * len(heads)
     types: dict[str, Any] = {
-        k: pl.Boolean if k.endswith(_FLAGS) else pl.Float64
+        k: pl.Boolean if k.endswith(_FLAGS) else pl.String if k.endswith("_pof") else pl.Float64
         for k in cols
         if k.startswith(("_read_", "_write_", "_usr", "_sys"))
     }
@@ -445,6 +445,9 @@ def _direction(d: str) -> list[pl.Expr]:
         pl.when((iops > 0) & stat).then(c("lat_max") * SCALE).alias(f"{d}_max"),
         ok.alias(f"{d}_ok"),
         *(p.alias(f"{d}_p{j}") for j, p in enumerate(pct)),
+        pl.when(pl.any_horizontal(*(p.is_not_null() for p in pct)))
+        .then(c("pof"))
+        .alias(f"{d}_pof"),
     ]
 
 
@@ -492,6 +495,7 @@ def _measures() -> list[pl.Expr]:
         pl.col("write_lat").alias("write_lat_mean_us"),
         pl.when(most != 0).then(most).alias("lat_max_us"),
         *(pl.when(~two).then(_pick(True, f"p{j}")).alias(c) for j, c in enumerate(_PCT_COLUMNS)),
+        pl.when(~two).then(_pick(True, "pof")).alias("percentile_of"),
         ran.alias("interval_s"),
         cpu.alias("cpu_pct"),
         pl.concat_str(host, port.fill_null("")).alias("host"),

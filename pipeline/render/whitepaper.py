@@ -269,6 +269,8 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     spread = ctx.dataset.points.filter(pl.col("lat_p99_us").is_not_null())["hosts"].max()
     if "percentiles" in kinds and isinstance(spread, int) and spread > 1:
         found.append(fmt.t("method.percentiles_hosts"))  # fio's maps do not add up
+    if any(ref.clat for ref in ctx.charts):
+        found.append(fmt.t("method.percentiles_clat"))  # below the mean they may lie
     return found
 
 

@@ -53,6 +53,7 @@ class ChartRef:
     palette: Palette = HOUSE  # the document's colours
     pairs: tuple[Pair, ...] = ()  # frontend_backend: the declared pairs
     timed: bool = True  # some point of it has a latency (CrystalDiskMark 3 to 6: none)
+    clat: bool = False  # percentiles: some of fio's completion latency (``schema``)
 
     @property
     def chart(self) -> kinds.Chart:
@@ -303,7 +304,8 @@ def _drawn(
     for ref in planned:  # a stand-in for each flat chart whose profile has none drawn yet
         if planning.flat(ref) and ref.chart.instead and not _stood_in(planning, ref, refs):
             refs += [r for r in _instead(planning, ref, report) if not planning.flat(r)]
-    refs = [replace(r, timed=_timed(r, planning.points)) for r in dict.fromkeys(refs)]
+    points = planning.points
+    refs = [replace(r, timed=_timed(r, points), clat=_clat(r, points)) for r in dict.fromkeys(refs)]
     _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
@@ -313,6 +315,13 @@ def _timed(ref: ChartRef, points: pl.DataFrame) -> bool:
     return ref.chart.takes != "points" or bool(
         points_for(points, ref)["lat_mean_us"].is_not_null().any()
     )
+
+
+def _clat(ref: ChartRef, points: pl.DataFrame) -> bool:
+    """A percentile chart some of whose percentiles are of fio's completion latency."""
+    if ref.kind != "percentiles" or "percentile_of" not in points.columns:
+        return False
+    return bool((points_for(points, ref)["percentile_of"] == "clat").any())
 
 
 def _instead(planning: _Planning, ref: ChartRef, report: Report) -> list[ChartRef]:
@@ -512,6 +521,19 @@ UNTIMED = {
 }
 
 
+# a percentile chart's words -> those for percentiles of fio's completion latency (clat)
+CLAT = {
+    "chart.percentiles_title": "chart.percentiles_clat_title",
+    "chart.alt_percentiles": "chart.alt_percentiles_clat",
+}
+
+
+def _words_of(key: str, ref: ChartRef) -> str:
+    """``words_key`` of a chart, and the words of completion-latency percentiles."""
+    key = words_key(key, ref.timed)
+    return CLAT.get(key, key) if ref.clat else key
+
+
 def words_key(key: str, timed: bool) -> str:
     """``key``, or its words without the service time where the chart (or, for the
     method's, notes' and definitions' general words, the document) has none."""
@@ -526,14 +548,14 @@ def has_latency(points: pl.DataFrame) -> bool:
 
 def chart_caption(ref: ChartRef, fmt: Formatter) -> str:
     """The caption of a chart: the same words as its title, plus the setup where several."""
-    title = words_key(ref.chart.title, ref.timed)
+    title = _words_of(ref.chart.title, ref)
     caption = _levels(fmt.t(title, **_words(ref, fmt)), ref, fmt)
     several = len(fmt.setups) > 1
     return f"{caption} – {fmt.setup(ref.setup)}" if ref.setup and several else caption
 
 
 def chart_alt(ref: ChartRef, fmt: Formatter) -> str:
-    alt = fmt.t(words_key(ref.chart.alt, ref.timed), **_words(ref, fmt))
+    alt = fmt.t(_words_of(ref.chart.alt, ref), **_words(ref, fmt))
     if ref.kind == "standard":
         return alt if ref.queue_depth is None else _levels(alt.rstrip("."), ref, fmt)
     return f"{chart_caption(ref, fmt)}. {alt}"
