@@ -18,7 +18,7 @@ from pipeline.report import datasheet_view as D
 from pipeline.report import views as V
 from pipeline.report.context import ReportContext
 from pipeline.report.datasheet_view import Profile
-from tests.conftest import FS840, ROOT, pdf_text
+from tests.conftest import DATA, FS840, ROOT, pdf_text
 
 
 def _text(path: Path) -> str:
@@ -195,3 +195,20 @@ def test_the_datasheet_shows_the_whitepapers_cells(
         assert len(limits) == len(sheet.limits) > 0
         for item, (profile, _) in zip(limits, sheet.limits, strict=True):
             assert item.value == _whitepaper_cell(ctx, "iops_at_latency", profile, lang)
+
+
+def test_the_datasheet_says_the_parallelism_is_per_server_where_several() -> None:
+    """ "1,008,045 IOPS, 256 processes" of fs840 ran on 2 servers at once (256 each): the
+    datasheet says so beside the figures, in the words of servers or VMs; a load from one
+    server needs no word."""
+    from pipeline.render.datasheet import _notice
+
+    ctx = prepare(FS840)
+    sheet = D.sheet(ctx)
+    assert sheet.hosts == 2
+    en, de = (_notice(ctx, sheet, ctx.formatter(lang)) for lang in ("en", "de"))
+    assert "The load ran on 2 servers at once; the parallelism (P) is per server." in en
+    assert "gleichzeitig auf 2 Servern; die Parallelität (P) gilt pro Server." in de
+    one = prepare(DATA / "fio-levels" / "qd")
+    assert D.sheet(one).hosts == 1
+    assert "at once" not in _notice(one, D.sheet(one), one.formatter("en"))

@@ -199,12 +199,15 @@ def _typst_groups(sheet: Sheet, fmt: Formatter) -> str:
 
 
 def _notice(ctx: ReportContext, sheet: Sheet, fmt: Formatter) -> str:
-    """The setup and queue depth the page shows, where there is a choice; reconstructed."""
+    """The setup and queue depth the page shows, where there is a choice; on how many
+    servers the load ran, where on several (the parallelism is per server); reconstructed."""
     notice = ""
     if len(ctx.report.setups) > 1:
         notice = fmt.t("datasheet.setup_note", setup=fmt.setup(sheet.setup))
     if sheet.depth is not None:
         notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(sheet.depth))}".strip()
+    if sheet.hosts > 1:  # "16 processes" would read as all of them
+        notice = f"{notice} {fmt.t('datasheet.hosts_note', n=fmt.integer(sheet.hosts))}".strip()
     if ctx.report.reconstructed:
         notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
     return notice

@@ -60,6 +60,7 @@ class Sheet:
     spc1: Spc1Figures | None
     key_figures: list[tuple[Profile, dict[str, Row]]]  # speed, optimum, maximum by kind
     chart: ChartRef | None
+    hosts: int = 1  # the servers (VMs) the setup's load ran on at once, at most
 
 
 def setup(ctx: ReportContext) -> str:
@@ -175,7 +176,14 @@ def sheet(ctx: ReportContext) -> Sheet:
             for p in key_profiles(perf)
         ],
         chart=chart(ctx),
+        hosts=_hosts(ctx, setup(ctx)),
     )
+
+
+def _hosts(ctx: ReportContext, name: str) -> int:
+    """On how many servers (VMs) the setup's load ran at once, at most."""
+    found = ctx.dataset.points.filter(pl.col("setup") == name)["hosts"].max()
+    return found if isinstance(found, int) else 1
 
 
 def _rank(kind: str) -> int | None:
