@@ -598,3 +598,11 @@ def test_a_worker_process_does_not_import_the_main_module(tmp_path: Path) -> Non
         [sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["False", "3"]
+
+
+def test_the_page_header_names_the_version(fs840_build: BuildResult) -> None:
+    """The header printed "1.03" alone at the top right of every page, where it read as a
+    page number; it says "Version 1.03" (the title page's word)."""
+    for lang in ("en", "de"):
+        page = PdfReader(fs840_build.out / f"fs840.{lang}.pdf").pages[3].extract_text()
+        assert "Version 1.03" in page.splitlines()[0]
