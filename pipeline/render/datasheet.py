@@ -79,7 +79,8 @@ def _note(row: Row | None, fmt: Formatter, table: str) -> str:
 def limit_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
     items = []
     for p, row in sheet.limits:
-        limit = latency(fmt, "iops_at_latency", row["limit_us"], "limit_us")
+        # a figure and its unit on one line ("≤ 1,000" then "µs" alone on the next, before)
+        limit = latency(fmt, "iops_at_latency", row["limit_us"], "limit_us").replace(" ", "\u00a0")
         label = fmt.t(
             "datasheet.under",
             block=fmt.block(p.block),
