@@ -48,12 +48,8 @@ WRONG = {
         "the number inf is beyond",
     ),
     "300 minus signs": ("{{ " + "-" * 300 + "1 }}", "nested too deeply"),
-    # a directive ended the list or quote it stood in (an empty item, the table after it)
-    "table in a list item": ('- {{ table("min_latency") }}', "inside a list, a quote"),
-    "chart in a quote": ('> {{ chart("standard_random_4k") }}', "inside a list, a quote"),
-    "table indented": ('  {{ table("min_latency") }}', "or indented"),
-    "table in a sentence": ('See {{ table("min_latency") }} here.', "a sentence"),
-    "text after a chart": ('{{ chart("standard_random_4k") }} shows it.', "a sentence"),
+    # a directive on the line after a paragraph's split it (test_a_directive_not_alone…)
+    "a paragraph's next line": ('{{ table("min_latency") }}\nshows it.', "inside a paragraph"),
     "3000 parentheses": ("{{ " + "(" * 3000 + "1" + ")" * 3000 + " }}", "nested too deeply"),
     "5000 digits": ("{{ " + "9" * 5000 + " }}", "more than 30 digits"),
     "call as argument": ('{{ chart(value("cost", "FS 900", "price_per_tb")) }}', "arguments"),
@@ -79,15 +75,49 @@ def test_wrong_placeholder_names_file_and_line(text: str, said: str, tmp_path: P
 @pytest.mark.parametrize(
     "text",
     [
+        # it ended the list or quote it stood in (an empty item, the table after it)
+        '- {{ table("min_latency") }}',
+        '> {{ chart("standard_random_4k") }}',
+        '- item\n\n  {{ table("min_latency") }}',  # it ended the item
+        'See {{ table("min_latency") }} here.',  # a split sentence
+        '{{ chart("standard_random_4k") }} shows it.',
+        # it split the list, quote, table or paragraph beside it
+        '- one\n{{ table("min_latency") }}\n- two',  # two lists, the table between
+        '> one\n{{ table("min_latency") }}\n> two',  # two quotes
+        '| a |\n|---|\n{{ table("min_latency") }}\n| 1 |',  # its last rows as text
+        'As the table\n{{ table("min_latency") }}\nshows, it is low.',  # a split sentence
+    ],
+)
+def test_a_directive_not_alone_is_refused(text: str, tmp_path: Path) -> None:
+    report = Path(shutil.copytree(FS840, tmp_path / "report"))
+    section, first = _conclusion_with(report, "\n" + text)
+    with pytest.raises(InputErrors) as caught:
+        prepare(report)
+    [error] = caught.value.errors
+    assert (
+        error.path == section
+        and error.where == f"line {first + 1 + text.count(chr(10), 0, text.index('{{'))}"
+    )
+    assert "inside a paragraph, a list, a quote or a table" in str(error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         '{{ table("min_latency") }}   ',
-        'Text before,\n{{ table("min_latency") }}\nand after.',
-        'Windows lines.\r\n{{ table("min_latency") }}\r\n',
+        '## Latency\n{{ table("min_latency") }}\n\nText after.',
+        'Latency\n=======\n{{ table("min_latency") }}\n## Next',
+        'Windows lines.\r\n\r\n{{ table("min_latency") }}\r\n',
         '{{ table("min_latency") }}{{ chart("standard_random_4k") }}',
+        '{{ table("min_latency") }} {{ chart("standard_random_4k") }}',
+        'Text.\n\n{{- table("min_latency") -}}\n\nMore text.',
+        '{## the table ##} {{ table("min_latency") }}',
+        '{{ system }}\n{{ table("min_latency") }}\n{{ chart("standard_random_4k") }}',
     ],
 )
 def test_a_directive_at_the_start_of_its_own_line_is_placed(text: str, tmp_path: Path) -> None:
     report = Path(shutil.copytree(FS840, tmp_path / "report"))
-    _conclusion_with(report, text)
+    _conclusion_with(report, "\n" + text)  # after an empty line
     ctx = prepare(report)
     placed = ctx.filled["en"]["conclusion"].placed
     assert ("table", "min_latency") in placed

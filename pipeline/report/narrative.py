@@ -728,7 +728,7 @@ def fill(section: Section, values: Values) -> Filled:
     noted = _DEPRECATED.set(old)
     try:
         text = template.render(values.context())
-        _placed_alone(section, text, values.lines)
+        _placed_alone(section, values.lines)
         found = [Deprecated(section.path, *o) for o in dict.fromkeys(old)]
         own = token(text.replace(_FILLING, ""))
         return Filled(section.path, text.replace(_FILLING, own), values.placed, found, own)
@@ -753,23 +753,42 @@ def fill(section: Section, values: Values) -> Filled:
         _DEPRECATED.reset(noted)
 
 
-def _placed_alone(section: Section, text: str, lines: list[int]) -> None:
-    """Each directive begins its line and nothing follows it there. After a list item's or
-    a quote's mark ("- {{ table(...) }}", "> ...") the table ended the list or quote (an
-    empty item, the table after it); indented under an item, it ended the item; inside a
-    sentence, it split it."""
-    for index, line in enumerate(lines):
-        mark = f"\n\n{marker(index, _FILLING)}\n\n"
-        at = text.index(mark)
-        after = text[at + len(mark) :].split("\n", 1)[0]
-        if (at and text[at - 1] != "\n") or after.strip():
+# what a line of a text holds besides its placeholders and comments (kept as spaces, so
+# that a placeholder over several lines keeps the lines after it where they were)
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{##.*?##\}", re.S)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as jinja counts a section's lines
+_CLOSES_A_BLOCK = re.compile(r"\s{0,3}(#|=+\s*$|-+\s*$)")  # a heading, its underline, a rule
+
+
+def _placed_alone(section: Section, lines: list[int]) -> None:
+    """Each directive stands on a line of its own, not indented, between empty lines (or
+    placeholder lines, a heading, the text's start or end): a table or chart is a block of
+    the text's top level. After a list item's or quote's mark ("- {{ table(...) }}") it
+    ended the list or quote, leaving an empty item; indented under an item it ended the
+    item; on a line next to a paragraph, a list item, a quote or a table row it split them
+    in two (a table's rows after it printed as text)."""
+    source = _LINE_BREAK.split(section.text)
+    bare = _LINE_BREAK.split(
+        _PLACEHOLDER.sub(lambda m: re.sub(r"[^\r\n]", " ", m.group()), section.text)
+    )
+    for line in lines:
+        k = line - 1
+        neighbours = [n for n in (k - 1, k + 1) if 0 <= n < len(bare)]
+        alone = not bare[k].strip() and source[k][:1] not in (" ", "\t")
+        if not alone or not all(_apart(source[n], bare[n]) for n in neighbours):
             raise InputError(
                 section.path,
                 f"line {line}",
-                "a table or chart placed inside a list, a quote or a sentence, or indented",
+                "a table or chart placed inside a paragraph, a list, a quote or a table, "
+                "or indented",
                 "put {{ table(...) }} or {{ chart(...) }} at the start of a line of its own, "
                 "with an empty line before and after",
             )
+
+
+def _apart(source: str, bare: str) -> bool:
+    """A line beside a directive's that keeps it a block of its own."""
+    return not bare.strip() or bool(_CLOSES_A_BLOCK.match(source))
 
 
 def _stack_line() -> int:
