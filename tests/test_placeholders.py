@@ -98,7 +98,7 @@ def test_a_directive_not_alone_is_refused(text: str, tmp_path: Path) -> None:
         error.path == section
         and error.where == f"line {first + 1 + text.count(chr(10), 0, text.index('{{'))}"
     )
-    assert "inside a paragraph, a list, a quote or a table" in str(error)
+    assert "inside a paragraph, a list, a quote, a table or code" in str(error)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import BuildResult, build
-from pipeline.errors import InputError
+from pipeline.errors import InputError, InputErrors
 from pipeline.render import sanitize
 from tests.conftest import FS840, pdf_text
 
@@ -321,7 +321,10 @@ def test_a_table_placed_inside_code_is_refused(tmp_path: Path, placed: str) -> N
     summary = folder / "text" / "en" / "summary.md"
     text = summary.read_text(encoding="utf-8")
     summary.write_text(text.replace('{{ table("min_latency") }}', placed), encoding="utf-8")
-    with pytest.raises(InputError, match="a table or chart placed inside code") as refused:
+    # refused as the text is filled (its fence lines beside it), else by pandoc's tree
+    with pytest.raises(
+        (InputError, InputErrors), match=r"a table or chart placed inside .*code"
+    ) as refused:
         build(folder, tmp_path / "out")
     assert "text/en/summary.md" in str(refused.value)
 

@@ -779,8 +779,8 @@ def _placed_alone(section: Section, lines: list[int]) -> None:
             raise InputError(
                 section.path,
                 f"line {line}",
-                "a table or chart placed inside a paragraph, a list, a quote or a table, "
-                "or indented",
+                "a table or chart placed inside a paragraph, a list, a quote, a table or "
+                "code, or indented",
                 "put {{ table(...) }} or {{ chart(...) }} at the start of a line of its own, "
                 "with an empty line before and after",
             )
