@@ -106,6 +106,8 @@ class Formatter:
         # a named profile's name in the dataset (report.toml's in the tool's language) ->
         # its name in this document's language
         self.profile_names: dict[str, str] = {}
+        # the tools whose points give a CPU figure: fio's is of one worker, not the server
+        self.cpu_tools: frozenset[str] = frozenset()
 
     @property
     def region(self) -> str | None:

@@ -115,7 +115,7 @@ def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         [
             [Span(f.path)],
             [Span(fmt.integer(f.size))],
-            [Span(f.sha256[i : i + 16], "mono") for i in range(0, 64, 16)],
+            [Span(f.sha256[i : i + 32], "mono") for i in range(0, 64, 32)],
             [Span(_kind(f, groups, fmt))],
         ]
         for f in files
@@ -127,7 +127,11 @@ def files_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     )
     notes += [fmt.t("appendix.group_note")] if len(_folders(groups)) < len(groups) else []
     caption = fmt.t("appendix.files_caption")
-    return TableView("files", caption, header, rows, note=" ".join(notes), words=(2, 3))
+    # the SHA-256 in two lines of 32 digits, not four narrow ones beside a wide tool column
+    widths = ("4fr", "auto", "5fr", "2fr")
+    return TableView(
+        "files", caption, header, rows, note=" ".join(notes), words=(2, 3), widths=widths
+    )
 
 
 def _folders(groups: dict[str, int]) -> list[str]:
@@ -198,7 +202,11 @@ def validation_view(ctx: ReportContext, fmt: Formatter) -> TableView:
         more = fmt.t("validation.more", n=fmt.integer(len(ctx.problems) - MAX_PROBLEMS))
         rows.append([[Span(more)], [Span("")], [Span("")], [Span("")]])
     header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "where", "message")]
-    return TableView("validation", fmt.t("validation.caption"), header, rows, words=(1, 2, 3))
+    # rule and severity are a word or two; the place and the finding take the rest
+    widths = ("auto", "auto", "1fr", "2fr")
+    return TableView(
+        "validation", fmt.t("validation.caption"), header, rows, words=(1, 2, 3), widths=widths
+    )
 
 
 def rule_name(rule: str, fmt: Formatter) -> str:
@@ -224,7 +232,9 @@ def by_rule_view(ctx: ReportContext, fmt: Formatter) -> TableView:
     ]
     header = [fmt.t(f"validation.{k}") for k in ("rule", "severity", "count", "example")]
     caption = fmt.t("validation.by_rule_caption")
-    return TableView("validation", caption, header, rows, words=(1, 3))
+    # rule, severity and count are short; the first finding, a sentence, takes the rest
+    widths = ("auto", "auto", "auto", "1fr")
+    return TableView("validation", caption, header, rows, words=(1, 3), widths=widths)
 
 
 def steady_view(ctx: ReportContext, fmt: Formatter) -> TableView:

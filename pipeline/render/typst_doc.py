@@ -79,6 +79,8 @@ def table(view: TableView) -> str:
     # wide tables share the width, the label column taking a larger share
     first = "auto" if n <= 3 else f"{max(2, n // 4)}fr"
     cols = f"({first}, " + ", ".join(["1fr"] * n) + ")"
+    if view.widths:  # the view's own (validation: a sentence beside short words)
+        cols = "(" + ", ".join(view.widths) + ",)"
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
     small = "true" if n > 8 else "false"  # wide tables in a smaller font

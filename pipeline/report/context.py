@@ -72,6 +72,7 @@ def report_formatter(
     fmt.profile_names = names
     fmt.profiles = {k: names.get(v, v) for k, v in profile_names(points).items()}
     fmt.setups = setup_names(points, fmt)
+    fmt.cpu_tools = frozenset(points.filter(pl.col("cpu_pct").is_not_null())["tool"].unique())
     return fmt
 
 

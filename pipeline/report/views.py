@@ -40,6 +40,9 @@ class TableView:
     note: str = ""  # how to read the table, printed once after its section
     # columns of words, set left like the first; the others hold figures, set right
     words: tuple[int, ...] = ()
+    # typst column widths where the even share does not fit ("auto" for a short word, a
+    # share such as "1fr" for a sentence); empty: the first auto or wider, the rest even
+    widths: tuple[str, ...] = ()
 
     def left(self) -> list[bool]:
         """Per column: set left (words), else right (figures)."""
@@ -209,6 +212,18 @@ def _has_cpu(frame: pl.DataFrame) -> bool:
     return "cpu_pct" in frame.columns and frame["cpu_pct"].null_count() < frame.height
 
 
+def cpu_notes(fmt: Formatter) -> list[str]:
+    """What the tables' CPU figure is: the servers' load (IOgen, vdbench, ...), and for
+    fio the mean of one worker's CPU time in % of one core (fio's usr_cpu + sys_cpu of a
+    group: 12 % of 16 workers is about two cores busy)."""
+    plain = not fmt.cpu_tools or bool(fmt.cpu_tools - {"fio"})
+    fio = "fio" in fmt.cpu_tools
+    return [
+        *([fmt.t("table.cpu_note")] if plain else []),
+        *([fmt.t("table.cpu_note_fio")] if fio else []),
+    ]
+
+
 def _perf_cell(perf: Rows, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     access = key.access
     rows = kinds(perf, key, mix)
@@ -315,7 +330,7 @@ def performance_view(
     view = PERFORMANCE.view(perf, figures, fmt, vendor)
     styles = {span.style for row in view.rows for cell in row for span in cell}
     # the key figures' note (the optimum, the CPU) begins this one: said once beside it
-    note = [fmt.t(_optimum_key(perf)), *([fmt.t("table.cpu_note")] if _has_cpu(perf) else [])]
+    note = [fmt.t(_optimum_key(perf)), *(cpu_notes(fmt) if _has_cpu(perf) else [])]
     note.append(fmt.t("table.point_note"))
     if perf["lat_mean_us"].null_count():
         note.append(fmt.t("table.no_latency_note"))
@@ -407,5 +422,5 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in shown]
             rows.append([label, *cells])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in shown]]
-    note = fmt.t(_optimum_key(perf)) + (f" {fmt.t('table.cpu_note')}" if _has_cpu(perf) else "")
+    note = " ".join([fmt.t(_optimum_key(perf)), *(cpu_notes(fmt) if _has_cpu(perf) else [])])
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
