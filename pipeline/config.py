@@ -553,6 +553,11 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     if e["type"] == "literal_error":  # a name not among the known ones: say which are
         hint = f"use one of {e['ctx']['expected']} (see {doc})"
         return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
+    if e["type"] in _KIND_HINTS:  # a value of the wrong kind: its line and how to write it
+        line = toml_line(text, loc) if loc else None
+        where = _where(loc) if line is None else f"{_where(loc)} (line {line})"
+        hint = _KIND_HINTS[e["type"]].format(key=loc[-1] if loc else "key", input=e["input"])
+        return InputError(path, where, _message(e), f"{hint} (see {doc})")
     if e["type"] != "extra_forbidden":
         return InputError(path, _where(loc), _message(e), _hint(e["type"], path.name, doc))
     line = toml_line(text, loc)
@@ -598,6 +603,20 @@ def toml_line(text: str, loc: tuple[int | str, ...]) -> int | None:
         elif loc[: len(table)] == table and assigns.search(line.split("#")[0]):
             return number
     return None
+
+
+# pydantic's error types of a value of the wrong kind -> how to write it in TOML
+_KIND_HINTS = {
+    "string_type": 'write it in quotes: {key} = "{input}"',
+    "date_from_datetime_parsing": "write the date as year-month-day, without quotes: "
+    "{key} = 2026-01-15",
+    "date_parsing": "write the date as year-month-day, without quotes: {key} = 2026-01-15",
+    "date_type": "write the date as year-month-day, without quotes: {key} = 2026-01-15",
+    "int_parsing": "write a whole number, without quotes: {key} = 4",
+    "int_type": "write a whole number, without quotes: {key} = 4",
+    "float_parsing": "write a number, without quotes: {key} = 1.5",
+    "bool_parsing": "write true or false, without quotes: {key} = true",
+}
 
 
 def _hint(kind: str, name: str, doc: str) -> str:

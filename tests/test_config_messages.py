@@ -67,3 +67,60 @@ def test_report_toml_and_spc1_errors_have_no_prefix(tmp_path: Path) -> None:
         spc1.load(record)
     assert f"{record}: currency: unknown currency 'XYZ'" in str(caught.value)
     assert "Value error" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "said", "hint"),
+    [
+        (
+            'version = "1.03"',
+            "version = 1.03",
+            "version (line 9): Input should be a valid string",
+            'write it in quotes: version = "1.03"',
+        ),
+        (
+            "date = 2016-06-01",
+            'date = "15.01.2016"',
+            "date (line 10): Input should be a valid date",
+            "write the date as year-month-day, without quotes: date = 2026-01-15",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_kind_names_its_line_and_how_to_write_it(
+    line: str, written: str, said: str, hint: str, tmp_path: Path
+) -> None:
+    """A new user's report.toml: `version = 1.03` and a date written as on paper got
+    "Input should be a valid string" and "correct the value", without a line."""
+    import shutil
+
+    from tests.conftest import FS840
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "r"))
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert line in text.splitlines()
+    toml.write_text(text.replace(line, written), encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    [error] = caught.value.errors
+    assert f"{toml}: {said}" in str(error) and f"hint: {hint}" in str(error)
+
+
+def test_the_smallest_report_toml_of_the_docs_is_accepted(tmp_path: Path) -> None:
+    """docs/report.md shows the smallest report.toml that builds (a new user could not
+    tell which keys are required); it must stay so."""
+    import re
+    import shutil
+
+    from pipeline.prepare import prepare
+    from tests.conftest import DATA, ROOT
+
+    doc = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    found = re.search(r"The smallest report.toml that builds:\n\n```toml\n(.*?)```", doc, re.S)
+    assert found, "docs/report.md lost its smallest report.toml"
+    (tmp_path / "raw").mkdir()
+    for raw in (DATA / "fio-sweep" / "4k_r100").glob("*.json"):
+        shutil.copy(raw, tmp_path / "raw")
+    (tmp_path / "report.toml").write_text(found[1], encoding="utf-8")
+    ctx = prepare(tmp_path)
+    assert ctx.dataset.accounting()["accepted"] == 5
