@@ -135,13 +135,27 @@ def ingest_files(
         err_console.print(EN("cli.more", n=len(errors) - SHOWN), highlight=False)
     dataset = combine(results, failed, rule=cast(Repeats, repeats))
     if errors or not dataset.accepted:
-        print_accounting(dataset)
-        if not dataset.accepted:
+        print_accounting(dataset)  # of the files read: the failed ones are listed above
+        if errors:
+            print_error(_failed(output, len(errors)))
+        elif not dataset.accepted:
             print_error(InputError(output, "", "no record was accepted: nothing written", ""))
         return False
     _write_atomically(dataset, output)
     print_accounting(dataset, rejects_path(output))
     return True
+
+
+def _failed(output: Path, count: int) -> InputError:
+    """Why a dataset was not written though the other files' records were accepted."""
+    files = "1 file" if count == 1 else f"{count:,} files"
+    return InputError(
+        output,
+        "",
+        f"nothing written: {files} failed (above); the counts are of the other files",
+        "fix or leave out the failed files, or pass --keep-going to write the others' "
+        "records and list each failed file as a reject",
+    )
 
 
 def _not_an_input(output: Path, inputs: list[Path]) -> None:

@@ -40,6 +40,12 @@ def test_ingest_batch_with_a_bad_file_writes_nothing(tmp_path: Path) -> None:
         "columns, or map your column names ([sources.mapping.columns] in "
         "report.toml, or iopress ingest --mapping; see docs/formats/iogen.md)\n"
     )
+    # the counts are of the good file: the last word says nothing was written, and why
+    assert run.stderr.endswith(
+        f"error: {out}: nothing written: 1 file failed (above); the counts are of the other "
+        "files\n  hint: fix or leave out the failed files, or pass --keep-going to write the "
+        "others' records and list each failed file as a reject\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
