@@ -701,6 +701,13 @@ def load_report(folder: Path, model: type[Report], checks: Sequence[Check] = ())
     if not folder.is_dir():
         raise InputError(folder, "", "not a report folder", f"give a folder with {REPORT_FILE}")
     path = inside(folder, REPORT_FILE)
+    if not path.is_file() and os.path.lexists(folder / "manifest.json"):  # not followed
+        raise InputError(
+            folder,
+            "",
+            f"a build's output (it holds manifest.json), not a report folder: no {REPORT_FILE}",
+            f"give the report folder (the one with {REPORT_FILE} and the raw data) built into it",
+        )
     data, text = read_toml_text(path)
     try:
         report = model.model_validate(data)

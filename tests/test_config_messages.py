@@ -124,3 +124,15 @@ def test_the_smallest_report_toml_of_the_docs_is_accepted(tmp_path: Path) -> Non
     (tmp_path / "report.toml").write_text(found[1], encoding="utf-8")
     ctx = prepare(tmp_path)
     assert ctx.dataset.accounting()["accepted"] == 5
+
+
+def test_a_build_s_output_given_as_the_report_folder_is_named_so(tmp_path: Path) -> None:
+    """`iopress verify OUT` said "OUT/report.toml: file not found — check the path"."""
+    from pipeline.errors import InputError
+
+    (tmp_path / "manifest.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_report(tmp_path)
+    said = str(caught.value)
+    assert said.startswith(f"{tmp_path}: a build's output (it holds manifest.json)")
+    assert "give the report folder (the one with report.toml and the raw data)" in said
