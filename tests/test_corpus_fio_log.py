@@ -100,3 +100,5 @@ def test_histogram_logs_are_refused_clearly() -> None:
     log = CORPUS / "fio-perfkitbenchmarker" / "pkb_fio_avg_1506559526.49_clat_hist.1.log"
     with pytest.raises(InputError, match=r"histogram logs .* not supported yet"):
         ingest.read(log, ReadOptions(), "fio-log")
+    with pytest.raises(InputError, match=r"histogram logs .* not supported yet"):
+        ingest.read(log, ReadOptions())  # sniffed: was "format not recognised"

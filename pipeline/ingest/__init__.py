@@ -120,6 +120,8 @@ def detect(path: Path) -> Reader:
             "list it under method = [...] in report.toml (how the data was made), and as "
             "sources only the outputs (e.g. raw/*.json)",
         )
+    if (refused := fio_log.histogram_log(path)) is not None:  # said, not just "not known"
+        raise refused
     raise InputError(
         path,
         "line 1",

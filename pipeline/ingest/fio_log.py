@@ -97,14 +97,22 @@ class _Job:
     run_time: int | None = None  # fio's time stamp of the JSON read (``fio.run_time``)
 
 
+def histogram_log(path: Path) -> InputError | None:
+    """The error of a fio histogram log (``write_hist_log``), by its name; None for any
+    other file."""
+    if "_clat_hist" not in path.name and "_lat_hist" not in path.name:
+        return None
+    return InputError(
+        path,
+        "file name",
+        "fio histogram logs (write_hist_log) are not supported yet",
+        "use the job's JSON result or its iops/bw/lat logs",
+    )
+
+
 def _siblings(path: Path, options: ReadOptions) -> dict[str, Path]:
-    if "_clat_hist" in path.name or "_lat_hist" in path.name:
-        raise InputError(
-            path,
-            "file name",
-            "fio histogram logs (write_hist_log) are not supported yet",
-            "use the job's JSON result or its iops/bw/lat logs",
-        )
+    if (refused := histogram_log(path)) is not None:
+        raise refused
     match = LOG_NAME.match(path.name)
     if not match:
         raise InputError(
