@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -286,10 +287,19 @@ def _written(
     reading = _closest(printed.readings, value)
     digits = len(str(int(reading.value)))
     group = reading.group or ("" if digits >= 4 else cell_group)
-    written = number(value, reading.places, group, reading.decimal)
+    written = number(value, _places(value, reading.places), group, reading.decimal)
     if printed.count:
         tail = tail.replace(printed.unit, _plural(printed.unit, round(value)))
     return written + tail
+
+
+def _places(value: float, printed: int) -> int:
+    """The printed figure's decimal places, or as many more as the exact value needs to
+    show two significant digits: 0.056 µs printed as "0.056 ms" is exactly 0.000056 ms,
+    not "0.000 ms"."""
+    if value == 0 or round(abs(value), printed) >= 10**-printed:
+        return printed
+    return min(12, max(printed, 1 - math.floor(math.log10(abs(value)))))
 
 
 def listed(expected: list[Expected], fmt: Formatter, table: dict[str, tuple[str, float]]) -> str:

@@ -203,3 +203,17 @@ def test_a_number_no_style_prints_names_its_line(
     path.write_text(f"table,row,column,printed\n{OPTIMUM},1'28 Prozesse\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"line 2: .*\"1'28\" is no number as printed"):
         verify(a800_context, path)
+
+
+@pytest.mark.parametrize(
+    ("value", "printed", "places"),
+    [(0.000056, 3, 6), (0.056, 3, 3), (0.0, 3, 3), (12.3, 0, 0), (0.0004, 1, 5), (0.0005, 3, 3)],
+)
+def test_an_exact_value_below_the_printed_places_shows_its_digits(
+    value: float, printed: int, places: int
+) -> None:
+    """0.056 µs transcribed as "0.056 ms" was reported as exactly "0.000 ms": the exact
+    value gets the places that show two of its digits where the printed ones show none."""
+    from pipeline.verify import _places
+
+    assert _places(value, printed) == places
