@@ -455,7 +455,9 @@ def test_a_job_file_among_the_sources_is_named_as_such(tmp_path: Path) -> None:
     job.write_text("[global]\n; made by hand\nioengine=null\nbs=4k\n\n[read]\nrw=read\n")
     with pytest.raises(InputError, match="a fio job file, not a tool's output") as found:
         ingest.detect(job)
-    assert "method = [...]" in str(found.value)
+    assert "method = [...]" in str(found.value) and "give only the tool's outputs" in str(
+        found.value
+    )
     toml = tmp_path / "mapping.toml"  # TOML quotes its text: not a job file
     toml.write_text('[columns]\nhost = "Host"\nbs = "Block"\n', encoding="utf-8")
     with pytest.raises(InputError, match="format not recognised"):

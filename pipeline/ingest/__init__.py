@@ -117,8 +117,8 @@ def detect(path: Path) -> Reader:
             path,
             "line 1",
             "a fio job file, not a tool's output",
-            "list it under method = [...] in report.toml (how the data was made), and as "
-            "sources only the outputs (e.g. raw/*.json)",
+            "give only the tool's outputs (e.g. raw/*.json); a report lists its job files "
+            "under method = [...] in report.toml (how the data was made)",
         )
     if (refused := fio_log.histogram_log(path)) is not None:  # said, not just "not known"
         raise refused
