@@ -93,8 +93,8 @@ def test_text_after_the_json_is_noted_as_text_before_it_is(tmp_path: Path, name:
     assert f"text after the JSON (lines {lines + 1}-{lines + 75}) skipped" in noted.notes
     assert noted.intervals.equals(plain.intervals.with_columns(source=noted.intervals["source"]))
     notes = ingest.read(both, ReadOptions()).notes
-    assert "text before the JSON (lines 1-1) skipped" in notes
-    assert f"text after the JSON (lines {lines + 3}-{lines + 3}) skipped" in notes
+    assert "text before the JSON (line 1) skipped" in notes  # not "lines 1-1"
+    assert f"text after the JSON (line {lines + 3}) skipped" in notes
     assert not [n for n in ingest.read(blank, ReadOptions()).notes if "text" in n]
 
 

@@ -55,6 +55,13 @@ class _Document:
     snapshots: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
+# a JSON document the file ends inside of (its decoding stopped at the end of the text)
+CUT_SHORT = (
+    "the file ends inside its JSON (cut short: fio stopped, a full disk, or a copy made "
+    "while fio wrote it)"
+)
+
+
 def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str, int]:
     """Every JSON object that starts a line, with its offset; the first decoding error;
     and where the last one ends."""
@@ -64,7 +71,8 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str, int]:
         try:
             obj, after = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError as exc:
-            first_error = first_error or f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            said = CUT_SHORT if not text[exc.pos :].strip() else exc.msg
+            first_error = first_error or f"line {exc.lineno}, column {exc.colno}: {said}"
             continue
         if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):
             found.append((match.start(), obj))
@@ -156,11 +164,14 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
     found, error, end = _documents(text)
     if not found:
         where, _, message = error.partition(": ")
+        hint = "give the output of fio --output-format=json or json+"
+        if message == CUT_SHORT:
+            hint = "run the job again, or leave the file out (--keep-going lists it as a reject)"
         raise InputError(
             path,
             where or "line 1",
             f"no fio JSON result found{': ' + message if message else ''}",
-            "give the output of fio --output-format=json or json+",
+            hint,
         )
     start, data = found[-1]
     notes = []
@@ -173,16 +184,20 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
         notes.append(before_note(_line(text, found[0][0])))
     if text[end:].strip():  # e.g. fio's warnings, or a shell's output appended
         first = _line(text, end + len(text[end:]) - len(text[end:].lstrip()))
-        notes.append(
-            f"text after the JSON (lines {first}-{_line(text, len(text.rstrip()))}) skipped"
-        )
+        last = _line(text, len(text.rstrip()))
+        lines = f"line {first}" if first == last else f"lines {first}-{last}"
+        notes.append(f"text after the JSON ({lines}) skipped")
     return _Document(data, start, notes, found)
 
 
 def before_note(line: int) -> str:
     """The note on text before a JSON document that starts on ``line`` (fio's client
     banner: ``<host> ...`` lines)."""
-    return f"text before the JSON (lines 1-{line - 1}) skipped"
+    return (
+        "text before the JSON (line 1) skipped"
+        if line == 2
+        else (f"text before the JSON (lines 1-{line - 1}) skipped")
+    )
 
 
 def _line(text: str, offset: int) -> int:
