@@ -297,3 +297,28 @@ def test_the_overlay_of_datasets_without_latency_has_no_empty_panel(tmp_path: Pa
     assert len(spec["hconcat"]) == 1
     timed = points.with_columns(pl.lit(100.0).alias("lat_mean_us"))
     assert len(overlay_chart(points, timed, fmt, ("old", "new")).to_dict()["hconcat"]) == 2
+
+
+def test_the_intro_counts_in_the_language_s_plural() -> None:
+    """ "1 regressions" (a new user's find): each count takes its plural form."""
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import _many
+
+    en, de = Formatter(Strings("en")), Formatter(Strings("de"))
+    assert [_many(en, "compare.regressions", n) for n in (0, 1, 2)] == [
+        "0 regressions",
+        "1 regression",
+        "2 regressions",
+    ]
+    assert _many(de, "compare.improvements", 1) == "1 Verbesserung"
+    assert _many(de, "compare.regressions", 3) == "3 Verschlechterungen"
+    intro = en.t(
+        "compare.intro",
+        new="b",
+        old="a",
+        threshold="5",
+        regressions="1 regression",
+        improvements="0 improvements",
+    )
+    assert "1 regression and 0 improvements beyond" in intro

@@ -101,6 +101,11 @@ def rule(result: Comparison, fmt: Formatter) -> str:
     return fmt.t("compare.rule", figures=fmt.listing(figures))
 
 
+def _many(fmt: Formatter, key: str, n: int) -> str:
+    """``n`` things in the language's plural form ("1 regression", "2 regressions")."""
+    return fmt.t.count(key, n, n=fmt.integer(n))
+
+
 def body(
     result: Comparison, labels: tuple[str, str], threshold: float, date: dt.date, fmt: Formatter
 ) -> str:
@@ -110,8 +115,8 @@ def body(
         old=labels[0],
         new=labels[1],
         threshold=fmt.number(threshold, 1),
-        regressions=fmt.integer(counts.count("regression")),
-        improvements=fmt.integer(counts.count("improvement")),
+        regressions=_many(fmt, "compare.regressions", counts.count("regression")),
+        improvements=_many(fmt, "compare.improvements", counts.count("improvement")),
     )
     parts = [T.heading(fmt.t("compare.heading")), T.paragraph(intro)]
     parts.append(T.paragraph(rule(result, fmt)))
