@@ -16,7 +16,7 @@ import typst
 from pipeline.build import BuildResult, build
 from pipeline.report.context import ReportContext
 from tests import layout, stress
-from tests.conftest import DATA
+from tests.conftest import DATA, ROOT, pdf_text
 
 pytestmark = pytest.mark.skipif(
     layout.PDFTOTEXT is None and os.environ.get("CI") != "true",
@@ -126,3 +126,28 @@ def test_a_figure_that_does_not_fit_lets_the_text_fill_the_page(
     T.compile_pdf(source, tmp_path / "tall.pdf", tmp_path, dt.date(2026, 1, 1))
     found = [f for f in layout.check(tmp_path / "tall.pdf", 2.4) if "empty" in f]
     assert (found == []) is floats, found
+
+
+def test_i_o_is_never_broken_at_its_slash(tmp_path: Path) -> None:
+    """ "maximum I/" at a line's end and "O rate" on the next (a comparison PDF): both
+    templates keep "I/O" whole; typst breaks after the slash without the rule."""
+    rule = 'show "I/O": it => box(it)'
+    for name in ("whitepaper.typ", "datasheet.typ"):
+        assert rule in (ROOT / "templates" / "typst" / name).read_text(encoding="utf-8"), name
+
+    def broken(prefix: str) -> bool:
+        """Is "I/O" split over two lines at any of the page widths tried?"""
+        found = False
+        for mm in range(14, 40):
+            source = tmp_path / "io.typ"
+            source.write_text(
+                f"#set page(width: {mm}mm, height: auto, margin: 1pt)\n{prefix}maximum I/O rate\n",
+                encoding="utf-8",
+            )
+            pdf = tmp_path / "io.pdf"
+            pdf.write_bytes(typst.compile(str(source)))
+            found = found or "I/\nO" in pdf_text(pdf)
+        return found
+
+    assert broken("")  # what the rule is for
+    assert not broken(f"#{rule}\n")
