@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from pypdf import PdfReader
 
 from pipeline.build import BuildResult
 from pipeline.comparison import load_side, pick_setup, run
@@ -62,6 +63,10 @@ def test_the_cli_gate_and_its_outputs(tmp_path: Path, a800_shared: BuildResult) 
     assert len(list((out / "charts").glob("*.de.svg"))) == 4  # one overlay per profile
     de = (out / "compare.de.typ").read_text(encoding="utf-8")
     assert "Verbesserung" in de and "Konfiguration 4vcpu" in de
+    # a comparison has no version or classification: no empty row, header or footer part
+    en = PdfReader(out / "compare.en.pdf")
+    cover, page = en.pages[0].extract_text(), en.pages[-1].extract_text()
+    assert "Version" not in cover and "Classification" not in cover + page, cover
     swapped = iopress("compare", A800, A800, "--old-setup", "48vcpu", "--new-setup", "4vcpu")
     assert swapped.returncode == 1 and "8K random 100% read" in swapped.stdout
 
