@@ -69,8 +69,9 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         ),
         (
             'numjobs = "two"',
-            "sources[0].params.numjobs: Input should be a valid integer, unable to parse string "
-            "as an integer\n  hint: correct the value",
+            "sources[0].params.numjobs (line {n}): Input should be a valid integer, unable to "
+            "parse string as an integer\n  hint: write a whole number, without quotes: "
+            "numjobs = 4",
         ),
         (
             'bs = "64q"',
@@ -94,7 +95,8 @@ def test_source_params_refuse_unknown_keys_and_wrong_types(
     with pytest.raises(InputErrors) as caught:
         load_report(report)
     place = f"line {line + 1}: " if message.startswith("unknown") else ""
-    assert str(caught.value).startswith(f"{path}: {place}{message}")
+    said = message.replace("{n}", str(line + 1))  # a value of the wrong kind: its line too
+    assert str(caught.value).startswith(f"{path}: {place}{said}")
 
 
 @pytest.mark.parametrize(
