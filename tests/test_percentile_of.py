@@ -117,3 +117,17 @@ def test_percentiles_of_the_service_time_keep_the_service_time_words(tmp_path: P
     fmt = Formatter(Strings("en"))
     text = json.dumps(percentiles_chart(points, fmt).to_dict())
     assert "Service time" in text and "clat" not in text
+
+
+def test_a_lat_table_of_zeros_gives_way_to_the_clat_table(tmp_path: Path) -> None:
+    """A percentile table of total latency whose every value is 0 hid the completion
+    latency's real one (the row had no percentiles at all)."""
+    doc: dict[str, Any] = json.loads(JSONPLUS.read_text(encoding="utf-8"))
+    read = doc["jobs"][0]["read"]
+    read["lat_ns"]["percentile"] = dict.fromkeys(read["clat_ns"]["percentile"], 0)
+    path = tmp_path / "zeros.json"
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    for result in _both(path):
+        [row] = result.intervals.to_dicts()
+        assert row["percentile_of"] == "clat"
+        assert row["lat_p99_us"] == read["clat_ns"]["percentile"]["99.000000"] / 1000

@@ -468,8 +468,8 @@ def _percentiles(d: dict[str, Any], where: str) -> dict[str, float | str | None]
             continue
         if _num(stats, "mean", f"{where}.{key}") > 0:
             found = _table(table, _SCALE[key], where)
-            of = _LATENCY_OF[key] if any(v is not None for v in found.values()) else None
-            return {**found, "percentile_of": of}
+            if any(v is not None for v in found.values()):  # a table of zeros: the next
+                return {**found, "percentile_of": _LATENCY_OF[key]}
     return _NO_TABLE
 
 
