@@ -173,3 +173,18 @@ def test_the_table_marks_an_unsure_optimum_and_says_why() -> None:
         s.text for row in view.rows for c in row for s in c
     ]
     assert "(?): the step after this optimum misses the rule" in view.note
+
+
+def test_the_limit_table_s_caption_says_which_limit_is_whose() -> None:
+    """ "at most 1.0 ms / 3.0 ms" did not say which rows each limit was of (the rows name
+    only the profile): each limit now names its block sizes where there are several."""
+    from pipeline.report.views import limits_text
+
+    fmt = Formatter(Strings("en"))
+    rows = pl.DataFrame(
+        {"block_size": [1024, 8192, 65536, 1 << 20], "limit_us": [1e3, 1e3, 3e3, 3e3]}
+    )
+    assert limits_text(rows, fmt) == "1.0 ms (1K–8K) / 3.0 ms (64K–1024K)"
+    assert limits_text(rows.head(3), fmt) == "1.0 ms (1K–8K) / 3.0 ms (64K)"
+    assert limits_text(rows.head(2), fmt) == "1.0 ms"  # one limit: no block sizes
+    assert limits_text(rows.clear(), fmt, (1e3, 3e3)) == "1.0 ms / 3.0 ms"

@@ -143,13 +143,8 @@ class ReportContext:
     def _caption(self, name: str, fmt: Formatter) -> str:
         """A table's caption; the limits its rows have (the report's where it has none)."""
         limits = self.report.latency_limits
-        frame = self.frame(name)
-        rows = sorted(set(frame["limit_us"])) if "limit_us" in frame.columns else []
-        shown = (
-            V.latency(fmt, "iops_at_latency", x, "limit_us")
-            for x in rows or (limits.small_us, limits.large_us)
-        )
-        return fmt.t(f"table.{name}", limits=" / ".join(dict.fromkeys(shown)))
+        shown = V.limits_text(self.frame(name), fmt, (limits.small_us, limits.large_us))
+        return fmt.t(f"table.{name}", limits=shown)
 
     def unsteady(self, limit: int | None = None) -> list[dict[str, Any]]:
         """The points that are not steady (SNIA PTS), the first ``limit`` of them."""

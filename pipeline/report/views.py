@@ -371,12 +371,34 @@ IOPS_AT_LATENCY = _Grid(
 )
 
 
+def limits_text(table: pl.DataFrame, fmt: Formatter, defaults: Sequence[float] = ()) -> str:
+    """The latency limits of a table's rows, each with the block sizes it applies to where
+    there are several ("1.0 ms (1K–8K) / 3.0 ms (64K–1024K)": the rows do not say which
+    is theirs); ``defaults`` (the report's) where it has no row."""
+    if "limit_us" not in table.columns or table.is_empty():
+        return " / ".join(
+            dict.fromkeys(latency(fmt, "iops_at_latency", x, "limit_us") for x in defaults)
+        )
+    by = (
+        table.group_by("limit_us")
+        .agg(pl.col("block_size").min().alias("lo"), pl.col("block_size").max().alias("hi"))
+        .sort("limit_us")
+    )
+    shown = [
+        (latency(fmt, "iops_at_latency", limit, "limit_us"), fmt.block(lo), fmt.block(hi))
+        for limit, lo, hi in by.iter_rows()
+    ]
+    if len(shown) == 1:
+        return shown[0][0]
+    return " / ".join(
+        f"{text} ({lo})" if lo == hi else f"{text} ({lo}–{hi})" for text, lo, hi in shown
+    )
+
+
 def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
     """Seed 001: the I/O rate reached under the latency limit, interpolated."""
     view = IOPS_AT_LATENCY.view(table, [], fmt, "")
-    limits = sorted(set(table["limit_us"].to_list()))
-    shown = " / ".join(latency(fmt, "iops_at_latency", x, "limit_us") for x in limits)
-    caption = fmt.t("table.iops_at_latency", limits=shown)
+    caption = fmt.t("table.iops_at_latency", limits=limits_text(table, fmt))
     return replace(view, caption=caption, note=fmt.t("method.limits"))
 
 
