@@ -87,3 +87,18 @@ def test_percentile_alias_key_with_an_untyped_field_elsewhere(tmp_path: Path) ->
     fast, slow = _both(_write(tmp_path, doc))
     assert fast.intervals["lat_p50_us"].to_list() == slow.intervals["lat_p50_us"].to_list()
     assert slow.intervals["lat_p50_us"].to_list()[0] == pytest.approx(0.02)
+
+
+def test_a_negative_zero_rate_adds_up_to_zero_on_both_paths(tmp_path: Path) -> None:
+    """Found by the fuzz test once it compared by repr: client/server output whose first
+    host's read ``bw_bytes`` is -0.0 gave that host a bandwidth of -0.0 on the fast path
+    (polars folds 0.0 + x to x), 0.0 on the reader of one file (Python's 0.0 + -0.0)."""
+    from tests.test_fio_fast import _hosts
+
+    path = _hosts(tmp_path, ["a", "b"], False)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["client_stats"][0]["read"]["bw_bytes"] = -0.0
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    fast, slow = _both(path)
+    assert repr(fast.intervals["bytes_per_s"].to_list()[0]) == "0.0"
+    assert _summary(fast) == _summary(slow)

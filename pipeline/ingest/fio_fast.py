@@ -469,7 +469,9 @@ def _add(name: str, of: str = "") -> pl.Expr:
     if of:
         r, w, f = r * pl.col(f"read_{of}"), w * pl.col(f"write_{of}"), f * _pick(True, of)
     two = (pl.col("read_iops") > 0) & (pl.col("write_iops") > 0)
-    return pl.when(two).then(pl.lit(0.0) + r + w).otherwise(pl.lit(0.0) + f)
+    added = pl.when(two).then(pl.lit(0.0) + r + w).otherwise(pl.lit(0.0) + f)
+    # polars folds "0.0 + x" to x: -0.0 stays -0.0 where Python's 0.0 + -0.0 is 0.0
+    return pl.when(added == 0).then(pl.lit(0.0)).otherwise(added)
 
 
 def _measures() -> list[pl.Expr]:
