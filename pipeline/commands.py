@@ -137,7 +137,7 @@ def ingest_files(
     if errors or not dataset.accepted:
         print_accounting(dataset)  # of the files read: the failed ones are listed above
         if errors:
-            print_error(_failed(output, len(errors)))
+            print_error(_failed(output, len(errors), others=bool(dataset.records_read)))
         elif not dataset.accepted:
             print_error(InputError(output, "", "no record was accepted: nothing written", ""))
         return False
@@ -146,13 +146,14 @@ def ingest_files(
     return True
 
 
-def _failed(output: Path, count: int) -> InputError:
+def _failed(output: Path, count: int, others: bool) -> InputError:
     """Why a dataset was not written though the other files' records were accepted."""
     files = "1 file" if count == 1 else f"{count:,} files"
+    counted = "; the counts are of the other files" if others else ""
     return InputError(
         output,
         "",
-        f"nothing written: {files} failed (above); the counts are of the other files",
+        f"nothing written: {files} failed (above){counted}",
         "fix or leave out the failed files, or pass --keep-going to write the others' "
         "records and list each failed file as a reject",
     )

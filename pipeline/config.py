@@ -42,7 +42,11 @@ def _both_languages(value: Any) -> Any:
     return value
 
 
-def _check_languages(value: dict[str, str]) -> dict[str, str]:
+def _check_languages(value: Any) -> Any:
+    """Every language's text; anything but a table of them is left to the type's check
+    (``title = 5``: "a valid dictionary", not a crash)."""
+    if not isinstance(value, dict):
+        return value
     missing = [lang for lang in LANGS if lang not in value]
     if missing:
         raise ValueError(f"text missing for language(s) {', '.join(missing)}")
@@ -554,9 +558,12 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         hint = f"use one of {e['ctx']['expected']} (see {doc})"
         return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] in _KIND_HINTS:  # a value of the wrong kind: its line and how to write it
-        line = toml_line(text, loc) if loc else None
+        named = [str(part) for part in loc if isinstance(part, str)]  # not a list's position
+        line = toml_line(text, tuple(named)) if named else None
         where = _where(loc) if line is None else f"{_where(loc)} (line {line})"
-        hint = _KIND_HINTS[e["type"]].format(key=loc[-1] if loc else "key", input=e["input"])
+        scalar = isinstance(e["input"], int | float | str) and not isinstance(e["input"], bool)
+        shown = e["input"] if scalar else "…"
+        hint = _KIND_HINTS[e["type"]].format(key=named[-1] if named else "key", input=shown)
         return InputError(path, where, _message(e), f"{hint} (see {doc})")
     if e["type"] != "extra_forbidden":
         return InputError(path, _where(loc), _message(e), _hint(e["type"], path.name, doc))
@@ -614,6 +621,9 @@ _KIND_HINTS = {
     "date_type": "write the date as year-month-day, without quotes: {key} = 2026-01-15",
     "int_parsing": "write a whole number, without quotes: {key} = 4",
     "int_type": "write a whole number, without quotes: {key} = 4",
+    "int_from_float": "write a whole number, without a fraction: {key} = 4",
+    "list_type": 'write a list in brackets: {key} = ["…", "…"]',
+    "dict_type": 'write a text per language: {key} = {{ de = "…", en = "…" }}, or one text',
     "float_parsing": "write a number, without quotes: {key} = 1.5",
     "bool_parsing": "write true or false, without quotes: {key} = true",
 }

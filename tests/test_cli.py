@@ -307,3 +307,11 @@ def test_a_report_toml_typo_is_one_line(tmp_path: Path) -> None:
     done = iopress("build", report, "-o", tmp_path / "out")
     assert done.returncode == 1
     assert done.stderr == (f"error: {toml}: line 7: unknown key 'autor' — did you mean 'author'?\n")
+
+
+def test_ingest_of_one_failed_file_names_no_other_files(tmp_path: Path) -> None:
+    bad = IOGEN / "bad" / "missing_column.csv"
+    run = iopress("ingest", str(bad), "-o", str(tmp_path / "ds.parquet"), "--format", "iogen")
+    assert run.returncode == 1
+    assert "nothing written: 1 file failed (above)\n" in run.stderr
+    assert "the counts are of the other files" not in run.stderr

@@ -136,3 +136,24 @@ def test_a_build_s_output_given_as_the_report_folder_is_named_so(tmp_path: Path)
     said = str(caught.value)
     assert said.startswith(f"{tmp_path}: a build's output (it holds manifest.json)")
     assert "give the report folder (the one with report.toml and the raw data)" in said
+
+
+def test_a_text_given_as_a_number_or_a_list_is_explained_not_a_crash(tmp_path: Path) -> None:
+    """`title = 5` crashed (TypeError in the languages check); `author = ["a", "b"]` got
+    the hint `author = "['a', 'b']"`."""
+    import re
+    import shutil
+
+    from tests.conftest import FS840
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "r"))
+    toml = folder / "report.toml"
+    text = re.sub(r"\[title\]\n(?:[a-z]+ = .*\n)+", "", toml.read_text(encoding="utf-8"))
+    text = re.sub(r'^author = ".*"$', 'author = ["a", "b"]', text, flags=re.M)
+    toml.write_text("title = 5\n" + text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    said = str(caught.value)
+    assert "title (line 1): Input should be a valid dictionary" in said
+    assert 'title = { de = "…", en = "…" }, or one text' in said
+    assert 'hint: write it in quotes: author = "…"' in said and "['a'" not in said

@@ -494,3 +494,16 @@ def test_status_snapshots_give_the_run_s_cpu_load(name: str) -> None:
     point = to_points(ingest.read(path, ReadOptions(root=path.parent), "fio").intervals)
     # each snapshot rounds its figure; the tables print whole per cent
     assert point["cpu_pct"][0] == pytest.approx(fio, abs=0.1)
+
+
+def test_a_json_cut_inside_a_string_is_said_to_be_cut_short(tmp_path: Path) -> None:
+    """A copy made while fio wrote ends anywhere, mostly inside a key or a text: it said
+    "Unterminated string starting at" and to give fio's JSON output."""
+    from pipeline.errors import InputError
+
+    text = (DATA / "fio" / "jsonplus.json").read_text(encoding="utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: text.index('"jobname"') + 5], encoding="utf-8")
+    with pytest.raises(InputError, match="the file ends inside its JSON") as found:
+        ingest.read(cut, ReadOptions(), "fio")
+    assert "run the job again" in str(found.value)

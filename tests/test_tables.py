@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 from polars.testing import assert_frame_equal
 
@@ -182,9 +184,25 @@ def test_the_limit_table_s_caption_says_which_limit_is_whose() -> None:
 
     fmt = Formatter(Strings("en"))
     rows = pl.DataFrame(
-        {"block_size": [1024, 8192, 65536, 1 << 20], "limit_us": [1e3, 1e3, 3e3, 3e3]}
+        {
+            "block_size": [1024, 4096, 8192, 16384, 65536, 1 << 20],
+            "limit_us": [1e3, 1e3, 1e3, 1e3, 3e3, 3e3],
+        }
     )
-    assert limits_text(rows, fmt) == "1.0 ms (1K–8K) / 3.0 ms (64K–1024K)"
-    assert limits_text(rows.head(3), fmt) == "1.0 ms (1K–8K) / 3.0 ms (64K)"
+    assert limits_text(rows, fmt) == "1.0 ms (1K–16K) / 3.0 ms (64K, 1024K)"
+    assert limits_text(rows.tail(3), fmt) == "1.0 ms (16K) / 3.0 ms (64K, 1024K)"
     assert limits_text(rows.head(2), fmt) == "1.0 ms"  # one limit: no block sizes
     assert limits_text(rows.clear(), fmt, (1e3, 3e3)) == "1.0 ms / 3.0 ms"
+
+
+def test_widths_that_do_not_match_the_columns_are_refused() -> None:
+    """typst lays a table of fewer widths than columns out with its cells shifted, silently."""
+    import pytest
+
+    from pipeline.render.typst_doc import table
+    from pipeline.report.views import Span, TableView
+
+    view = TableView("t", "caption", ["a", "b", "c"], [[[Span("1")], [Span("2")], [Span("3")]]])
+    assert "columns: (auto, 1fr, 1fr)" in table(view)
+    with pytest.raises(ValueError, match="table t: 2 widths, 3 columns"):
+        table(replace(view, widths=("auto", "1fr")))

@@ -71,7 +71,9 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str, int]:
         try:
             obj, after = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError as exc:
-            said = CUT_SHORT if not text[exc.pos :].strip() else exc.msg
+            # stopped at the end of the text, or in a string the text ends inside of
+            cut = not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string")
+            said = CUT_SHORT if cut else exc.msg
             first_error = first_error or f"line {exc.lineno}, column {exc.colno}: {said}"
             continue
         if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):

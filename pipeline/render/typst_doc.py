@@ -80,6 +80,8 @@ def table(view: TableView) -> str:
     first = "auto" if n <= 3 else f"{max(2, n // 4)}fr"
     cols = f"({first}, " + ", ".join(["1fr"] * n) + ")"
     if view.widths:  # the view's own (validation: a sentence beside short words)
+        if len(view.widths) != len(view.header):  # typst would shift the cells silently
+            raise ValueError(f"table {view.name}: {len(view.widths)} widths, {n + 1} columns")
         cols = "(" + ", ".join(view.widths) + ",)"
     header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
     rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)

@@ -373,26 +373,26 @@ IOPS_AT_LATENCY = _Grid(
 
 def limits_text(table: pl.DataFrame, fmt: Formatter, defaults: Sequence[float] = ()) -> str:
     """The latency limits of a table's rows, each with the block sizes it applies to where
-    there are several ("1.0 ms (1K–8K) / 3.0 ms (64K–1024K)": the rows do not say which
+    there are several ("1.0 ms (1K–16K) / 3.0 ms (64K, 1024K)": the rows do not say which
     is theirs); ``defaults`` (the report's) where it has no row."""
     if "limit_us" not in table.columns or table.is_empty():
         return " / ".join(
             dict.fromkeys(latency(fmt, "iops_at_latency", x, "limit_us") for x in defaults)
         )
-    by = (
-        table.group_by("limit_us")
-        .agg(pl.col("block_size").min().alias("lo"), pl.col("block_size").max().alias("hi"))
-        .sort("limit_us")
-    )
-    shown = [
-        (latency(fmt, "iops_at_latency", limit, "limit_us"), fmt.block(lo), fmt.block(hi))
-        for limit, lo, hi in by.iter_rows()
-    ]
-    if len(shown) == 1:
-        return shown[0][0]
+    by = table.group_by("limit_us").agg(pl.col("block_size").unique().sort()).sort("limit_us")
+    if by.height == 1:
+        return latency(fmt, "iops_at_latency", by["limit_us"][0], "limit_us")
     return " / ".join(
-        f"{text} ({lo})" if lo == hi else f"{text} ({lo}–{hi})" for text, lo, hi in shown
+        f"{latency(fmt, 'iops_at_latency', limit, 'limit_us')} ({_blocks(sizes, fmt)})"
+        for limit, sizes in by.iter_rows()
     )
+
+
+def _blocks(sizes: list[int], fmt: Formatter) -> str:
+    """A limit's block sizes: up to three by name (a block split's name is long), more as
+    their range."""
+    names = [fmt.block(size) for size in sizes]
+    return ", ".join(names) if len(names) <= 3 else f"{names[0]}–{names[-1]}"
 
 
 def iops_at_latency_view(table: pl.DataFrame, fmt: Formatter) -> TableView:
