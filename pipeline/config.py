@@ -559,7 +559,8 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] in _KIND_HINTS:  # a value of the wrong kind: its line and how to write it
         named = [str(part) for part in loc if isinstance(part, str)]  # not a list's position
-        line = toml_line(text, tuple(named)) if named else None
+        keyed = [i for i, part in enumerate(loc) if isinstance(part, str)]
+        line = toml_line(text, loc[: keyed[-1] + 1]) if keyed else None  # to the last key
         where = _where(loc) if line is None else f"{_where(loc)} (line {line})"
         scalar = isinstance(e["input"], int | float | str) and not isinstance(e["input"], bool)
         shown = e["input"] if scalar else "…"
