@@ -102,3 +102,11 @@ def test_german_number_style_of_a_report(tmp_path: Path, style: str) -> None:
     assert ctx.formatter("de").region == style[-2:].lower()
     summary = ctx.filled["de"]["summary"].text
     assert "’" not in re.sub(r"[A-Za-zäöü]’[a-z]", "", summary)  # no de-CH number left
+
+
+def test_a_figure_that_rounds_to_zero_has_no_sign() -> None:
+    """-0.0 (fio can give a rate as -0.0) and -0.0001 printed "-0" and "-0.00"."""
+    for lang in ("en", "de"):
+        fmt = Formatter(Strings(lang))
+        assert [fmt.number(-0.0), fmt.number(-0.0001, 2), fmt.integer(-0.4)] == ["0", "0.00", "0"]
+        assert fmt.number(-2.5, 1) == "-2.5"  # a figure that is not zero keeps its sign

@@ -71,7 +71,10 @@ def _number(value: str, places: int, locale: str) -> str:
     """``Formatter.number`` of the float written ``value``, made once per process: a
     document prints the same levels, sizes and figures many times (≈ 4,000 numbers for
     fs840, ≈ 12 µs each through babel)."""
-    return str(_pattern(places).apply(_half_up(float(value), places), _babel_locale(locale)))
+    rounded = _half_up(float(value), places)
+    # a figure that rounds to zero prints none of its sign ("-0" of -0.0 or -0.0001)
+    shown = abs(rounded) if rounded == 0 else rounded
+    return str(_pattern(places).apply(shown, _babel_locale(locale)))
 
 
 @functools.cache
