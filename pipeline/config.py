@@ -558,13 +558,13 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         hint = f"use one of {e['ctx']['expected']} (see {doc})"
         return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
     if e["type"] in _KIND_HINTS:  # a value of the wrong kind: its line and how to write it
-        named = [str(part) for part in loc if isinstance(part, str)]  # not a list's position
-        keyed = [i for i, part in enumerate(loc) if isinstance(part, str)]
-        line = toml_line(text, loc[: keyed[-1] + 1]) if keyed else None  # to the last key
+        keyed = [i for i, part in enumerate(loc) if isinstance(part, str)]  # not a position
+        key = loc[: keyed[-1] + 1] if keyed else ()  # the place up to its last key
+        line = toml_line(text, key) if key else None
         where = _where(loc) if line is None else f"{_where(loc)} (line {line})"
         scalar = isinstance(e["input"], int | float | str) and not isinstance(e["input"], bool)
         shown = e["input"] if scalar else "…"
-        hint = _KIND_HINTS[e["type"]].format(key=named[-1] if named else "key", input=shown)
+        hint = _KIND_HINTS[e["type"]].format(key=key[-1] if key else "key", input=shown)
         return InputError(path, where, _message(e), f"{hint} (see {doc})")
     if e["type"] != "extra_forbidden":
         return InputError(path, _where(loc), _message(e), _hint(e["type"], path.name, doc))

@@ -186,20 +186,21 @@ def final_document(path: Path, text: str, bins: bool = False) -> _Document:
         notes.append(before_note(_line(text, found[0][0])))
     if text[end:].strip():  # e.g. fio's warnings, or a shell's output appended
         first = _line(text, end + len(text[end:]) - len(text[end:].lstrip()))
-        last = _line(text, len(text.rstrip()))
-        lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        notes.append(f"text after the JSON ({lines}) skipped")
+        notes.append(
+            f"text after the JSON ({_span(first, _line(text, len(text.rstrip())))}) skipped"
+        )
     return _Document(data, start, notes, found)
 
 
 def before_note(line: int) -> str:
     """The note on text before a JSON document that starts on ``line`` (fio's client
     banner: ``<host> ...`` lines)."""
-    return (
-        "text before the JSON (line 1) skipped"
-        if line == 2
-        else (f"text before the JSON (lines 1-{line - 1}) skipped")
-    )
+    return f"text before the JSON ({_span(1, line - 1)}) skipped"
+
+
+def _span(first: int, last: int) -> str:
+    """Lines ``first`` to ``last`` in words: "line 3" or "lines 3-7"."""
+    return f"line {first}" if first == last else f"lines {first}-{last}"
 
 
 def _line(text: str, offset: int) -> int:

@@ -357,7 +357,7 @@ def _table(side: _Side) -> tuple[float | str | None, ...]:
         if stats and stats.percentile and stats.mean > 0:
             t = stats.percentile
             values = (t.p50, t.p90, t.p99, t.p999, t.p9999)
-            if any(v is not None and v > 0 for v in values):  # a table of zeros: the next
+            if any(v > 0 for v in values):  # a table of zeros: the next
                 return (*values, of)
     return _NO_TABLE
 

@@ -161,8 +161,9 @@ def sheet(ctx: ReportContext) -> Sheet:
     scope, performance = _scope(ctx), ctx.tables["performance"]
     perf = _within(performance, scope)
     limits = _rows(ctx.tables["iops_at_latency"], scope)
+    name = setup(ctx)
     return Sheet(
-        setup=setup(ctx),
+        setup=name,
         depth=depth(ctx),
         units=KEY if KEY in ctx.shown else "performance",
         latency=_rows(ctx.tables["min_latency"], scope),
@@ -176,7 +177,7 @@ def sheet(ctx: ReportContext) -> Sheet:
             for p in key_profiles(perf)
         ],
         chart=chart(ctx),
-        hosts=_hosts(ctx, setup(ctx)),
+        hosts=_hosts(ctx, name),
     )
 
 

@@ -767,6 +767,8 @@ def _placed_alone(section: Section, lines: list[int]) -> None:
     ended the list or quote, leaving an empty item; indented under an item it ended the
     item; on a line next to a paragraph, a list item, a quote or a table row it split them
     in two (a table's rows after it printed as text)."""
+    if not lines:  # no directive: the text is not split into lines
+        return
     source = _LINE_BREAK.split(section.text)
     bare = _LINE_BREAK.split(
         _PLACEHOLDER.sub(lambda m: re.sub(r"[^\r\n]", " ", m.group()), section.text)
