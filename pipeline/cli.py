@@ -231,9 +231,10 @@ def compare(
     metric: Annotated[
         str,
         typer.Option(
-            metavar="LIST", help="Figures to compare, comma-separated: iops,lat,optimum,limit"
+            metavar="LIST",
+            help="Figures to compare, comma-separated (iops,lat,optimum,limit,level), or all",
         ),
-    ] = "iops,lat,optimum,limit",
+    ] = "all",
     out: Annotated[
         Path | None,
         typer.Option("-o", "--out", metavar="OUT", help="compare.csv, charts, DE/EN PDF"),

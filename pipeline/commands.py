@@ -273,10 +273,13 @@ def parse_threshold(text: str) -> float:
 
 
 def parse_metrics(text: str) -> tuple[Metric, ...]:
+    """``all`` or the figures named, comma-separated."""
+    if text.strip() == "all":
+        return METRICS
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     unknown = [n for n in names if n not in METRICS]
     if unknown or not names:
-        raise UsageError(f"--metric {text!r}: choose from {','.join(METRICS)}")
+        raise UsageError(f"--metric {text!r}: choose from {','.join(METRICS)}, or all")
     return cast(tuple[Metric, ...], names)
 
 
@@ -292,7 +295,7 @@ def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) 
     for r in result.rows.iter_rows(named=True):
         table.add_row(
             compare_doc.profile(r, fmt),
-            EN(f"compare.metric_{r['metric']}"),
+            compare_doc.metric(r, fmt),
             compare_doc.value(r["old"], r["unit"], fmt),
             compare_doc.value(r["new"], r["unit"], fmt),
             compare_doc.change(r["change_pct"], fmt),

@@ -255,11 +255,10 @@ def units(side: Side) -> Convention:
 def failing(result: Comparison) -> list[str]:
     """The profiles with a regression, as the terminal names them."""
     from pipeline.language import Formatter, Strings
-    from pipeline.render.compare_doc import profile
+    from pipeline.render.compare_doc import metric, profile
 
     fmt = Formatter(Strings(TOOL))
     found = []
     for row in result.regressions.iter_rows(named=True):
-        figure = fmt.t(f"compare.metric_{row['metric']}")
-        found.append(f"{profile(row, fmt)} ({figure})")
+        found.append(f"{profile(row, fmt)} ({metric(row, fmt)})")
     return found

@@ -13,7 +13,8 @@ from pypdf import PdfReader
 
 from pipeline.build import BuildResult
 from pipeline.comparison import load_side, pick_setup, run
-from pipeline.compute.compare import METRICS, compare, spreads, status
+from pipeline.compute.compare import METRICS, Settings, compare, figures, spreads, status
+from pipeline.compute.tables import PROFILE
 from pipeline.dataset import intervals_path
 from tests.cli import iopress
 
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 A800 = ROOT / "data" / "examples" / "a800"
 READ_4K = (pl.col("block_size") == 4096) & (pl.col("access") == "random")
 READ_4K &= pl.col("read_pct") == 100
+RATES = ("iops", "bytes_per_s", "read_iops", "read_bytes_per_s")
 
 
 def test_status_needs_both_threshold_and_noise() -> None:
@@ -84,8 +86,7 @@ def _planted(tmp_path: Path, build: BuildResult, factor: float) -> Path:
     """The build's dataset with one profile's rate scaled by ``factor``."""
     path = tmp_path / "planted.parquet"
     scaled = [
-        pl.when(READ_4K).then(pl.col(c) * factor).otherwise(pl.col(c)).alias(c)
-        for c in ("iops", "bytes_per_s", "read_iops", "read_bytes_per_s")
+        pl.when(READ_4K).then(pl.col(c) * factor).otherwise(pl.col(c)).alias(c) for c in RATES
     ]
     _variant(build, path, lambda f: f.with_columns(scaled))
     source = intervals_path(build.out / "dataset.parquet")
@@ -102,8 +103,64 @@ def test_a_planted_ten_percent_drop_fails_and_names_the_profile(
     dropped = iopress("compare", fs840_build.out, _planted(tmp_path, fs840_build, 0.9))
     assert dropped.returncode == 1
     summary = dropped.stdout.strip().splitlines()[-1]
-    assert summary.startswith("3 regression(s)") and summary.count("4K random 100% read") == 3
+    assert summary.startswith("4 regression(s)") and summary.count("4K random 100% read") == 4
     assert "8K" not in summary and "-10.0" in dropped.stdout
+
+
+def test_a_drop_at_one_level_below_the_maximum_fails_the_gate(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    """Halved at P 320 of 18 levels: the maximum (P 256), optimum, limit and minimum
+    latency stay, so only the figure of every level names it, with its level."""
+    at_320 = READ_4K & (pl.col("parallelism") == 320)
+    halved = [pl.when(at_320).then(pl.col(c) * 0.5).otherwise(pl.col(c)).alias(c) for c in RATES]
+    path = _variant(fs840_build, tmp_path / "dip.parquet", lambda f: f.with_columns(halved))
+    done = iopress("compare", fs840_build.out, path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    summary = done.stdout.strip().splitlines()[-1]
+    assert summary == (
+        "1 regression(s): 4K random 100% read (I/O rate at P\u00a0320 (worst level))"
+    ), summary
+    only = iopress("compare", fs840_build.out, path, "--metric", "iops,lat,optimum,limit")
+    assert only.returncode == 0 and "0 regression(s)" in only.stdout
+
+
+def test_the_worst_level_is_a_regression_before_a_noisier_larger_drop() -> None:
+    """A 20 % drop within a 30 % noise at one level, an 8 % drop beyond its noise at
+    another: the row is the regression, and every level improving is an improvement."""
+    key = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    key |= {"read_pct": 100.0, "metric": "level", "unit": "IOPS", "target_iops": None}
+    levels = [(1, 100.0, 15.0, 80.0), (2, 200.0, 1.0, 184.0), (4, 300.0, 1.0, 300.0)]
+    old = pl.DataFrame(
+        [key | {"parallelism": p, "value": v, "noise_pct": n} for p, v, n, _ in levels]
+    )
+    new = pl.DataFrame(
+        [key | {"parallelism": p, "value": w, "noise_pct": n} for p, _, n, w in levels]
+    )
+    (row,) = compare(old, new, 5.0, ("level",)).rows.iter_rows(named=True)
+    assert (row["parallelism_old"], row["status"]) == (2, "regression")
+    assert row["change_pct"] == pytest.approx(-8.0)
+    better = new.with_columns(pl.col("value") * 2)
+    (row,) = compare(old, better, 5.0, ("level",)).rows.iter_rows(named=True)
+    assert row["status"] == "improvement" and row["parallelism_old"] == 1
+
+
+def test_a_rate_sweep_is_compared_rate_by_rate() -> None:
+    """vdbench's three target rates at one thread count are three levels' figures, each
+    matched with its own rate (not every rate with every other)."""
+    from pipeline import ingest
+    from pipeline.ingest.base import ReadOptions
+    from pipeline.normalise import to_points
+    from tests.conftest import DATA
+
+    path = DATA / "vdbench" / "vdbconvert_flatfile.html"
+    read = ingest.read(path, ReadOptions(root=path.parent))
+    assert read.frame is not None
+    points = to_points(read.frame)
+    mine = figures(points, read.frame, Settings())
+    result = compare(mine, mine, 5.0, ("level",))
+    assert result.rows.height == points.select(PROFILE).unique().height
+    assert set(result.rows["status"].to_list()) == {"unchanged"}
 
 
 @pytest.mark.slow
@@ -125,7 +182,7 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
     ("args", "message"),
     [
         (("--threshold", "five"), "--threshold 'five'"),
-        (("--metric", "iops,speed"), "choose from iops,lat,optimum,limit"),
+        (("--metric", "iops,speed"), "choose from iops,lat,optimum,limit,level, or all"),
         (("--old-setup", "nope"), "has no setup 'nope'"),
     ],
 )
@@ -218,6 +275,7 @@ def test_a_point_of_one_interval_has_no_known_noise() -> None:
     assert found["iops_noise"] is None and found["lat_noise"] is None
     key = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
     figure = key | {"read_pct": 100.0, "metric": "iops", "unit": "IOPS", "parallelism": 1}
+    figure |= {"target_iops": None}
     old = pl.DataFrame([figure | {"value": 1000.0, "noise_pct": None}])
     new = pl.DataFrame([figure | {"value": 500.0, "noise_pct": 1.0}])
     result = compare(old, new, 5.0, METRICS)
@@ -286,7 +344,8 @@ def test_the_rule_names_every_figure_compared(a800_shared: BuildResult) -> None:
     result, _, _ = run(old, new, 5.0, METRICS)
     said = rule(result, Formatter(Strings("en")))
     assert said.startswith("Each figure is read from the profile's curve: the maximum I/O rate")
-    assert "service time, the I/O rate at the optimum, and the I/O rate at the latency" in said
+    assert "service time, the I/O rate at the optimum, the I/O rate at the latency" in said
+    assert "limit, and the I/O rate at every parallelism level both sides measured (the" in said
 
 
 def test_the_overlay_of_datasets_without_latency_has_no_empty_panel(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Two measurements of the same profiles compared: per profile the maximum I/O rate (MB/s
 for sequential access), the minimum latency, the rate at the optimum and at the latency
-limit, each with the interval spread of the point it was read from. A change is a
+limit, and the rate at every parallelism level both sides measured (the worst level
+shown), each with the interval spread of the point it was read from. A change is a
 regression only when it is worse by more than the threshold and by more than the noise
 (the spreads of both sides added)."""
 
@@ -11,19 +12,27 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from pipeline.compute.tables import PROFILE, iops_at_latency, min_latency, performance
+from pipeline.compute.tables import (
+    PROFILE,
+    in_seed_order,
+    iops_at_latency,
+    min_latency,
+    performance,
+)
 from pipeline.config import Report
 from pipeline.errors import UsageError
 from pipeline.language.message import Message
 from pipeline.validate import rounds
 
-Metric = Literal["iops", "lat", "optimum", "limit"]
+Metric = Literal["iops", "lat", "optimum", "limit", "level"]
 METRICS: tuple[Metric, ...] = get_args(Metric)
 Status = Literal[
     "regression", "improvement", "within noise", "within threshold", "unchanged", "not reached"
 ]
 MATCH = [c for c in PROFILE if c != "setup"] + ["setup"]
 POINT = [*PROFILE, "parallelism"]
+# the figure read at every common level: matched level by level, the worst one kept
+LEVEL = [*MATCH, "metric", "parallelism", "target_iops"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,7 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
             pl.col("iops", "bytes_per_s").fill_null(0.0)
         ),
         "lat": min_latency(points),
+        "level": in_seed_order(points, ["parallelism", "target_iops"]),
     }
     noise = spreads(intervals)
     found = []
@@ -143,10 +153,13 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
                 "value",
                 unit.alias("unit"),
                 "parallelism",
+                (pl.col("target_iops") if metric == "level" else pl.lit(None, pl.Float64)).alias(
+                    "target_iops"
+                ),
                 noise_col.alias("noise_pct"),
             )
         )
-    return pl.concat(found)
+    return pl.concat(found, how="vertical_relaxed")
 
 
 def labels(frame: pl.DataFrame) -> pl.DataFrame:
@@ -170,22 +183,62 @@ def status(worse: float | None, noise: float | None, threshold: float) -> Status
     return "regression" if worse > 0 else "improvement"
 
 
+def _matched(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
+    """Both sides' figures side by side: a profile's figures by profile, the figure of every
+    level also by its level (and target rate)."""
+    flat = [*MATCH, "metric"]
+    at_level = pl.col("metric") == "level"
+    both = old.filter(~at_level).join(
+        new.filter(~at_level), on=flat, how="inner", suffix="_new", nulls_equal=True
+    )
+    levels = old.filter(at_level).join(
+        new.filter(at_level), on=LEVEL, how="inner", suffix="_new", nulls_equal=True
+    )
+    levels = levels.with_columns(pl.col("parallelism").alias("parallelism_new"))
+    both = pl.concat([both, levels], how="diagonal_relaxed")
+    both = both.rename({"value": "old", "value_new": "new", "noise_pct": "noise_old"})
+    return both.rename({"noise_pct_new": "noise_new", "parallelism": "parallelism_old"})
+
+
+def _change() -> pl.Expr:
+    """The change in % of the old value; from none to some an improvement beyond any
+    threshold; none on both sides at one level is no change."""
+    return (
+        pl.when(pl.col("old") > 0)
+        .then((pl.col("new") - pl.col("old")) / pl.col("old") * 100)
+        .when(pl.col("new") > 0)
+        .then(float("inf"))
+        .when(pl.col("metric") == "level")
+        .then(0.0)
+        .otherwise(None)
+    )
+
+
+def _worst_level(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per profile one row of the figure read at every level: a level that regressed
+    before any other (the largest drop of those), else the level that changed most for
+    the worse."""
+    at_level = pl.col("metric") == "level"
+    order = [pl.col("status") != "regression", pl.col("worse_pct"), pl.col("parallelism_old")]
+    worst = (
+        rows.filter(at_level)
+        .with_row_index("_first")
+        .with_columns(pl.col("_first").min().over(MATCH))  # the profiles' order
+        .sort(order, descending=[False, True, False], nulls_last=True)
+        .group_by(MATCH, maintain_order=True)
+        .first()
+        .sort("_first")
+    )
+    return pl.concat([rows.filter(~at_level), worst.select(rows.columns)])
+
+
 def compare(
     old: pl.DataFrame, new: pl.DataFrame, threshold_pct: float, metrics: tuple[Metric, ...]
 ) -> Comparison:
     """``figures`` of both sides matched by profile (and setup)."""
     old, new = (f.filter(pl.col("metric").is_in(list(metrics))) for f in (old, new))
-    key = [*MATCH, "metric"]
-    both = old.join(new, on=key, how="inner", suffix="_new", nulls_equal=True)
-    both = both.rename({"value": "old", "value_new": "new", "noise_pct": "noise_old"})
-    both = both.rename({"noise_pct_new": "noise_new", "parallelism": "parallelism_old"})
-    change = (
-        pl.when(pl.col("old") > 0)
-        .then((pl.col("new") - pl.col("old")) / pl.col("old") * 100)
-        .when(pl.col("new") > 0)
-        .then(float("inf"))  # from none to some: an improvement beyond any threshold
-        .otherwise(None)
-    )
+    both = _matched(old, new)
+    change = _change()
     worse = pl.when(pl.col("metric") == "lat").then(change).otherwise(-change)
     both = both.with_columns(change.alias("change_pct"), worse.alias("worse_pct"))
     both = both.with_columns(
@@ -196,7 +249,8 @@ def compare(
         status(w, n, threshold_pct)
         for w, n in zip(both["worse_pct"], both["noise_pct"], strict=True)
     ]
-    rows = both.with_columns(pl.Series("status", verdicts, pl.String)).select(
+    both = _worst_level(both.with_columns(pl.Series("status", verdicts, pl.String)))
+    rows = both.select(
         *MATCH,
         "metric",
         "unit",

@@ -14,7 +14,7 @@ Kind = Literal["speed", "optimum", "maximum"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
-def _order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
+def in_seed_order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
     """Random before sequential, small blocks first, 100 % read first (the seeds' order)."""
     by = [*PROFILE, *(extra or [])]
     desc = [False, False, False, False, True] + [False] * len(extra or [])
@@ -34,7 +34,7 @@ def min_latency(points: pl.DataFrame) -> pl.DataFrame:
         .group_by(PROFILE, maintain_order=True)
         .first()
     )
-    return _order(best.select(*PROFILE, "lat_mean_us", "parallelism", "target_iops"))
+    return in_seed_order(best.select(*PROFILE, "lat_mean_us", "parallelism", "target_iops"))
 
 
 def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
@@ -81,7 +81,7 @@ def optimum_steps(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame
     levels = _levels(_with_latency(points), margin_pct)
     optimum = _optimum(levels).select(*PROFILE, pl.col("parallelism").alias("optimum"))
     joined = optimum.join(_next_step(levels), on=list(PROFILE), how="left", nulls_equal=True)
-    return _order(joined)
+    return in_seed_order(joined)
 
 
 def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
@@ -121,7 +121,7 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     )
     table = table.join(sure, on=[*PROFILE, "kind"], how="left", nulls_equal=True)
     table = pl.concat([table, _unmeasured(points, table)], how="diagonal_relaxed")
-    return _order(table, ["_kind"]).drop("_kind")
+    return in_seed_order(table, ["_kind"]).drop("_kind")
 
 
 def _unmeasured(points: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
@@ -269,7 +269,7 @@ def iops_at_latency(
             "measured": pl.Boolean,  # False: interpolated between two measured points
         },
     )
-    return _order(table)
+    return in_seed_order(table)
 
 
 def latency_at_rate(levels: list[dict[str, Any]], iops: float) -> tuple[float, bool] | None:

@@ -36,6 +36,14 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
     return f"{fmt.integer(v)} IOPS"
 
 
+def metric(row: dict[str, Any], fmt: Formatter) -> str:
+    """The figure's name; the figure of every level names the level shown."""
+    name = f"compare.metric_{row['metric']}"
+    if row["metric"] == "level":
+        return fmt.t(name, level=fmt.integer(row["parallelism_old"]))
+    return fmt.t(name)
+
+
 def noise(pct: float | None, fmt: Formatter) -> str:
     """The noise of a change; "–" where it is not known (a point of one interval)."""
     return "–" if pct is None else fmt.number(pct, 1)
@@ -53,7 +61,7 @@ def table(result: Comparison, fmt: Formatter) -> TableView:
     rows = [
         [
             [Span(profile(r, fmt))],
-            [Span(fmt.t(f"compare.metric_{r['metric']}"))],
+            [Span(metric(r, fmt))],
             [Span(value(r["old"], r["unit"], fmt))],
             [Span(value(r["new"], r["unit"], fmt))],
             [Span(change(r["change_pct"], fmt))],
