@@ -4,8 +4,11 @@ that 16 workers kept busy), not the load of the server the note said it was."""
 
 from __future__ import annotations
 
+import polars as pl
+
+from pipeline.compute.tables import PROFILE, performance
 from pipeline.prepare import prepare
-from pipeline.report.views import cpu_notes
+from pipeline.report.views import _has_cpu, cpu_notes
 from tests.conftest import DATA, FS840
 
 MIXED = DATA / "reports" / "mixed"
@@ -13,23 +16,43 @@ MIXED = DATA / "reports" / "mixed"
 
 def test_fio_s_cpu_figure_is_said_to_be_one_worker_s() -> None:
     ctx = prepare(DATA / "fio-levels" / "qd")
-    assert ctx.formatter("en").cpu_tools == {"fio"}
+    assert set().union(*ctx.formatter("en").cpu_tools.values()) == {"fio"}
+    perf = performance(ctx.dataset.points)
     for lang, words in (
         ("en", ("one of fio's workers", "% of one core", "not the load of the servers")),
         ("de", ("eines der fio-Worker", "% eines Kerns", "nicht die Belastung der Server")),
     ):
-        [note] = cpu_notes(ctx.formatter(lang))
+        [note] = cpu_notes(ctx.formatter(lang), perf)
         assert all(w in note for w in words), note
 
 
 def test_the_servers_load_keeps_its_note_and_a_mix_gets_both() -> None:
-    plain = cpu_notes(prepare(FS840).formatter("en"))
+    fs840 = prepare(FS840)
+    plain = cpu_notes(fs840.formatter("en"), performance(fs840.dataset.points))
     assert plain == [
         "CPU: the mean CPU load of the servers that generated the load, while the point was "
         "measured."
     ]
     mixed = prepare(MIXED)
-    tools = mixed.formatter("en").cpu_tools
-    notes = cpu_notes(mixed.formatter("en"))
-    assert ("fio" in tools) == any("fio's workers" in n for n in notes)
-    assert bool(tools - {"fio"}) == any("load of the servers that generated" in n for n in notes)
+    notes = cpu_notes(mixed.formatter("en"), performance(mixed.dataset.points))
+    assert any("fio's workers" in n for n in notes)
+    assert any("load of the servers that generated" in n for n in notes)
+
+
+def test_a_table_gets_the_note_of_its_own_tools() -> None:
+    """In a report of IOgen, vdbench and fio, a table of IOgen's profiles says nothing of
+    fio's workers, and one of fio's profile nothing of the servers' load."""
+    mixed = prepare(MIXED)
+    points, fmt = mixed.dataset.points, mixed.formatter("en")
+    for tool, said, unsaid in (
+        ("iogen", "load of the servers that generated", "fio's workers"),
+        ("fio", "fio's workers", "load of the servers that generated"),
+    ):
+        mine = points.join(
+            points.filter(pl.col("tool") == tool).select(PROFILE).unique(),
+            on=PROFILE,
+            nulls_equal=True,
+        )
+        assert mine.height and _has_cpu(mine)
+        notes = " ".join(cpu_notes(fmt, performance(mine)))
+        assert said in notes and unsaid not in notes, (tool, notes)

@@ -13,6 +13,7 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from babel import Locale
 from babel.dates import format_date
@@ -109,8 +110,9 @@ class Formatter:
         # a named profile's name in the dataset (report.toml's in the tool's language) ->
         # its name in this document's language
         self.profile_names: dict[str, str] = {}
-        # the tools whose points give a CPU figure: fio's is of one worker, not the server
-        self.cpu_tools: frozenset[str] = frozenset()
+        # per profile (tables.PROFILE's values) the tools whose points give a CPU figure:
+        # fio's is of one worker, not the server
+        self.cpu_tools: dict[tuple[Any, ...], frozenset[str]] = {}
 
     @property
     def region(self) -> str | None:

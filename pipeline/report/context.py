@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
+from pipeline.compute.tables import PROFILE
 from pipeline.config import REPORT_FILE, Presentation, Report
 from pipeline.dataset import Dataset, Spc1Record
 from pipeline.errors import InputError, InputErrors
@@ -72,7 +73,8 @@ def report_formatter(
     fmt.profile_names = names
     fmt.profiles = {k: names.get(v, v) for k, v in profile_names(points).items()}
     fmt.setups = setup_names(points, fmt)
-    fmt.cpu_tools = frozenset(points.filter(pl.col("cpu_pct").is_not_null())["tool"].unique())
+    timed = points.filter(pl.col("cpu_pct").is_not_null()).group_by(PROFILE).agg("tool")
+    fmt.cpu_tools = {tuple(row[:-1]): frozenset(row[-1]) for row in timed.iter_rows()}
     return fmt
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import polars as pl
 
 from pipeline.compute.registry import unit
-from pipeline.compute.tables import KINDS
+from pipeline.compute.tables import KINDS, PROFILE
 from pipeline.config import VendorFigure
 from pipeline.language.fmt import Formatter
 
@@ -212,15 +212,17 @@ def _has_cpu(frame: pl.DataFrame) -> bool:
     return "cpu_pct" in frame.columns and frame["cpu_pct"].null_count() < frame.height
 
 
-def cpu_notes(fmt: Formatter) -> list[str]:
-    """What the tables' CPU figure is: the servers' load (IOgen, vdbench, ...), and for
+def cpu_notes(fmt: Formatter, table: pl.DataFrame) -> list[str]:
+    """What the table's CPU figures are: the servers' load (IOgen, vdbench, ...), and for
     fio the mean of one worker's CPU time in % of one core (fio's usr_cpu + sys_cpu of a
-    group: 12 % of 16 workers is about two cores busy)."""
-    plain = not fmt.cpu_tools or bool(fmt.cpu_tools - {"fio"})
-    fio = "fio" in fmt.cpu_tools
+    group: 12 % of 16 workers is about two cores busy). Said of the tools of the table's
+    profiles with a CPU figure, not of the whole report's."""
+    shown = table.filter(pl.col("cpu_pct").is_not_null()).select(PROFILE).unique()
+    tools = frozenset().union(*(fmt.cpu_tools.get(k, frozenset()) for k in shown.iter_rows()))
+    plain = not tools or bool(tools - {"fio"})
     return [
         *([fmt.t("table.cpu_note")] if plain else []),
-        *([fmt.t("table.cpu_note_fio")] if fio else []),
+        *([fmt.t("table.cpu_note_fio")] if "fio" in tools else []),
     ]
 
 
@@ -330,7 +332,7 @@ def performance_view(
     view = PERFORMANCE.view(perf, figures, fmt, vendor)
     styles = {span.style for row in view.rows for cell in row for span in cell}
     # the key figures' note (the optimum, the CPU) begins this one: said once beside it
-    note = [fmt.t(_optimum_key(perf)), *(cpu_notes(fmt) if _has_cpu(perf) else [])]
+    note = [fmt.t(_optimum_key(perf)), *(cpu_notes(fmt, perf) if _has_cpu(perf) else [])]
     note.append(fmt.t("table.point_note"))
     if perf["lat_mean_us"].null_count():
         note.append(fmt.t("table.no_latency_note"))
@@ -444,5 +446,5 @@ def key_figures_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
             cells = [_key_cell(found[k], key.access, fmt) if k in found else none for k in shown]
             rows.append([label, *cells])
     header = [fmt.t("table.test"), *[fmt.t(f"kind.{k}") for k in shown]]
-    note = " ".join([fmt.t(_optimum_key(perf)), *(cpu_notes(fmt) if _has_cpu(perf) else [])])
+    note = " ".join([fmt.t(_optimum_key(perf)), *(cpu_notes(fmt, perf) if _has_cpu(perf) else [])])
     return TableView("key_figures", fmt.t("table.key_figures"), header, rows, note)
