@@ -246,7 +246,10 @@ def _rich_cell(cell: Cell) -> str:
 
 
 def _rich_table(view: TableView) -> Table:
-    table = Table(title=view.caption, show_lines=True)
+    """The table with its note below (what the second line of a cell is, the optimum,
+    where styles do not show: output to a file or a pipe)."""
+    table = Table(title=view.caption, caption=view.note or None, show_lines=True)
+    table.caption_justify = "left"
     for i, head in enumerate(view.header):
         table.add_column(head, justify="left" if i == 0 else "right")
     for row in view.rows:

@@ -96,6 +96,8 @@ def test_tables_from_dataset_in_both_languages(tmp_path: Path) -> None:
     assert de.returncode == en.returncode == 0
     assert "1’008’045 @ 0.50 ms" in de.stdout and "Minimale Latency" in de.stdout
     assert "1,008,045 @ 0.50 ms" in en.stdout and "Minimum latency" in en.stdout
+    # what the second line of a cell is, said where italics do not show (a pipe)
+    assert "The optimum holds as long as" in " ".join(en.stdout.split())
 
 
 def _with_settings(folder: Path) -> Path:
