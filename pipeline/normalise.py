@@ -58,15 +58,12 @@ def _percentile_of() -> pl.Expr:
     return clat.otherwise(of.drop_nulls().first()).alias("percentile_of")
 
 
-def per_interval(intervals: pl.DataFrame) -> pl.DataFrame:
-    """Sum the hosts of each interval of each point."""
-    return intervals.group_by([*POINT_KEY, "interval"]).agg(*_interval_sums())
-
-
 @functools.cache
 def _interval_sums() -> tuple[pl.Expr, ...]:
-    """``per_interval``'s aggregations: built once (building them costs more than running
-    them over a few thousand rows)."""
+    """The hosts of each interval of a point summed: built once (building them costs more
+    than running them over a few thousand rows). Tool versions and sources stay lists
+    until the point joins them (``_point_means``): joined here, an interval without one
+    host's file would list the other files twice."""
     ios = pl.col("iops") * pl.col("interval_s")
     reads = ios * pl.col("read_pct") / 100
     writes = ios * (100 - pl.col("read_pct")) / 100
@@ -79,14 +76,14 @@ def _interval_sums() -> tuple[pl.Expr, ...]:
         _weighted("write_lat_mean_us", writes).alias("write_lat_mean_us"),
         pl.col("cpu_pct").mean(),
         *_upper_bounds(),
-        pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
+        pl.col("tool_version").drop_nulls().unique(),
         *_attributes(),
         pl.col("interval_s").max(),
         ios.sum().alias("ios"),
         reads.sum().alias("reads"),
         writes.sum().alias("writes"),
         pl.col("host").n_unique().alias("hosts"),
-        pl.col("source").unique().sort().str.join(", ").alias("source"),
+        pl.col("source").unique().alias("source"),
     )
 
 
@@ -312,12 +309,18 @@ def _point_means() -> tuple[pl.Expr, ...]:
         # as little as it lasted
         _weighted("cpu_pct", seconds).alias("cpu_pct"),
         *_upper_bounds(),
-        pl.col("tool_version").drop_nulls().unique().sort().str.join(", "),
+        _joined("tool_version"),
         *_attributes(),
         pl.col("hosts").max(),
         pl.len().alias("intervals"),
         full.min().alias("iops_min"),
         full.max().alias("iops_max"),
         pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct"),
-        pl.col("source").unique().sort().str.join(", "),
+        _joined("source"),
     )
+
+
+def _joined(name: str) -> pl.Expr:
+    """The distinct values of the intervals' lists, sorted, as one text."""
+    found = pl.col(name).list.explode(keep_nulls=False, empty_as_null=False)
+    return found.unique().sort().str.join(", ").alias(name)

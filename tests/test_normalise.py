@@ -73,6 +73,19 @@ def test_intervals_are_averaged_with_min_max_and_deviation() -> None:
     assert row["read_lat_mean_us"] is None
 
 
+def test_a_point_names_each_file_and_version_once() -> None:
+    """Host b's file ends a window early: the point's sources were "a.csv, a.csv, b.csv"
+    (each interval's list joined, then those joined again)."""
+    rows = [("a", 1, 900, 100, None, None), ("b", 1, 900, 100, None, None)]
+    frame = _intervals([*rows, ("a", 2, 1000, 120, None, None)])
+    frame = frame.with_columns(
+        pl.Series("source", ["a.csv", "b.csv", "a.csv"]),
+        pl.Series("tool_version", ["1.2", "1.10", "1.2"]),
+    )
+    row = to_points(frame).row(0, named=True)
+    assert (row["source"], row["tool_version"]) == ("a.csv, b.csv", "1.10, 1.2")
+
+
 def test_empty_input_gives_empty_points_with_schema() -> None:
     points = to_points(_intervals([]))
     assert points.height == 0
