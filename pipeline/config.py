@@ -179,6 +179,9 @@ class VendorFigure(Strict):
         None
     )
     note: Text | None = None
+    # the row it is shown beside, where the tables show several setups or queue depths
+    setup: str | None = None
+    queue_depth: int | None = Field(default=None, ge=1)
 
     def base_value(self, units: Convention) -> float:
         """The value in base units (bytes/s, IOPS, µs); MB/s by the report's convention."""

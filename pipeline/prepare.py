@@ -13,12 +13,13 @@ from pipeline.config import LANGS, REPORT_FILE, Edition
 from pipeline.dataset.sources import SPC1_CATALOGUE
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Picture, Placed
-from pipeline.inputs import Seen, hard_links, ledger
+from pipeline.inputs import Seen, hard_links, ledger, read_text
 from pipeline.report import chapters
 from pipeline.report.context import ReportContext
 from pipeline.report.narrative import Section
 from pipeline.report.plan import plan
 from pipeline.report.read import ReportInputs, Texts, read_report
+from pipeline.report.views import vendor_problems
 from pipeline.validate import steady_table, validate
 
 Pictures = Mapping[tuple[str, str], Picture | InputError]  # ReportInputs.pictures
@@ -89,6 +90,11 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
     inputs = registry.Inputs(dataset.points, report, list(given.spc1))
     tables = registry.compute_all(inputs)
     charts, not_drawn = plan(report, dataset.points, given.folder / REPORT_FILE)
+    where = given.folder / REPORT_FILE
+    text = read_text(where) if report.vendor_figures else ""
+    problems = vendor_problems(report.vendor_figures, dataset.points, where, text)
+    if problems:
+        raise InputErrors(problems)
     bins = {r.stem: given.bins[r.source or "", r.job] for r in charts if r.kind == "histogram"}
     return ReportContext(
         given.folder,

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
 
 from pipeline.compute.registry import unit
 from pipeline.compute.tables import KINDS, PROFILE
-from pipeline.config import VendorFigure
+from pipeline.config import VendorFigure, toml_line
+from pipeline.errors import InputError
 from pipeline.language.fmt import Formatter
+from pipeline.units import block_label
 
 Style = Literal["plain", "optimum", "vendor", "mono", "link"]
 
@@ -171,21 +174,92 @@ def _mixes(table: pl.DataFrame) -> list[float]:
 def _vendor_spans(
     figures: Sequence[VendorFigure],
     metric: str,
-    access: str,
-    block: int,
+    key: RowKey,
     mix: float,
+    here: list[Row],
     fmt: Formatter,
     vendor: str,
     table: str,
 ) -> Cell:
+    """The vendor's figures of the cell's profile, where the cell holds the setup and
+    queue depth a figure names (``vendor_problems`` makes sure each names them where
+    the points vary)."""
     spans = []
     for fig in figures:
-        if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (metric, access, block, mix):
+        if (fig.metric, fig.access, fig.block_size, fig.read_pct) != (
+            metric,
+            key.access,
+            key.block,
+            mix,
+        ) or not any(_beside(fig, r) for r in here):
             continue
         text = figure(fmt, table, metric, fig.base_value(fmt.units))
         note = f" {fig.note[fmt.t.lang]}" if fig.note else ""
         spans.append(Span(f"{text}{note} {fmt.t('table.vendor', vendor=vendor)}", "vendor"))
     return spans
+
+
+def _beside(fig: VendorFigure, row: Row) -> bool:
+    """Whether the figure belongs beside the measured ``row`` (its setup and queue depth,
+    where it names them)."""
+    return all(
+        wanted is None or row.get(name) == wanted
+        for name, wanted in (("setup", fig.setup), ("queue_depth", fig.queue_depth))
+    )
+
+
+def vendor_problems(
+    figures: Sequence[VendorFigure], points: pl.DataFrame, where: Path, text: str = ""
+) -> list[InputError]:
+    """A vendor figure no measured point would show, or one the points show in several
+    rows (setups, queue depths) it does not choose between: either would be left out of
+    every table without a word. ``text``: report.toml's, to name the figure's line."""
+    found = []
+    for i, fig in enumerate(figures):
+        line = toml_line(text, ("vendor_figures", i, "access"))
+        place = f"vendor_figures[{i}]" + (f" (line {line})" if line else "")
+        if problem := _vendor_problem(fig, points, where, place):
+            found.append(problem)
+    return found
+
+
+def _vendor_problem(
+    fig: VendorFigure, points: pl.DataFrame, where: Path, place: str
+) -> InputError | None:
+    mine = points.filter(
+        (pl.col("access") == fig.access)
+        & (pl.col("block_size") == fig.block_size)
+        & (pl.col("read_pct") == fig.read_pct)
+    )
+    if fig.metric == "lat_mean_us":  # shown beside a measured latency only
+        mine = mine.filter(pl.col("lat_mean_us").is_not_null())
+    named = []
+    for name in ("setup", "queue_depth"):
+        wanted = getattr(fig, name)
+        if wanted is not None:
+            mine = mine.filter(pl.col(name) == wanted)
+            named.append(f"{name} {wanted}")
+    profile = f"{block_label(fig.block_size)} {fig.access} {fig.read_pct:g} % read"
+    profile += f" ({', '.join(named)})" if named else ""
+    profile += " with a latency" if fig.metric == "lat_mean_us" else ""
+    if mine.is_empty():
+        return InputError(
+            where,
+            place,
+            f"no measured point of {profile}: the figure would be shown beside none",
+            "correct access, block_size, read_pct (and setup, queue_depth), or remove it",
+        )
+    for name in ("setup", "queue_depth"):
+        found = sorted(mine[name].drop_nulls().unique().to_list())
+        if getattr(fig, name) is None and len(found) > 1:
+            return InputError(
+                where,
+                place,
+                f"the tables show {profile} in several rows ({name} "
+                f"{', '.join(map(str, found))}): the figure does not say beside which",
+                f"name its row: {name} = {found[-1]!r}".replace("'", '"'),
+            )
+    return None
 
 
 def cpu(fmt: Formatter, pct: float) -> str:
@@ -284,9 +358,16 @@ class _Grid:
                 )
                 + (
                     _vendor_spans(
-                        figures, self.metric(access), access, block, m, fmt, vendor, self.name
+                        figures,
+                        self.metric(access),
+                        key,
+                        m,
+                        found.at(key, m),
+                        fmt,
+                        vendor,
+                        self.name,
                     )
-                    if not key.extra and key.holds(m, fmt)
+                    if key.holds(m, fmt)
                     else []
                 )
                 for m in mixes

@@ -1,0 +1,87 @@
+"""The vendor's published figures beside the measured ones: each beside the row it names,
+and none left out of every table without a word (fs820's five were: its tables show each
+profile per setup and queue depth, and a figure was shown only where neither varied)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import InputErrors
+from pipeline.prepare import prepare
+from pipeline.report.views import Span
+from tests.conftest import ROOT
+
+FS820 = ROOT / "data" / "examples" / "fs820"
+FIRST = 'setup = "2links-mpio"\nqueue_depth = 4\n'
+
+
+def _cells(view_rows: list[list[list[Span]]]) -> list[tuple[str, str]]:
+    """(row label, text) of every vendor span of a table."""
+    return [
+        (row[0][0].text, span.text)
+        for row in view_rows
+        for cell in row[1:]
+        for span in cell
+        if span.style == "vendor"
+    ]
+
+
+def test_fs820_s_figures_stand_beside_the_rows_they_name() -> None:
+    ctx = prepare(FS820)
+    views = ctx.views(ctx.formatter("en"))
+    perf = _cells(views["performance"].rows)
+    assert (
+        "4K random IOPS (two FC links with Multipath I/O (MPIO), QD\u00a04)",
+        "525,000 (IBM)",
+    ) in perf
+    assert len(perf) == 4 and all("(IBM)" in text for _, text in perf)
+    latency = _cells(views["min_latency"].rows)
+    assert [text for _, text in latency] == ["110 µs (IBM)"]
+    assert "QD\u00a01)" in latency[0][0] and "two FC links" in latency[0][0]
+
+
+def _fs820(tmp_path: Path, old: str, new: str) -> Path:
+    folder = tmp_path / "fs820"
+    shutil.copytree(FS820, folder)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert old in text
+    toml.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said", "hint"),
+    [
+        (
+            FIRST,
+            "",
+            "vendor_figures[0] (line 96): the tables show 4K random 100 % read in several "
+            "rows (setup 1link, 2links-mpio, cdm-1link, cdm-2links-mpio)",
+            'name its row: setup = "cdm-2links-mpio"',
+        ),
+        (
+            FIRST,
+            'setup = "2links-mpio"\n',
+            "in several rows (queue_depth 1, 2, 4, 8, 16, 32, 64, 128)",
+            "name its row: queue_depth = 128",
+        ),
+        (
+            FIRST,
+            'setup = "2links-mpio"\nqueue_depth = 3\n',
+            "no measured point of 4K random 100 % read (setup 2links-mpio, queue_depth 3): "
+            "the figure would be shown beside none",
+            "or remove it",
+        ),
+    ],
+)
+def test_a_figure_no_row_would_show_is_refused_with_its_line(
+    tmp_path: Path, old: str, new: str, said: str, hint: str
+) -> None:
+    with pytest.raises(InputErrors) as caught:
+        prepare(_fs820(tmp_path, old, new))
+    (problem,) = caught.value.errors
+    assert said in f"{problem.where}: {problem.message}" and hint in problem.hint
