@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from pipeline.build import BuildResult, build
 from pipeline.errors import InputErrors
 from pipeline.prepare import prepare
-from tests.conftest import DATA, FS840, pdf_text
+from tests.conftest import DATA, FS840, ROOT, pdf_text
 
 
 def _pdf_text(path: Path) -> tuple[int, str]:
@@ -381,6 +381,29 @@ def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
     said = " ".join(method_sentences(ctx, ctx.formatter("en")))
     assert "two: The load was generated synchronously on 2 servers." in said
     assert "one: The load was generated on one server." in said
+
+
+def test_the_method_names_a_range_where_a_setup_s_points_differ() -> None:
+    """fs820's Iometer sweeps ran on server 1 alone, its block-size tests on both: the
+    method said "synchronously on 2 servers" of each setup."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import method_sentences
+
+    ctx = prepare(ROOT / "data" / "examples" / "fs820")
+    for lang, words in (
+        (
+            "en",
+            "one FC link, without MPIO: The load was generated synchronously on 1 to 2 "
+            "servers, depending on the point.",
+        ),
+        (
+            "de",
+            "ein FC-Link, ohne MPIO: Die Last wurde je nach Messpunkt synchron auf 1 bis 2 "
+            "Servern erzeugt.",
+        ),
+    ):
+        said = " ".join(method_sentences(ctx, ctx.formatter(lang)))
+        assert words in said and "synchronously on 2 servers" not in said
 
 
 def test_the_method_prints_what_each_setup_is_for_one_setup_too(tmp_path: Path) -> None:

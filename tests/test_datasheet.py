@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -205,10 +206,26 @@ def test_the_datasheet_says_the_parallelism_is_per_server_where_several() -> Non
 
     ctx = prepare(FS840)
     sheet = D.sheet(ctx)
-    assert sheet.hosts == 2
+    assert sheet.hosts == (2, 2)
     en, de = (_notice(ctx, sheet, ctx.formatter(lang)) for lang in ("en", "de"))
     assert "The load ran on 2 servers at once; the parallelism (P) is per server." in en
     assert "gleichzeitig auf 2 Servern; die Parallelität (P) gilt pro Server." in de
     one = prepare(DATA / "fio-levels" / "qd")
-    assert D.sheet(one).hosts == 1
+    assert D.sheet(one).hosts == (1, 1)
     assert "at once" not in _notice(one, D.sheet(one), one.formatter("en"))
+
+
+def test_the_servers_are_those_of_the_datasheet_s_own_points() -> None:
+    """fs820's datasheet (one link, queue depth 128) said "ran on 2 servers at once",
+    the largest count of the whole setup; its points at QD 128 ran on one (Iometer's
+    sweep on server 1). A sheet whose points ran on 1 and 2 says so."""
+    from pipeline.render.datasheet import _notice
+
+    ctx = prepare(ROOT / "data" / "examples" / "fs820")
+    sheet = D.sheet(ctx)
+    assert (sheet.setup, sheet.depth, sheet.hosts) == ("1link", 128, (1, 1))
+    assert "at once" not in _notice(ctx, sheet, ctx.formatter("en"))
+    ranged = replace(sheet, hosts=(1, 2))
+    en, de = (_notice(ctx, ranged, ctx.formatter(lang)) for lang in ("en", "de"))
+    assert "ran on 1 to 2 servers at once, depending on the point" in en
+    assert "je nach Messpunkt gleichzeitig auf 1 bis 2 Servern" in de

@@ -207,8 +207,11 @@ def _notice(ctx: ReportContext, sheet: Sheet, fmt: Formatter) -> str:
         notice = fmt.t("datasheet.setup_note", setup=fmt.setup(sheet.setup))
     if sheet.depth is not None:
         notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(sheet.depth))}".strip()
-    if sheet.hosts > 1:  # "16 processes" would read as all of them
-        notice = f"{notice} {fmt.t('datasheet.hosts_note', n=fmt.integer(sheet.hosts))}".strip()
+    low, most = sheet.hosts
+    if most > 1:  # "16 processes" would read as all of them
+        key = "datasheet.hosts_note" if low == most else "datasheet.hosts_note_range"
+        said = fmt.t(key, low=fmt.integer(low), n=fmt.integer(most))
+        notice = f"{notice} {said}".strip()
     if ctx.report.reconstructed:
         notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
     return notice

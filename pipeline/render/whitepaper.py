@@ -244,13 +244,23 @@ def _repeats_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
 
 def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     """On how many servers the load ran: one sentence, or one per setup where they differ
-    (an NVMe setup on one host beside a file setup on two)."""
-    by_setup = points.group_by("setup", maintain_order=True).agg(pl.col("hosts").max()).rows()
-    key = words_key("method.hosts", has_latency(points))
-    said = {s: fmt.t.count(key, n, n=fmt.integer(n)) for s, n in by_setup}
+    (an NVMe setup on one host beside a file setup on two); a range where a setup's points
+    ran on different numbers (Iometer's sweeps on one of two servers)."""
+    by_setup = (
+        points.group_by("setup", maintain_order=True)
+        .agg(pl.col("hosts").min().alias("low"), pl.col("hosts").max())
+        .rows()
+    )
+    said = {s: hosts_sentence(low, n, has_latency(points), fmt) for s, low, n in by_setup}
     if len(set(said.values())) == 1:
         return [next(iter(said.values()))]
     return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
+
+
+def hosts_sentence(low: int, n: int, timed: bool, fmt: Formatter) -> str:
+    if low != n:
+        return fmt.t(words_key("method.hosts_range", timed), low=fmt.integer(low), n=fmt.integer(n))
+    return fmt.t.count(words_key("method.hosts", timed), n, n=fmt.integer(n))
 
 
 def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> list[str]:

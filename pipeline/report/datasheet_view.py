@@ -60,7 +60,8 @@ class Sheet:
     spc1: Spc1Figures | None
     key_figures: list[tuple[Profile, dict[str, Row]]]  # speed, optimum, maximum by kind
     chart: ChartRef | None
-    hosts: int = 1  # the servers (VMs) the setup's load ran on at once, at most
+    # the servers (VMs) the load of the datasheet's points ran on at once: fewest, most
+    hosts: tuple[int, int] = (1, 1)
 
 
 def setup(ctx: ReportContext) -> str:
@@ -177,14 +178,16 @@ def sheet(ctx: ReportContext) -> Sheet:
             for p in key_profiles(perf)
         ],
         chart=chart(ctx),
-        hosts=_hosts(ctx, name),
+        hosts=_hosts(ctx, scope),
     )
 
 
-def _hosts(ctx: ReportContext, name: str) -> int:
-    """On how many servers (VMs) the setup's load ran at once, at most."""
-    found = ctx.dataset.points.filter(pl.col("setup") == name)["hosts"].max()
-    return found if isinstance(found, int) else 1
+def _hosts(ctx: ReportContext, scope: Scope) -> tuple[int, int]:
+    """On how many servers (VMs) the load of the datasheet's points (its setup and queue
+    depth) ran at once: the fewest and the most."""
+    found = _within(ctx.dataset.points, scope)["hosts"]
+    low, most = found.min(), found.max()
+    return (low, most) if isinstance(low, int) and isinstance(most, int) else (1, 1)
 
 
 def _rank(kind: str) -> int | None:

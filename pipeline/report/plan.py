@@ -512,6 +512,7 @@ UNTIMED = {
     "method.chart_dual_axis": "method.chart_dual_axis_rate",
     "chart.alt_frontend_backend": "chart.alt_frontend_backend_rate",
     "method.hosts": "method.hosts_rate",
+    "method.hosts_range": "method.hosts_rate_range",
     "method.units_binary": "method.units_binary_rate",
     "method.units_decimal": "method.units_decimal_rate",
     "method.repeats_mean": "method.repeats_mean_rate",
