@@ -383,6 +383,26 @@ def test_the_method_names_the_servers_of_each_setup(tmp_path: Path) -> None:
     assert "one: The load was generated on one server." in said
 
 
+def test_the_intervals_are_said_per_setup_where_they_differ() -> None:
+    """fs820's Iometer points ran 60 s, its CrystalDiskMark points 5 s: "one interval of
+    5–60 s" read as one kind of run. A consultant's fio setup (one interval of 1 s) beside
+    an IOgen setup (3 of 20 s) read "3 intervals of 1–20 s", true of neither."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import _intervals_sentence
+
+    ctx = prepare(ROOT / "data" / "examples" / "fs820")
+    said = _intervals_sentence(ctx.dataset.intervals, ctx.formatter("en"))
+    assert said == (
+        "one FC link, without MPIO and two FC links with Multipath I/O (MPIO): Each point "
+        "was measured in one interval of 60 s. CrystalDiskMark, one FC link, without MPIO "
+        "and CrystalDiskMark, two FC links with MPIO: Each point was measured in one "
+        "interval of 5 s."
+    )
+    mixed = prepare(MIXED)  # one setup: IOgen's 2 intervals of 20 s, fio's one of 1 s
+    said = _intervals_sentence(mixed.dataset.intervals, mixed.formatter("de"))
+    assert said.startswith("Pro Messpunkt wurden 1 bis 2 Intervalle von 1–20 s gemessen")
+
+
 def test_the_method_names_a_range_where_a_setup_s_points_differ() -> None:
     """fs820's Iometer sweeps ran on server 1 alone, its block-size tests on both: the
     method said "synchronously on 2 servers" of each setup."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -158,20 +159,45 @@ def _intervals_sentence(intervals: pl.DataFrame, fmt: Formatter) -> str:
     median is fio's remainder after its last status snapshot: named, not counted. The
     length is the point's measured time over its full intervals (fio's first snapshot
     comes a little early: 0.88 s + 0.12 s remainder are one interval of 1 s); where the
-    points' lengths differ (DiskSpd runs of 10 s and 900 s), their range."""
+    points' lengths differ (DiskSpd runs of 10 s and 900 s), their range; where their
+    counts differ, that range too; per setup where the setups differ (fio's JSON, one
+    interval, beside IOgen's three)."""
     key = [*POINT_KEY, "interval"]
     rounds = intervals.group_by(key).agg(pl.col("interval_s").max())  # "tool" in the key
     rounds = rounds.with_columns(full_round(list(POINT_KEY)).alias("full"))
     per_point = rounds.group_by(POINT_KEY).agg(
         pl.col("full").sum().alias("n"), pl.col("interval_s").sum().alias("seconds")
     )
-    per_point = per_point.filter(pl.col("n") > 0)
-    n = int(per_point.select(pl.col("n").max()).item() or 0)
-    each = (per_point["seconds"] / per_point["n"]).to_list() or [0.0]
-    seconds = _seconds(min(each), max(each), fmt)
-    said = fmt.t.count("method.intervals", n, n=fmt.integer(n), seconds=seconds)
+    per_point = per_point.filter(pl.col("n") > 0).with_columns(
+        (pl.col("seconds") / pl.col("n")).alias("each")
+    )
+    by_setup = per_point.group_by("setup", maintain_order=True).agg(
+        pl.col("n").min().alias("low"),
+        pl.col("n").max(),
+        pl.col("each").min().alias("short"),
+        pl.col("each").max().alias("long"),
+    )
+    said = {s: _intervals_said(row, fmt) for s, *row in by_setup.sort("setup").rows()}
     tails = rounds.filter(~pl.col("full") & (pl.col("tool") == "fio"))
-    return said + (" " + fmt.t("method.remainder") if tails.height else "")
+    tail = " " + fmt.t("method.remainder") if tails.height else ""
+    if len(set(said.values())) <= 1:
+        return next(iter(said.values()), _intervals_said([0, 0, 0.0, 0.0], fmt)) + tail
+    alike: dict[str, list[str]] = {}
+    for name, text in said.items():
+        alike.setdefault(text, []).append(fmt.setup(name))
+    parts = [fmt.t("method.for_setup", setup=fmt.listing(s), text=t) for t, s in alike.items()]
+    return " ".join(parts) + tail
+
+
+def _intervals_said(row: list[Any], fmt: Formatter) -> str:
+    """One setup's intervals: (fewest, most, shortest, longest) per point."""
+    low, n, short, long = row
+    seconds = _seconds(short, long, fmt)
+    if low != n:
+        return fmt.t(
+            "method.intervals_range", low=fmt.integer(low), n=fmt.integer(n), seconds=seconds
+        )
+    return fmt.t.count("method.intervals", n, n=fmt.integer(n), seconds=seconds)
 
 
 def _rate_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
