@@ -65,7 +65,11 @@ TEXTS = {
         '![Service times before](images/slide.png "Slide: service times before the '
         'migration")\n',
     ),
-    "setup": ("Aufbau.\n", "The setup.\n"),
+    # a Markdown table without a caption: no number (it took "Tabelle 1", unseen)
+    "setup": (
+        "Aufbau.\n\n| Teil | Anzahl |\n|---|---|\n| SSD | 24 |\n",
+        "The setup.\n\n| Part | Count |\n|---|---|\n| SSD | 24 |\n",
+    ),
     "method": ("Methode.\n", "The method.\n"),
     "conclusion": ("Fazit.\n", "Conclusion.\n"),
     "danksagung": ("Wir danken allen.\n", "We thank everyone.\n"),
@@ -153,6 +157,8 @@ def test_images_are_numbered_figures_with_alt_text(
     assert all(c in text for c in captions), text[:3000]
     figures = re.findall(r"(?:Abbildung|Figure) (\d+) –", text)
     assert figures == [str(n) for n in range(1, len(figures) + 1)]  # with the charts
+    tables = re.findall(r"(?:Tabelle|Table) (\d+) –", text)
+    assert tables[0] == "1" and ("SSD 24" in text or "SSD\n24" in pdf_text(pdf)), tables
     alts = list(_alts(cast(DictionaryObject, PdfReader(pdf).trailer["/Root"])["/StructTreeRoot"]))
     assert any(a.startswith(("Foto:", "Photo:")) for a in alts)
     assert any(a.startswith(("Porträt", "Portrait")) for a in alts)
