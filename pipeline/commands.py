@@ -4,6 +4,7 @@ that an up-to-date build answers before any heavy library loads."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import tempfile
 from collections.abc import Callable
@@ -276,13 +277,18 @@ def parse_threshold(text: str) -> float:
 
 
 def parse_metrics(text: str) -> tuple[Metric, ...]:
-    """``all`` or the figures named, comma-separated."""
-    if text.strip() == "all":
+    """``all`` or the figures named, comma-separated (in any case, each once)."""
+    names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
+    if names == ("all",):
         return METRICS
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
     unknown = [n for n in names if n not in METRICS]
     if unknown or not names:
-        raise UsageError(f"--metric {text!r}: choose from {','.join(METRICS)}, or all")
+        near = difflib.get_close_matches(unknown[0], METRICS, n=1) if unknown else []
+        what = f"no figure {unknown[0]!r}" if unknown else "no figure named"
+        meant = f" (did you mean {near[0]!r}?)" if near else ""
+        raise UsageError(
+            f"--metric {text!r}: {what}{meant}; choose from {','.join(METRICS)}, or all"
+        )
     return cast(tuple[Metric, ...], names)
 
 

@@ -171,7 +171,13 @@ def run(
     ]
     if result.unknown_noise:
         notes.append(Message.in_table("compare", "note_noise_unknown", n=result.unknown_noise))
+    if result.targets_differ:
+        notes.append(Message.in_table("compare", "note_targets", n=result.targets_differ))
+    if result.levels_apart:
+        notes.append(Message.in_table("compare", "note_levels_apart", n=result.levels_apart))
     result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new)]
+    if (result.rows["unit"] == "B/s").any():  # what MB/s means here (MiB/s by default)
+        result.notes.append(Message.in_table("method", f"units_{units(new)}_rate"))
     result.old_points, result.new_points = a.points, b.points
     old, new = a, b
     return result, old, new

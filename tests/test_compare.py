@@ -119,7 +119,7 @@ def test_a_drop_at_one_level_below_the_maximum_fails_the_gate(
     assert done.returncode == 1, done.stdout + done.stderr
     summary = done.stdout.strip().splitlines()[-1]
     assert summary == (
-        "1 regression(s): 4K random 100% read (I/O rate at P\u00a0320 (worst level))"
+        "1 regression(s): 4K random 100% read (I/O rate at P\u00a0320, the worst level)"
     ), summary
     only = iopress("compare", fs840_build.out, path, "--metric", "iops,lat,optimum,limit")
     assert only.returncode == 0 and "0 regression(s)" in only.stdout
@@ -143,6 +143,33 @@ def test_the_worst_level_is_a_regression_before_a_noisier_larger_drop() -> None:
     better = new.with_columns(pl.col("value") * 2)
     (row,) = compare(old, better, 5.0, ("level",)).rows.iter_rows(named=True)
     assert row["status"] == "improvement" and row["parallelism_old"] == 1
+
+
+def test_a_level_capped_on_one_side_is_still_compared() -> None:
+    """fio's rate_iops set at P 2 on the new side only: the point's target rate differs,
+    so it matched nothing and the drop from 13,400 to 2,999 IOPS went unseen (a user's
+    real run). A level each side measured once is matched across target rates, and said
+    so; points left without a match are counted."""
+    key = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    key |= {"read_pct": 100.0, "metric": "level", "unit": "IOPS", "noise_pct": 1.0}
+    old = pl.DataFrame(
+        [
+            key | {"parallelism": p, "target_iops": None, "value": v}
+            for p, v in ((1, 7e3), (2, 13.4e3))
+        ],
+        schema_overrides={"target_iops": pl.Float64},
+    )
+    capped = [(1, None, 7e3), (2, 3e3, 2999.0)]
+    new = pl.DataFrame(
+        [key | {"parallelism": p, "target_iops": t, "value": v} for p, t, v in capped]
+    )
+    result = compare(old, new, 5.0, ("level",))
+    (row,) = result.rows.iter_rows(named=True)
+    assert (row["parallelism_old"], row["status"]) == (2, "regression")
+    assert (result.targets_differ, result.levels_apart) == (1, 0)
+    two = pl.concat([new, new.filter(pl.col("parallelism") == 2).with_columns(target_iops=6e3)])
+    result = compare(old, two, 5.0, ("level",))
+    assert (result.targets_differ, result.levels_apart) == (0, 3)
 
 
 def test_a_rate_sweep_is_compared_rate_by_rate() -> None:
@@ -170,7 +197,8 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
     old, new = load_side(fs840_build.out), load_side(path)
     result, _, _ = run(old, new, 5.0, METRICS)
     assert result.only_old.filter(READ_4K).height == 1 and result.only_new.is_empty()
-    assert [n.key for n in result.notes] == ["note_no_noise", "note_noise_unknown", "note_levels"]
+    keys = [n.key for n in result.notes]
+    assert keys == ["note_no_noise", "note_noise_unknown", "note_levels", "units_binary_rate"]
     assert result.rows.filter(pl.col("metric") == "iops")["noise_new"].is_null().all()
     done = iopress("compare", fs840_build.out, path, "-o", tmp_path / "out")
     assert "only in fs840: 4K random 100% read" in done.stdout
@@ -182,7 +210,10 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
     ("args", "message"),
     [
         (("--threshold", "five"), "--threshold 'five'"),
-        (("--metric", "iops,speed"), "choose from iops,lat,optimum,limit,level, or all"),
+        (
+            ("--metric", "iops,speed"),
+            "no figure 'speed'; choose from iops,lat,optimum,limit,level, or all",
+        ),
         (("--old-setup", "nope"), "has no setup 'nope'"),
     ],
 )

@@ -76,6 +76,8 @@ class Comparison:
     notes: list[Message] = field(default_factory=list)  # what was matched, and how
     old_points: pl.DataFrame = field(default_factory=pl.DataFrame)  # as compared (aligned)
     new_points: pl.DataFrame = field(default_factory=pl.DataFrame)
+    targets_differ: int = 0  # levels matched though their target rates differ
+    levels_apart: int = 0  # points of a common level left without a match (other targets)
 
     @property
     def regressions(self) -> pl.DataFrame:
@@ -183,21 +185,35 @@ def status(worse: float | None, noise: float | None, threshold: float) -> Status
     return "regression" if worse > 0 else "improvement"
 
 
-def _matched(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
+def _matched(old: pl.DataFrame, new: pl.DataFrame) -> tuple[pl.DataFrame, int, int]:
     """Both sides' figures side by side: a profile's figures by profile, the figure of every
-    level also by its level (and target rate)."""
+    level also by its level (and target rate); how many levels were matched across target
+    rates, and how many points of either side had no match (``_by_level``)."""
     flat = [*MATCH, "metric"]
     at_level = pl.col("metric") == "level"
     both = old.filter(~at_level).join(
         new.filter(~at_level), on=flat, how="inner", suffix="_new", nulls_equal=True
     )
-    levels = old.filter(at_level).join(
-        new.filter(at_level), on=LEVEL, how="inner", suffix="_new", nulls_equal=True
-    )
-    levels = levels.with_columns(pl.col("parallelism").alias("parallelism_new"))
+    levels, loose, apart = _by_level(old.filter(at_level), new.filter(at_level))
     both = pl.concat([both, levels], how="diagonal_relaxed")
     both = both.rename({"value": "old", "value_new": "new", "noise_pct": "noise_old"})
-    return both.rename({"noise_pct_new": "noise_new", "parallelism": "parallelism_old"})
+    both = both.rename({"noise_pct_new": "noise_new", "parallelism": "parallelism_old"})
+    return both, loose, apart
+
+
+def _by_level(old: pl.DataFrame, new: pl.DataFrame) -> tuple[pl.DataFrame, int, int]:
+    """The points of every common level matched by their target rate; a level each side
+    measured once, at different targets (a rate cap set on one side), is matched all the
+    same (its achieved rate is what changed). Also how many were so matched, and how many
+    points of either side are left without a match."""
+    exact = old.join(new, on=LEVEL, how="inner", suffix="_new", nulls_equal=True)
+    cell = [*MATCH, "metric", "parallelism"]
+    once = [f.filter(pl.len().over(cell) == 1) for f in (old, new)]
+    loose = once[0].join(once[1], on=cell, how="inner", suffix="_new", nulls_equal=True)
+    loose = loose.filter(~pl.col("target_iops").eq_missing(pl.col("target_iops_new")))
+    apart = old.height + new.height - 2 * (exact.height + loose.height)
+    levels = pl.concat([exact, loose.drop("target_iops_new")], how="diagonal_relaxed")
+    return levels.with_columns(pl.col("parallelism").alias("parallelism_new")), loose.height, apart
 
 
 def _change() -> pl.Expr:
@@ -237,7 +253,7 @@ def compare(
 ) -> Comparison:
     """``figures`` of both sides matched by profile (and setup)."""
     old, new = (f.filter(pl.col("metric").is_in(list(metrics))) for f in (old, new))
-    both = _matched(old, new)
+    both, loose, apart = _matched(old, new)
     change = _change()
     worse = pl.when(pl.col("metric") == "lat").then(change).otherwise(-change)
     both = both.with_columns(change.alias("change_pct"), worse.alias("worse_pct"))
@@ -266,7 +282,7 @@ def compare(
     )
     only_old = labels(old).join(labels(new), on=MATCH, how="anti", nulls_equal=True)
     only_new = labels(new).join(labels(old), on=MATCH, how="anti", nulls_equal=True)
-    return Comparison(rows, only_old, only_new)
+    return Comparison(rows, only_old, only_new, targets_differ=loose, levels_apart=apart)
 
 
 def common_points(
