@@ -75,7 +75,7 @@ def test_response_curve_shades_the_limit(a800: ReportContext) -> None:
     assert rule["mark"]["type"] == "rule" and rule["mark"]["strokeDash"] == [6, 4]
     assert lines["encoding"]["x"]["field"] == "throughput"
     assert lines["encoding"]["y"]["title"] == "Servicezeit [ms]"
-    assert spec["title"] == "8K Random: Servicezeit über IO Rate (Grenze 1.0 ms)"
+    assert spec["title"] == "8K Random: Servicezeit über IO Rate (Grenze 1.0\u00a0ms)"
 
 
 def test_stability_band(a800: ReportContext) -> None:

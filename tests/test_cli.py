@@ -94,8 +94,8 @@ def test_tables_from_dataset_in_both_languages(tmp_path: Path) -> None:
     de = iopress("tables", str(out), "--lang", "de")
     en = iopress("tables", str(out), "--lang", "en")
     assert de.returncode == en.returncode == 0
-    assert "1’008’045 @ 0.50 ms" in de.stdout and "Minimale Latency" in de.stdout
-    assert "1,008,045 @ 0.50 ms" in en.stdout and "Minimum latency" in en.stdout
+    assert "1’008’045 @ 0.50\u00a0ms" in de.stdout and "Minimale Latency" in de.stdout
+    assert "1,008,045 @ 0.50\u00a0ms" in en.stdout and "Minimum latency" in en.stdout
     # what the second line of a cell is, said where italics do not show (a pipe)
     assert "The optimum holds as long as" in " ".join(en.stdout.split())
 
@@ -142,7 +142,7 @@ def test_tables_of_a_dataset_are_the_reports_tables(tmp_path: Path) -> None:
             assert again.returncode == said.returncode == 0
             assert said.stdout.startswith(again.stdout) and again.stdout.count("┏") == 2
     de = iopress("tables", str(data), "--lang", "de").stdout
-    assert "1.008.045 @ 0,50 ms" in de and "Minimale Latency" in de  # de-DE, as stored
+    assert "1.008.045 @ 0,50\u00a0ms" in de and "Minimale Latency" in de  # de-DE, as stored
     from pipeline.compute.registry import measured
 
     made = measured(read_points(data), Settings.read(read_figures(data)))

@@ -143,8 +143,8 @@ def test_key_figures_and_chart_fill_the_page(a800_shared: BuildResult) -> None:
     assert rows[0][3].startswith("732,767 IOPS") and rows[0][3].endswith("(P\u00a0384)")
     assert rows[2][3].endswith("(P\u00a016)") and "MB/s" not in rows[2][3]
     # in the units of the whitepaper's key-figures table (seed 004: 590 µs, 11.5 GB/s)
-    assert rows[0][2] == "648,293 IOPS, 590 µs (P\u00a0128)"
-    assert rows[2][3].startswith("11.5 GB/s, ")
+    assert rows[0][2] == "648,293 IOPS, 590\u00a0µs (P\u00a0128)"
+    assert rows[2][3].startswith("11.5\u00a0GB/s, ")
     for lang in ("de", "en"):
         path = a800_shared.out / f"a800-datasheet.{lang}.pdf"
         assert len(PdfReader(path).pages) == 1

@@ -129,12 +129,23 @@ def test_sizing_table_8(
     ("system", "cells"),
     [
         # 200'000 shared by 1, 2, 4 units: 200'000 each, 0.293 ms on the FS 900's ramp
-        ("FS 900", ["200,000 IOPS @ 0.29 ms", "400,000 IOPS @ 0.29 ms", "800,000 IOPS @ 0.29 ms"]),
+        (
+            "FS 900",
+            [
+                "200,000 IOPS @ 0.29\u00a0ms",
+                "400,000 IOPS @ 0.29\u00a0ms",
+                "800,000 IOPS @ 0.29\u00a0ms",
+            ],
+        ),
         # seed 000 Tabelle 8: 300'986 (the ramp's lowest point; no latency below it), then
         # the targets themselves ("ca. 400'000", "ca. 800'000")
         (
             "OS 18'800 V3",
-            ["300,986 IOPS @ 0.39 ms", "400,000 IOPS @ 0.40 ms", "800,000 IOPS @ 0.46 ms"],
+            [
+                "300,986 IOPS @ 0.39\u00a0ms",
+                "400,000 IOPS @ 0.40\u00a0ms",
+                "800,000 IOPS @ 0.46\u00a0ms",
+            ],
         ),
     ],
 )

@@ -148,19 +148,21 @@ def test_each_table_prints_the_unit_of_its_column(
     """One unit per column, as the seeds print it, not one per document: fs840's minimum
     latencies in µs beside its maxima at ms, a800's key figures in GB/s and µs beside its
     performance table in MB/s and ms (the same optimum: 0.59 ms there, 590 µs here)."""
-    assert "230 µs" in _cells(fs840_context, "min_latency")
-    assert "1,003,798 @ 0.55 ms (P\u00a0256, CPU\u00a094\u00a0%)" in _cells(
+    assert "230\u00a0µs" in _cells(fs840_context, "min_latency")
+    assert "1,003,798 @ 0.55\u00a0ms (P\u00a0256,\u00a0CPU\u00a094\u00a0%)" in _cells(
         fs840_context, "performance"
     )
-    assert "12,984 @ 15 ms (P\u00a0384, CPU\u00a091\u00a0%)" in _cells(fs840_context, "performance")
-    assert any(c.startswith("440,011 @ 0.49 ms") for c in _cells(fs840_context, "spc1"))
+    assert "12,984 @ 15\u00a0ms (P\u00a0384,\u00a0CPU\u00a091\u00a0%)" in _cells(
+        fs840_context, "performance"
+    )
+    assert any(c.startswith("440,011 @ 0.49\u00a0ms") for c in _cells(fs840_context, "spc1"))
     a800 = a800_shared.ctx
     keys = _cells(a800, "key_figures")
-    assert {"590 µs", "11.5 GB/s", "9,416 µs", "11.0 GB/s"} <= set(keys), keys
+    assert {"590\u00a0µs", "11.5\u00a0GB/s", "9,416\u00a0µs", "11.0\u00a0GB/s"} <= set(keys), keys
     assert not [c for c in keys if "MB/s" in c or " ms" in c]
     fmt = a800.formatter("en")
     perf = performance_view(a800.frame("performance"), [], fmt, "")  # not in the paper
-    assert "648,293 @ 0.59 ms (P\u00a0128, CPU\u00a058\u00a0%)" in [
+    assert "648,293 @ 0.59\u00a0ms (P\u00a0128,\u00a0CPU\u00a058\u00a0%)" in [
         s.text for r in perf.rows for c in r for s in c
     ]
 
@@ -188,7 +190,15 @@ def test_placeholders_print_in_the_unit_of_the_table_they_read(
         '{{ maximum("256K", "sequential", 100).bytes_per_s }}'
     )
     got = _placeholders(fs840_context, text, tmp_path).replace("\\", "").split(" | ")
-    assert got == ["0.55 ms", "230 µs", "0.23 ms", "550 µs", "0.29 ms", "0.25 ms", "12,984"]
+    assert got == [
+        "0.55\u00a0ms",
+        "230\u00a0µs",
+        "0.23\u00a0ms",
+        "550\u00a0µs",
+        "0.29\u00a0ms",
+        "0.25\u00a0ms",
+        "12,984",
+    ]
 
 
 def _null_engine_report(tmp_path: Path) -> Path:
@@ -218,19 +228,19 @@ def test_a_null_engine_sweep_prints_every_latency_in_microseconds(tmp_path: Path
     assert fmt.small
     views = ctx.views(fmt)
     cells = [s.text for v in views.values() for row in v.rows for c in row[1:] for s in c]
-    latencies = [c for c in cells if re.search(r"\d (ms|µs)", c)]
-    assert latencies and all(" µs" in c and " ms" not in c for c in latencies), latencies
+    latencies = [c for c in cells if re.search(r"\d\u00a0(ms|µs)", c)]
+    assert latencies and all("\u00a0µs" in c and "\u00a0ms" not in c for c in latencies), latencies
     assert not any("0.000" in c for c in cells), cells
-    assert "1,000 µs" in views["iops_at_latency"].caption
+    assert "1,000\u00a0µs" in views["iops_at_latency"].caption
     performance = [s.text for row in views["performance"].rows for s in row[1]]
-    unbroken = r"\(P\u00a0\d+(, CPU\u00a0\d+\u00a0%)?\)$"  # with fio's CPU load
+    unbroken = r"\(P\u00a0\d+(,\u00a0CPU\u00a0\d+\u00a0%)?\)$"  # with fio's CPU load
     assert all(re.search(unbroken, text) for text in performance), performance
     spec = CHARTS["standard"](ctx.dataset.points, fmt).to_dict()
     assert spec["hconcat"][1]["encoding"]["y"]["title"] == "Service time [µs]"
     standard = next(r for r in ctx.charts if r.kind == "standard")
     assert "service time in µs" in chart_alt(standard, fmt)
     said = _placeholders(ctx, '{{ maximum("4K", "random", 100).lat_mean }}', tmp_path)
-    assert said.endswith(" µs") and "0.000" not in said
+    assert said.endswith("\u00a0µs") and "0.000" not in said
 
 
 @pytest.mark.slow
@@ -265,4 +275,4 @@ def test_iopress_tables_of_a_null_engine_dataset_prints_microseconds(tmp_path: P
     assert iopress("ingest", *sources, "-o", dataset).returncode == 0
     shown = iopress("tables", dataset, "--lang", "en")
     assert shown.returncode == 0
-    assert "8,174,660 @ 0.44 µs" in shown.stdout and " ms" not in shown.stdout
+    assert "8,174,660 @ 0.44\u00a0µs" in shown.stdout and "\u00a0ms" not in shown.stdout

@@ -170,10 +170,11 @@ def test_vendor_figure_round_trip_is_exact(tmp_path: Path, units: str, mega: flo
     from pipeline.prepare import prepare
 
     figure = (
-        '[[vendor_figures]]\naccess = "sequential"\nblock_size = "64K"\nread_pct = 100\n'
+        '[[vendor_figures]]\naccess = "sequential"\nblock_size = "256K"\nread_pct = 100\n'
         'metric = "bytes_per_s"\nvalue = 8000\nunit = "MB/s"\n'
     )
-    folder = _report(tmp_path, '[[sources]]\npath = "raw/fio.json"\n', top=f'units = "{units}"\n')
+    sources = '[[sources]]\npath = "raw/vdbench.html"\n'  # 256K sequential reads
+    folder = _report(tmp_path, sources, top=f'units = "{units}"\n')
     with (folder / "report.toml").open("a", encoding="utf-8") as fh:
         fh.write(figure)
     ctx = prepare(folder)

@@ -51,7 +51,10 @@ def test_the_maximum_is_shown_without_latency(tmp_path: Path) -> None:
     assert "the tool printed none (CrystalDiskMark 3 to 6)" in view.note
     note = ctx.empty_note(en)
     assert note.startswith("Not shown, as no measured point has the latency they need: ")
-    assert "Minimum latency by block size; I/O rate at a latency of at most 1.0 ms / 3.0 ms" in note
+    assert (
+        "Minimum latency by block size; I/O rate at a latency of at most 1.0\u00a0ms / 3.0\u00a0ms"
+        in note
+    )
 
 
 def test_a_declared_table_of_no_row_is_left_out_too(tmp_path: Path) -> None:
@@ -90,7 +93,7 @@ def test_a_table_whose_every_cell_is_empty_is_left_out(tmp_path: Path) -> None:
     assert frame.height and frame["iops"].null_count() == frame.height
     assert "iops_at_latency" not in ctx.shown and ctx.empty == ["iops_at_latency"]
     note = ctx.empty_note(ctx.formatter("en"))
-    assert note.endswith("latency they need: I/O rate at a latency of at most 0.0010 µs.")
+    assert note.endswith("latency they need: I/O rate at a latency of at most 0.0010\u00a0µs.")
 
 
 def test_a_placed_table_of_nothing_is_the_sentence(tmp_path: Path) -> None:

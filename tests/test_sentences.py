@@ -73,7 +73,7 @@ SENTENCES = {
     # between the 1- and 2-job points: interpolated, and said so with "≈"
     "latency at a rate": (
         '{{ latency_at_iops("4K", "random", 100, 5000000).lat_mean }}',
-        f"≈{NBSP}0.055 µs",
+        f"≈{NBSP}0.055\u00a0µs",
     ),
     "its share of the maximum": (
         '{{ latency_at_iops("4K", "random", 100, 5000000).share_of_maximum }}',
@@ -82,13 +82,13 @@ SENTENCES = {
     # 6.7 M IOPS is reached twice (2→4 jobs, and 4→8 falling back): the curve's first
     "latency where the curve first reaches the rate": (
         '{{ latency_at_iops("4K", "random", 100, iops=6700000).lat_mean_us }}',
-        f"≈{NBSP}0.11 µs",
+        f"≈{NBSP}0.11\u00a0µs",
     ),
     "rate at a limit, interpolated": (
         '{{ iops_at_latency("4K", "random", 100, limit_us=0.1).iops }} '
         '{{ iops_at_latency("4K", "random", 100, limit_us=0.1).share_of_maximum }} '
         '{{ iops_at_latency("4K", "random", 100, limit_us=0.1).limit }}',
-        f"≈{NBSP}6,603,824 ≈{NBSP}81 0.10 µs",
+        f"≈{NBSP}6,603,824 ≈{NBSP}81 0.10\u00a0µs",
     ),
     # under 0.2 µs the 4-job point is the best; the crossing after it is lower
     "rate at a limit, measured": (
@@ -121,7 +121,7 @@ BEYOND = {
     ),
     "a limit under every point": (
         '{{ iops_at_latency("4K", "random", 100, limit_us=0.04).iops }}',
-        "no I/O rate at 0.040 µs: every measured point is slower (0.047 µs)",
+        "no I/O rate at 0.040\u00a0µs: every measured point is slower (0.047\u00a0µs)",
     ),
     "two limits": (
         '{{ iops_at_latency("4K", "random", 100, limit_ms=1, limit_us=5).iops }}',
@@ -172,7 +172,7 @@ def test_the_example_prints_a_limit_and_cpu_as_its_tables(
     limit = _cells(fs840_context, "iops_at_latency")["4K random"][0]
     perf = _cells(fs840_context, "performance")["4K random IOPS"][0]
     rate = limit.removesuffix(" IOPS")
-    assert sentence.startswith(f"{rate} IOPS at 1.0 ms, "), (sentence, limit)
+    assert sentence.startswith(f"{rate} IOPS at 1.0\u00a0ms, "), (sentence, limit)
     cpu = re.search(r"CPU\xa0(\d+)\xa0%", perf)
     assert cpu and f"CPU {cpu[1]} % at 1,003,798 IOPS" in sentence, (sentence, perf)
     assert cpu[1] == "94"  # seed 000: "more than 90 % at 1'000'000 IOPS"

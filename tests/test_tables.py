@@ -171,7 +171,7 @@ def test_single_interval_points_have_no_noise_to_compare() -> None:
 def test_the_table_marks_an_unsure_optimum_and_says_why() -> None:
     table = performance(_noisy(5.0)).with_columns(pl.col("queue_depth").cast(pl.Int64))
     view = performance_view(table, [], Formatter(Strings("en")), "")
-    assert "19,000 @ 0.11 ms (P\u00a02) (?)" in [
+    assert "19,000 @ 0.11\u00a0ms (P\u00a02) (?)" in [
         s.text for row in view.rows for c in row for s in c
     ]
     assert "(?): the step after this optimum misses the rule" in view.note
@@ -189,10 +189,10 @@ def test_the_limit_table_s_caption_says_which_limit_is_whose() -> None:
             "limit_us": [1e3, 1e3, 1e3, 1e3, 3e3, 3e3],
         }
     )
-    assert limits_text(rows, fmt) == "1.0 ms (1K–16K) / 3.0 ms (64K, 1024K)"
-    assert limits_text(rows.tail(3), fmt) == "1.0 ms (16K) / 3.0 ms (64K, 1024K)"
-    assert limits_text(rows.head(2), fmt) == "1.0 ms"  # one limit: no block sizes
-    assert limits_text(rows.clear(), fmt, (1e3, 3e3)) == "1.0 ms / 3.0 ms"
+    assert limits_text(rows, fmt) == "1.0\u00a0ms (1K–16K) / 3.0\u00a0ms (64K, 1024K)"
+    assert limits_text(rows.tail(3), fmt) == "1.0\u00a0ms (16K) / 3.0\u00a0ms (64K, 1024K)"
+    assert limits_text(rows.head(2), fmt) == "1.0\u00a0ms"  # one limit: no block sizes
+    assert limits_text(rows.clear(), fmt, (1e3, 3e3)) == "1.0\u00a0ms / 3.0\u00a0ms"
 
 
 def test_widths_that_do_not_match_the_columns_are_refused() -> None:

@@ -39,7 +39,7 @@ def test_fs820_s_figures_stand_beside_the_rows_they_name() -> None:
     ) in perf
     assert len(perf) == 4 and all("(IBM)" in text for _, text in perf)
     latency = _cells(views["min_latency"].rows)
-    assert [text for _, text in latency] == ["110 µs (IBM)"]
+    assert [text for _, text in latency] == ["110\u00a0µs (IBM)"]
     assert "QD\u00a01)" in latency[0][0] and "two FC links" in latency[0][0]
 
 
@@ -68,6 +68,12 @@ def _fs820(tmp_path: Path, old: str, new: str) -> Path:
             'setup = "2links-mpio"\n',
             "in several rows (queue_depth 1, 2, 4, 8, 16, 32, 64, 128)",
             "name its row: queue_depth = 128",
+        ),
+        (
+            'metric = "iops"\n' + FIRST,
+            'metric = "bytes_per_s"\n' + FIRST,
+            "a bytes_per_s figure of random access: the tables show random profiles as iops",
+            'give it as metric = "iops"',
         ),
         (
             FIRST,

@@ -139,8 +139,9 @@ class Formatter:
 
     def latency(self, us: float, unit: str) -> str:
         """A latency in ``unit`` (ms or µs), with the unit: two significant digits below
-        10, whole from 10 up (0.55 ms, 1.4 ms, 15 ms; 230 µs, 0.31 µs)."""
-        return f"{self.few(us / self.divisor(unit))} {self.symbol(unit)}"
+        10, whole from 10 up (0.55 ms, 1.4 ms, 15 ms; 230 µs, 0.31 µs). A no-break space
+        keeps the unit on its figure's line (a narrow cell broke "0.048 / µs")."""
+        return f"{self.few(us / self.divisor(unit))}\u00a0{self.symbol(unit)}"
 
     def divisor(self, unit: str) -> float:
         """Base units (µs, B/s) in one ``unit`` (charts scale their axis by it)."""

@@ -144,7 +144,7 @@ def bandwidth(fmt: Formatter, table: str, bytes_per_s: float, with_unit: bool = 
     """A bandwidth of ``table`` in the unit the registry declares for it (MB/s, GB/s)."""
     declared = unit(table, "bytes_per_s")
     text = fmt.bandwidth(bytes_per_s, declared)
-    return f"{text} {fmt.symbol(declared)}" if with_unit else text
+    return f"{text}\u00a0{fmt.symbol(declared)}" if with_unit else text
 
 
 def figure(fmt: Formatter, table: str, metric: str, value: float) -> str:
@@ -226,6 +226,15 @@ def vendor_problems(
 def _vendor_problem(
     fig: VendorFigure, points: pl.DataFrame, where: Path, place: str
 ) -> InputError | None:
+    shown = "bytes_per_s" if fig.access == "sequential" else "iops"  # the grids' rate
+    if fig.metric in ("iops", "bytes_per_s") and fig.metric != shown:
+        return InputError(
+            where,
+            place,
+            f"a {fig.metric} figure of {fig.access} access: the tables show {fig.access} "
+            f"profiles as {shown}, so it would be shown beside none",
+            f'give it as metric = "{shown}"',
+        )
     mine = points.filter(
         (pl.col("access") == fig.access)
         & (pl.col("block_size") == fig.block_size)
