@@ -7,6 +7,7 @@ import contextlib
 import difflib
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import cast
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from pipeline import cache
+from pipeline import cache, validate
 from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
@@ -42,6 +43,7 @@ from pipeline.publish import build_many
 from pipeline.publish import write_datasheets as datasheets
 from pipeline.report.context import measured_views, report_formatter, table_latencies
 from pipeline.report.views import Cell, TableView
+from pipeline.validate import Problem
 from pipeline.verify import verify as verify_figures
 
 EN = Strings(TOOL)
@@ -77,10 +79,29 @@ def build_report(
     with progress:
         result = build(report_dir, target, step, strict, keep_going, require_steady, edition)
     print_accounting(result.dataset, result.out / "rejects.csv")
+    print_findings(result.ctx.problems, result.ctx.formatter(TOOL), result.out / "validation.csv")
     print_notes(cache.NOTES)
     for old in result.ctx.deprecated():
         err_console.print(f"{EN('cli.warning')}: {old.error()}", highlight=False, markup=False)
     out_console.print(f"{EN('cli.written')}: {result.out}")
+
+
+def print_findings(problems: list[Problem], fmt: Formatter, listed: Path) -> None:
+    """The validation's warnings a build went on with: the first of each rule (a
+    ``[[profiles]]`` typo is not lost among 60 Little's-law findings), then how many of
+    each, all of them in validation.csv and the appendix."""
+    found = [p for p in problems if p.severity == "warning"]
+    first: dict[str, Problem] = {}
+    for problem in found:
+        first.setdefault(problem.rule, problem)
+    for problem in list(first.values())[:SHOWN]:
+        place, said = validate.where(problem, fmt), validate.message(problem, fmt)
+        err_console.print(f"{EN('cli.warning')}: {place}: {said}", highlight=False, markup=False)
+    if found:
+        counts = Counter(p.rule for p in found)
+        rules = ", ".join(f"{rule} {n}" for rule, n in counts.items())
+        said = EN.count("cli.findings", len(found), n=len(found), rules=rules, path=listed)
+        err_console.print(said, highlight=False, markup=False)
 
 
 def print_notes(notes: list[str]) -> None:

@@ -317,3 +317,24 @@ def test_ingest_of_one_failed_file_names_no_other_files(tmp_path: Path) -> None:
     assert run.returncode == 1
     assert "nothing written: 1 file failed (above)\n" in run.stderr
     assert "the counts are of the other files" not in run.stderr
+
+
+def test_a_build_says_its_validation_findings(tmp_path: Path) -> None:
+    """A consultant's [[profiles]] entry of 67 % read (no such point) was said only in
+    validation.csv and the appendix; the build printed "written" and nothing else. It now
+    prints the first finding of each rule and how many there are."""
+    folder = tmp_path / "mixed"
+    shutil.copytree(MIXED, folder)
+    with (folder / "report.toml").open("a", encoding="utf-8") as toml:
+        toml.write('\n[[profiles]]\nname = "OLTP"\naccess = "random"\nblock_size = "8K"\n')
+        toml.write("read_pct = 67\n")
+    done = iopress("build", folder, "-o", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(lines) == 2 and "(Little)" in lines[0], lines  # the first of each rule
+    assert lines[1].startswith("warning: report.toml profiles[0]: the workload mix “OLTP”")
+    summary = next(line for line in done.stderr.splitlines() if "validation finding" in line)
+    validation = tmp_path / "out" / "validation.csv"
+    assert (
+        summary == f"3 validation findings (littles-law 2, profiles 1): all of them in {validation}"
+    )
