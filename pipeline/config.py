@@ -574,11 +574,23 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     line = toml_line(text, loc)
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
+    if model and len(loc) > 1 and loc[-1] in model.model_fields:  # before a near name
+        header = f"[[{loc[0]}]]" if isinstance(loc[1], int) else f"[{loc[0]}]"
+        return InputError(path, where, what, _misplaced(str(loc[-1]), header))
     guess = meant(model, loc) if model else None
     if guess:
         return InputError(path, where, f"{what} — did you mean {guess!r}?")
     hint = (nearest(model, loc) if model else "") + _hint(e["type"], path.name, doc)
     return InputError(path, where, what, hint)
+
+
+def _misplaced(key: str, header: str) -> str:
+    """A key of the top level written below a table's header: TOML reads it as the
+    table's (``chapters = [...]`` after ``[[charts]]``)."""
+    return (
+        f"{key!r} is a key of the top level: written below {header}, TOML reads it as that "
+        "table's; move it above the first [...] or [[...]] header"
+    )
 
 
 def _message(e: Any) -> str:

@@ -157,3 +157,31 @@ def test_a_text_given_as_a_number_or_a_list_is_explained_not_a_crash(tmp_path: P
     assert "title (line 1): Input should be a valid dictionary" in said
     assert 'title = { de = "…", en = "…" }, or one text' in said
     assert 'hint: write it in quotes: author = "…"' in said and "['a'" not in said
+
+
+@pytest.mark.parametrize(("key", "header"), [("chapters", "[[charts]]"), ("edition", "[system]")])
+def test_a_top_level_key_below_a_table_says_to_move_it_up(
+    tmp_path: Path, key: str, header: str
+) -> None:
+    """`chapters = [...]` written after `[[charts]]` got "unknown key 'chapters' in
+    charts[2] … remove or rename": TOML reads it as the table's, so it belongs higher."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
+    toml = folder / "report.toml"
+    value = '["summary"]' if key == "chapters" else '"customer"'
+    table = '[[charts]]\nkind = "standard"\n' if header == "[[charts]]" else "[system]\n"
+    text = toml.read_text(encoding="utf-8")
+    if header == "[system]":
+        text = text.replace("[system]\n", f"[system]\n{key} = {value}\n", 1)
+    else:
+        text += f"\n{table}{key} = {value}\n"
+    toml.write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    said = str(caught.value)
+    assert f"unknown key {key!r} in " in said
+    assert f"hint: {key!r} is a key of the top level: written below {header}, TOML" in said
+    assert "move it above the first [...] or [[...]] header" in said
