@@ -97,7 +97,6 @@ def test_text_pandoc_could_take_for_something_else_stays_text(text: str, kept: s
 
 @pytest.mark.parametrize("text", [">" * 3000 + " deep", "- " * 3000 + "x"])
 def test_nesting_too_deep_names_the_file(text: str) -> None:
-    from pipeline.errors import InputError
 
     with pytest.raises(InputError, match=r"^x\.md: nested too deeply"):
         sanitize.to_typst(text, "x.md")
@@ -373,3 +372,17 @@ def test_an_image_placed_twice_has_the_pdfs_numbers_on_the_site(tmp_path: Path) 
     site = (out / "site" / "fs840.html").read_text(encoding="utf-8")
     assert pdf == re.findall(r"Figure (\d+) – (A rack|Again)", site)
     assert [n for n, _ in pdf] == ["2", "3"]
+
+
+def test_a_link_to_no_heading_of_its_text_names_its_line_and_why() -> None:
+    """A consultant linked to another chapter's heading and got "links to a heading that
+    does not exist" with no line: a link reaches only its own text's headings by id."""
+
+    text = "Text.\n\n## Empfehlung\n\nSiehe [Empfehlung](#empfehlung).\n"
+    with pytest.raises(InputError) as caught:
+        sanitize.to_typst(text, "text/de/results.md")
+    said = str(caught.value)
+    assert "text/de/results.md: line 5: link '#empfehlung': links to no heading" in said
+    assert "not those of other chapters" in said and "{#id} after it" in said
+    fixed = sanitize.to_typst(text.replace("## Empfehlung", "## Empfehlung {#empfehlung}"), "x.md")
+    assert "#link(<x:empfehlung>)[Empfehlung]" in fixed

@@ -173,8 +173,8 @@ MAX_CAPTION = 2000  # characters of an image's caption or description
 
 
 class _Cleaner:
-    def __init__(self, path: Path | str, ids: set[str], token: str) -> None:
-        self.path, self.ids, self.token = path, ids, token
+    def __init__(self, path: Path | str, ids: set[str], token: str, text: str = "") -> None:
+        self.path, self.ids, self.token, self.text = path, ids, token, text
         self.space = id_space(path)
         self.images: list[ImageRef] = []
         self.levels: list[int] = []  # the heading levels used, sorted
@@ -283,11 +283,15 @@ class _Cleaner:
         text = self(inlines)
         if url.startswith("#"):
             if url[1:] not in self.ids:
+                at = self.text.find(f"]({url}")
+                line = f"line {self.text.count(chr(10), 0, at) + 1}: " if at >= 0 else ""
                 raise InputError(
                     self.path,
-                    f"link {url!r}",
-                    "links to a heading that does not exist",
-                    "link to a heading of this section by its id ({#id} after the heading)",
+                    f"{line}link {url!r}",
+                    "links to no heading of this text (a link reaches the headings of its "
+                    "own text, not those of other chapters)",
+                    "give the heading an id ({#id} after it) and link to #id, or name the "
+                    "chapter in words",
                 )
             return {"t": "Link", "c": [["", [], []], text, [f"#{self.space}:{url[1:]}", ""]]}
         if url.lower().startswith(SCHEMES):
@@ -393,7 +397,7 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     ``path``."""
     try:
         doc = json.loads(_tree(markdown, path))
-        cleaner = _Cleaner(path, _ids(doc["blocks"], path), token(markdown))
+        cleaner = _Cleaner(path, _ids(doc["blocks"], path), token(markdown), markdown)
         cleaner.levels = sorted(_levels(doc["blocks"]))
         doc["blocks"] = cleaner(doc["blocks"])
         _placed_alone(doc["blocks"], path)
