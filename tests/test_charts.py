@@ -249,3 +249,29 @@ def test_a_vega_process_dying_twice_stops_the_build_with_a_message(
     assert "Vega (vl-convert): its process died twice" in run.stderr
     assert "Traceback" not in run.stdout + run.stderr
     assert {p.name for p in tmp_path.iterdir()} <= {"cache"}  # no output, no staging folder
+
+
+def test_close_levels_do_not_print_their_labels_into_each_other() -> None:
+    """IOgen's levels 16, 20, 24, 32 on a log axis printed "16 2024 32" (a consultant's
+    128K chart): a label that would touch the one before is left out."""
+    import itertools
+    import re
+
+    import altair as alt
+    import vl_convert as vlc
+
+    from pipeline.charts.standard import log2_x
+
+    levels = [1, 2, 4, 8, 12, 16, 20, 24, 32]
+    frame = pl.DataFrame({"parallelism": levels, "iops": [float(n) for n in levels]})
+    x = log2_x("parallelism", "P", levels)
+    chart = alt.Chart(frame).mark_line().encode(x=x, y="iops:Q").properties(width=250)
+    svg = vlc.vegalite_to_svg(chart.to_json())
+    shown = [
+        float(at)
+        for at, text in re.findall(
+            r'<text[^>]*translate\(([\d.]+),15\)[^>]*opacity="1"[^>]*>(\d+)</text>', svg
+        )
+    ]
+    assert len(shown) >= 6 and "1" in svg
+    assert all(b - a >= 14 for a, b in itertools.pairwise(shown)), shown

@@ -67,7 +67,11 @@ def log2_x(column: str, title: str, levels: list[int]) -> alt.X:
         f"{column}:Q",
         title=title,
         scale=alt.Scale(type="log", base=2, domain=domain),
-        axis=alt.Axis(values=values, format="d", labelFlush=False),
+        # levels close on the log axis (16, 20, 24, 32) would print "16 2024 32": a label
+        # that would come within a few pixels of the one before is left out
+        axis=alt.Axis(
+            values=values, format="d", labelFlush=False, labelOverlap="greedy", labelSeparation=4
+        ),
     )
 
 
