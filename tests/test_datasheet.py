@@ -229,3 +229,19 @@ def test_the_servers_are_those_of_the_datasheet_s_own_points() -> None:
     en, de = (_notice(ctx, ranged, ctx.formatter(lang)) for lang in ("en", "de"))
     assert "ran on 1 to 2 servers at once, depending on the point" in en
     assert "je nach Messpunkt gleichzeitig auf 1 bis 2 Servern" in de
+
+
+def test_a_named_workload_mix_keeps_its_name_on_the_datasheet(tmp_path: Path) -> None:
+    """The whitepaper's tables say "Datenbank-Lesen" where report.toml names 4K random
+    reads so; the datasheet said "4K Random 100% Read"."""
+    folder = Path(shutil.copytree(FS840, tmp_path / "fs840"))
+    with (folder / "report.toml").open("a", encoding="utf-8") as toml:
+        toml.write('\n[[profiles]]\nname = { de = "Datenbank-Lesen", en = "Database read" }\n')
+        toml.write('access = "random"\nblock_size = "4K"\nread_pct = 100\n')
+    ctx = prepare(folder)
+    sheet = D.sheet(ctx)
+    for lang, name in (("de", "Datenbank-Lesen"), ("en", "Database read")):
+        labels = [item.label for item in datasheet.latency_items(sheet, ctx.formatter(lang))]
+        assert name in labels and not any(
+            " read" in label.lower() and "4K" in label for label in labels
+        ), labels

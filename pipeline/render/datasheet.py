@@ -28,6 +28,11 @@ class Item:
 
 
 def _profile(profile: Profile, fmt: Formatter) -> str:
+    """The profile as the whitepaper's tables name it: a named workload mix by its name
+    (report.toml ``[[profiles]]``), else its block size, access and mix."""
+    named = fmt.profile(profile.access, profile.block, profile.read_pct)
+    if named:
+        return named
     return fmt.t(
         "datasheet.lat_item",
         block=fmt.block(profile.block),
