@@ -245,3 +245,18 @@ def test_a_named_workload_mix_keeps_its_name_on_the_datasheet(tmp_path: Path) ->
         assert name in labels and not any(
             " read" in label.lower() and "4K" in label for label in labels
         ), labels
+
+
+def test_the_maxima_say_of_which_access() -> None:
+    """The sweep's datasheet said "Max. IOPS 8,174,660" where its 256K reads reached
+    8,971,972 IOPS: the figure is the random maximum, and its label now says so."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.render.datasheet import performance_items
+
+    ctx = prepare(FS840)
+    for lang, words in (
+        ("en", ["Max. IOPS (random)", "Max. bandwidth (sequential)"]),
+        ("de", ["Max. IOPS (Random)", "Max. Bandbreite (Sequential)"]),
+    ):
+        items = performance_items(D.sheet(ctx), Formatter(Strings(lang)))
+        assert [item.label for item in items] == words
