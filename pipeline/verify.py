@@ -377,7 +377,9 @@ class Resolver:
         elif column in frame.columns and frame[column].n_unique() == 1:
             frame = frame.head(1)  # the same figure on every matching row (SPC-1 price)
         hit = _one(frame)
-        shown = table.cells.printed(hit, column)
+        # a figure the tool did not give (CrystalDiskMark's latency) is not printed either:
+        # "98,172 (P 1)", as the table's cell
+        shown = [f for f in table.cells.printed(hit, column) if not (f in hit and hit[f] is None)]
         figures = [self._figure(table, hit, f) for f in shown]
         names = [str(hit[c]) for c in table.cells.row if isinstance(hit.get(c), str)]
         return Cell(figures, names)

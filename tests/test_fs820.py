@@ -163,6 +163,20 @@ def test_verify_finds_the_transcription_and_a_changed_digit(
     assert (found.line, found.exact) == (2, "200 µs")
 
 
+def test_verify_reads_a_cell_without_a_latency(
+    tmp_path: Path, fs820_context: ReportContext
+) -> None:
+    """CrystalDiskMark prints no latency: its cell "98,172 (P 1)" was refused with "names
+    no figure 'lat_mean_us'" where docs/verify.md promises a comparison."""
+    row = "performance,random 4K 100 setup=cdm-1link queue_depth=32,maximum"
+    published = tmp_path / "cdm.csv"
+    published.write_text(f'table,row,column,printed\n{row},"98,172 (P 1)"\n', encoding="utf-8")
+    assert verify(fs820_context, published) == (1, 2, [])
+    published.write_text(f'table,row,column,printed\n{row},"90,000 (P 1)"\n', encoding="utf-8")
+    (found,) = verify(fs820_context, published).found
+    assert found.exact == "98,172 (P 1)"
+
+
 @pytest.mark.skipif(not SEED.exists(), reason="shared/seeds not present")
 def test_the_figures_kept_are_in_the_seed_text() -> None:
     text = " ".join(SEED.read_text(encoding="utf-8").split())
