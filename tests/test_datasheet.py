@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -215,20 +214,36 @@ def test_the_datasheet_says_the_parallelism_is_per_server_where_several() -> Non
     assert "at once" not in _notice(one, D.sheet(one), one.formatter("en"))
 
 
-def test_the_servers_are_those_of_the_datasheet_s_own_points() -> None:
-    """fs820's datasheet (one link, queue depth 128) said "ran on 2 servers at once",
-    the largest count of the whole setup; its points at QD 128 ran on one (Iometer's
-    sweep on server 1). A sheet whose points ran on 1 and 2 says so."""
+def test_the_servers_are_those_of_the_datasheet_s_own_points(tmp_path: Path) -> None:
+    """fs820's datasheet at queue depth 128 said "ran on 2 servers at once", the largest
+    count of the whole setup; its points at QD 128 ran on one (Iometer's sweep on server
+    1). At QD 8 (its test matrix) they ran on one or two, and the page says so."""
     from pipeline.render.datasheet import _notice
 
     ctx = prepare(ROOT / "data" / "examples" / "fs820")
     sheet = D.sheet(ctx)
-    assert (sheet.setup, sheet.depth, sheet.hosts) == ("1link", 128, (1, 1))
-    assert "at once" not in _notice(ctx, sheet, ctx.formatter("en"))
-    ranged = replace(sheet, hosts=(1, 2))
-    en, de = (_notice(ctx, ranged, ctx.formatter(lang)) for lang in ("en", "de"))
+    assert (sheet.setup, sheet.depth, sheet.hosts) == ("1link", 8, (1, 2))
+    en, de = (_notice(ctx, sheet, ctx.formatter(lang)) for lang in ("en", "de"))
     assert "ran on 1 to 2 servers at once, depending on the point" in en
     assert "je nach Messpunkt gleichzeitig auf 1 bis 2 Servern" in de
+    folder = Path(shutil.copytree(ROOT / "data" / "examples" / "fs820", tmp_path / "fs820"))
+    with (folder / "report.toml").open("a", encoding="utf-8") as toml:
+        toml.write("\n[datasheet]\nqueue_depth = 128\n")
+    deep = prepare(folder)
+    sheet = D.sheet(deep)
+    assert (sheet.depth, sheet.hosts) == (128, (1, 1))
+    assert "at once" not in _notice(deep, sheet, deep.formatter("en"))
+
+
+def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix() -> None:
+    """fs820's deepest queue depth (128) held one profile of a queue-depth sweep: its
+    datasheet showed a bandwidth of "–" and a minimum latency of 1,194 µs, where the
+    test matrix (QD 8: 41 points, every block size) measured both."""
+    from pipeline.render.datasheet import performance_items
+
+    ctx = prepare(ROOT / "data" / "examples" / "fs820")
+    items = performance_items(D.sheet(ctx), ctx.formatter("en"))
+    assert all(item.value != "–" for item in items), items
 
 
 def test_a_named_workload_mix_keeps_its_name_on_the_datasheet(tmp_path: Path) -> None:
