@@ -574,7 +574,7 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     line = toml_line(text, loc)
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
-    if model and len(loc) > 1 and loc[-1] in model.model_fields:  # before a near name
+    if model and _misplaced_top(model, loc):  # before a near name
         header = f"[[{loc[0]}]]" if isinstance(loc[1], int) else f"[{loc[0]}]"
         return InputError(path, where, what, _misplaced(str(loc[-1]), header))
     guess = meant(model, loc) if model else None
@@ -582,6 +582,14 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
         return InputError(path, where, f"{what} — did you mean {guess!r}?")
     hint = (nearest(model, loc) if model else "") + _hint(e["type"], path.name, doc)
     return InputError(path, where, what, hint)
+
+
+def _misplaced_top(model: type[BaseModel], loc: tuple[int | str, ...]) -> bool:
+    """A key of the top level found in a table, where the table does not say itself where
+    that key belongs (``Source.elsewhere``)."""
+    owner = _model_at(model, loc[:-1])
+    said = owner is not None and loc[-1] in getattr(owner, "elsewhere", {})
+    return len(loc) > 1 and loc[-1] in model.model_fields and not said
 
 
 def _misplaced(key: str, header: str) -> str:
