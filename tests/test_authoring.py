@@ -374,3 +374,27 @@ def test_no_input_is_opened_once_compute_begins(
 def test_an_image_path_made_by_a_placeholder_is_refused(tmp_path: Path) -> None:
     found = _refused(tmp_path, '![Rack]({{ "images/rack.jpg" }} "made")')
     assert "image 'images/rack.jpg' is not in the text as written" in found
+
+
+def test_a_chart_placed_before_the_results_charts_stays_in_order(tmp_path: Path) -> None:
+    """A chart placed in the results' text floated to a page's foot; not fitting, it was
+    carried past the results' first chart: "Abbildung 3" stood above "Abbildung 2". Figures
+    placed before the results' charts stand in the flow; after them they still float."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import body
+    from tests.conftest import FS840
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "fs840"))
+    for lang in ("de", "en"):
+        text = folder / "text" / lang
+        (text / "results.md").write_text('{{ chart("standard_random_4k") }}\n', encoding="utf-8")
+        with (text / "conclusion.md").open("a", encoding="utf-8") as fh:
+            fh.write('\n{{ chart("standard_random_8k") }}\n')
+    source = body(prepare(folder), "en")
+
+    def block(stem: str) -> str:
+        start = source.index(f'image("charts/{stem}.en.svg"')
+        return source[start : source.index(")\n", source.index("caption:", start))]
+
+    assert "placement" not in block("standard_random_4k")
+    assert "placement: bottom" in block("standard_random_8k")

@@ -39,18 +39,32 @@ def _figure(ctx: ReportContext, fmt: Formatter, stem: str, float: bool = False) 
     return T.figure(f"charts/{stem}.{fmt.t.lang}.svg", caption, alt, stem, float=float)
 
 
-def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str) -> str:
-    """A table or chart a directive places in a text, which fills the page around it."""
+def _block(ctx: ReportContext, fmt: Formatter, kind: str, name: str, float: bool) -> str:
+    """A table or chart a directive places in a text; a chart floats where ``float``."""
     if kind == "table" and name in ctx.empty:  # nothing to print: the sentence saying so
         return T.paragraph(ctx.empty_note(fmt, names=[name]))
     if kind == "table":
         return T.table(ctx.views(fmt)[name])
-    return _figure(ctx, fmt, name, float=True)
+    return _figure(ctx, fmt, name, float=float)
 
 
-def _picture(placed: Placed) -> str:
+def _picture(placed: Placed, float: bool) -> str:
     width = f"{pictures.width_cm(placed.picture)}cm"
-    return T.figure(placed.file, placed.caption, placed.alt, width=width, float=True)
+    return T.figure(placed.file, placed.caption, placed.alt, width=width, float=float)
+
+
+def _may_float(ctx: ReportContext, lang: str, name: str | None) -> bool:
+    """Whether the figures text ``name`` places may float to a page's foot, the text after
+    them filling the page: only after the results' charts, which stand in the flow. A
+    float before them that does not fit is carried past the next of them, so figure 3
+    stood above figure 2 (a consultant's chart placed in the results' text)."""
+    declared = chapters.declared(ctx.report)
+    keys = [c.key for c in declared]
+    skip = ctx.placed(lang)
+    if "results" not in keys or all(r.stem in skip for r in ctx.charts):
+        return True
+    mine = next((i for i, c in enumerate(declared) if c.text == name), len(declared))
+    return mine > keys.index("results")
 
 
 def _narrative(ctx: ReportContext, fmt: Formatter, name: str | None) -> str:
@@ -58,11 +72,12 @@ def _narrative(ctx: ReportContext, fmt: Formatter, name: str | None) -> str:
     if filled is None:
         return ""
     text = to_typst(filled.text, filled.path)
+    float = _may_float(ctx, fmt.t.lang, name)
     for index, (kind, item) in enumerate(filled.placed):
-        text = text.replace(filled.marker(index), "\n" + _block(ctx, fmt, kind, item))
+        text = text.replace(filled.marker(index), "\n" + _block(ctx, fmt, kind, item, float))
     own = token(filled.text)
     for index, placed in enumerate(ctx.pictures.get(str(filled.path), [])):
-        text = text.replace(image_marker(index, own), "\n" + _picture(placed))
+        text = text.replace(image_marker(index, own), "\n" + _picture(placed, float))
     return text + "\n"
 
 
