@@ -172,6 +172,37 @@ def test_a_level_capped_on_one_side_is_still_compared() -> None:
     assert (result.targets_differ, result.levels_apart) == (0, 3)
 
 
+def _swept(p2_rates: dict[float, tuple[float, float]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Points and intervals of one profile: P 1, and P 2 at target rates {rate: (iops,
+    jitter)}, three rounds each."""
+    from pipeline.normalise import to_points
+    from pipeline.schema import INTERVAL_FIELDS, conform
+
+    point = {"system": "s", "setup": "", "tool": "fio", "access": "random", "read_pct": 100.0}
+    point |= {"block_size": 4096, "queue_depth": 1, "host": "h", "interval_s": 1.0}
+    specs = [(1, None, 900.0, 0.01), *((2, t, v, j) for t, (v, j) in p2_rates.items())]
+    rows = [
+        point
+        | {"parallelism": p, "target_iops": t, "interval": i, "line": i, "source": "x.json"}
+        | {"iops": v * (1 + j * (i - 2)), "bytes_per_s": v * 4096.0, "lat_mean_us": 100.0}
+        for p, t, v, j in specs
+        for i in (1, 2, 3)
+    ]
+    intervals = conform(pl.DataFrame(rows, infer_schema_length=None), INTERVAL_FIELDS)
+    return to_points(intervals), intervals
+
+
+def test_each_target_rate_of_a_level_is_judged_by_its_own_noise() -> None:
+    """At P 2 the 1,000 IOPS target jitters by 40 %, the 5,000 one by 1 %: a 20 % drop of
+    the steady one passed as "within noise" (80 %, the jittery rate's, both sides added)."""
+    old = _swept({1000.0: (990.0, 0.4), 5000.0: (4000.0, 0.01)})
+    new = _swept({1000.0: (990.0, 0.4), 5000.0: (3200.0, 0.01)})
+    a, b = (figures(points, intervals, Settings()) for points, intervals in (old, new))
+    (row,) = compare(a, b, 5.0, ("level",)).rows.iter_rows(named=True)
+    assert (row["status"], row["parallelism_old"]) == ("regression", 2)
+    assert row["noise_pct"] == pytest.approx(2.0, abs=0.1)
+
+
 def test_a_rate_sweep_is_compared_rate_by_rate() -> None:
     """vdbench's three target rates at one thread count are three levels' figures, each
     matched with its own rate (not every rate with every other)."""

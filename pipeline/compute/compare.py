@@ -91,11 +91,12 @@ class Comparison:
         return judged["noise_pct"].null_count()
 
 
-def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
+def spreads(intervals: pl.DataFrame, per_target: bool = False) -> pl.DataFrame:
     """Per point the largest deviation of one round from the point's mean, in % of the
     mean: of the I/O rate (IOPS and bytes/s) and of the latency (see validate.rounds).
     The target rates of a rate sweep at one parallelism are measured apart and the
-    largest of their spreads is taken (the tables' rows do not name the rate)."""
+    largest of their spreads is taken (the tables' rows do not name the rate), unless
+    ``per_target`` (the figure of every level, which compares each rate on its own)."""
 
     def spread(c: str, name: str) -> pl.Expr:
         mean = pl.col(c).mean()
@@ -104,7 +105,7 @@ def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
         return pl.when(pl.col(c).count() > 1).then(found).alias(name)
 
     names = ("iops_noise", "bytes_per_s_noise", "lat_noise")
-    return (
+    each = (
         rounds(intervals)
         .group_by([*POINT, "target_iops"])
         .agg(
@@ -112,9 +113,8 @@ def spreads(intervals: pl.DataFrame) -> pl.DataFrame:
             spread("bytes_per_s", "bytes_per_s_noise"),
             spread("lat_mean_us", "lat_noise"),
         )
-        .group_by(POINT)
-        .agg(pl.col(n).max() for n in names)
     )
+    return each if per_target else each.group_by(POINT).agg(pl.col(n).max() for n in names)
 
 
 def _by_access(sequential: pl.Expr, random: pl.Expr) -> pl.Expr:
@@ -137,6 +137,7 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
         "level": in_seed_order(points, ["parallelism", "target_iops"]),
     }
     noise = spreads(intervals)
+    own = spreads(intervals, per_target=True)  # a level's figure: its target rate's own
     found = []
     rate = (
         _by_access(pl.col("bytes_per_s"), pl.col("iops")),
@@ -146,9 +147,10 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
     latency = (pl.col("lat_mean_us"), pl.lit("µs"), pl.col("lat_noise"))
     for metric, table in parts.items():
         value, unit, noise_col = latency if metric == "lat" else rate
+        on, spread = ([*POINT, "target_iops"], own) if metric == "level" else (POINT, noise)
         found.append(
             table.with_columns(value.alias("value"))
-            .join(noise, on=POINT, how="left", nulls_equal=True)
+            .join(spread, on=on, how="left", nulls_equal=True)
             .select(
                 *PROFILE,
                 pl.lit(metric).alias("metric"),
