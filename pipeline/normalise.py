@@ -298,10 +298,7 @@ def _point_means() -> tuple[pl.Expr, ...]:
     return (
         mean.alias("iops"),
         ((pl.col("bytes_per_s") * seconds).sum() / seconds.sum()).alias("bytes_per_s"),
-        *(
-            ((pl.col(c) * seconds).sum() / seconds.filter(pl.col(c).is_not_null()).sum()).alias(c)
-            for c in DIRECTIONAL
-        ),
+        *(_directional(c, seconds) for c in DIRECTIONAL),
         _weighted("lat_mean_us", pl.col("ios")).alias("lat_mean_us"),
         _weighted("read_lat_mean_us", pl.col("reads")).alias("read_lat_mean_us"),
         _weighted("write_lat_mean_us", pl.col("writes")).alias("write_lat_mean_us"),
@@ -318,6 +315,13 @@ def _point_means() -> tuple[pl.Expr, ...]:
         pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct"),
         _joined("source"),
     )
+
+
+def _directional(name: str, seconds: pl.Expr) -> pl.Expr:
+    """One direction's rate by time over the intervals that give it; none where none
+    does (0 / 0 gave NaN: every IOgen point's read_iops, which prints no direction)."""
+    timed = seconds.filter(pl.col(name).is_not_null()).sum()
+    return pl.when(timed > 0).then((pl.col(name) * seconds).sum() / timed).alias(name)
 
 
 def _joined(name: str) -> pl.Expr:

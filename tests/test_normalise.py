@@ -86,6 +86,13 @@ def test_a_point_names_each_file_and_version_once() -> None:
     assert (row["source"], row["tool_version"]) == ("a.csv, b.csv", "1.10, 1.2")
 
 
+def test_a_direction_no_interval_gives_is_empty_not_nan() -> None:
+    """IOgen prints no per-direction rate: every point's read_iops was NaN (0 s / 0 s),
+    a number where there is none."""
+    row = to_points(_intervals([("a", 1, 900, 100, None, None)])).row(0, named=True)
+    assert [row[c] for c in ("read_iops", "write_iops", "read_bytes_per_s")] == [None] * 3
+
+
 def test_empty_input_gives_empty_points_with_schema() -> None:
     points = to_points(_intervals([]))
     assert points.height == 0
