@@ -150,11 +150,15 @@ def _read(text: str, group: str, decimal: str) -> list[Reading]:
     return [Reading(float(number), len(fraction), group, decimal or ".")]
 
 
+_SPACES = re.compile(r"[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
 def parse(text: str) -> list[Printed]:
     """The figures of one printed cell, in order ("X @ Y ms (P N)" has three). A number
-    that no reading fits raises ValueError."""
+    that no reading fits raises ValueError. Every kind of space is one (a PDF's narrow
+    no-break space before "ms" left the unit unread)."""
     parts = []
-    for match in _FIGURE.finditer(text):
+    for match in _FIGURE.finditer(_SPACES.sub(" ", text)):
         readings = candidates(match["number"])
         if not readings:
             raise ValueError(f"{match['number']!r} is no number as printed")

@@ -217,3 +217,11 @@ def test_an_exact_value_below_the_printed_places_shows_its_digits(
     from pipeline.verify import _places
 
     assert _places(value, printed) == places
+
+
+@pytest.mark.parametrize("space", [" ", "\u00a0", "\u202f", "\u2009"])
+def test_a_unit_after_any_kind_of_space_is_read(space: str) -> None:
+    """A PDF's narrow no-break space (U+202F) before "ms" left the unit unread, so the
+    figure was taken in the table's unit: 0.20 read as another latency."""
+    (found,) = parse(f"0.20{space}ms")
+    assert (found.readings[0].value, found.unit) == (0.2, "ms")
