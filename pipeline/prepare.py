@@ -7,8 +7,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+import polars as pl
+
 from pipeline import images
 from pipeline.compute import registry
+from pipeline.compute.registry import ViewKind
 from pipeline.config import LANGS, REPORT_FILE, Edition
 from pipeline.dataset.sources import SPC1_CATALOGUE
 from pipeline.errors import InputError, InputErrors
@@ -90,18 +93,15 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
     inputs = registry.Inputs(dataset.points, report, list(given.spc1))
     tables = registry.compute_all(inputs)
     charts, not_drawn = plan(report, dataset.points, given.folder / REPORT_FILE)
-    where = given.folder / REPORT_FILE
-    text = read_text(where) if report.vendor_figures else ""
-    problems = vendor_problems(report.vendor_figures, dataset.points, where, text)
-    if problems:
-        raise InputErrors(problems)
+    shown = registry.shown(inputs, tables)
+    _check_vendor_figures(given, tables, shown)
     bins = {r.stem: given.bins[r.source or "", r.job] for r in charts if r.kind == "histogram"}
     return ReportContext(
         given.folder,
         report,
         dataset,
         tables,
-        registry.shown(inputs, tables),
+        shown,
         {lang: dict(sections) for lang, sections in given.texts.items()},
         charts,
         list(given.spc1),
@@ -114,6 +114,22 @@ def context(given: ReportInputs, seen: dict[str, Seen]) -> ReportContext:
         empty=registry.left_out(inputs, tables),
         not_drawn=not_drawn,
     )
+
+
+def _check_vendor_figures(
+    given: ReportInputs, tables: Mapping[str, pl.DataFrame], shown: list[str]
+) -> None:
+    """Each vendor figure stands beside a row of a table the report shows."""
+    figures, where = given.report.vendor_figures, given.folder / REPORT_FILE
+    if not figures:
+        return
+    grids = {kind: registry.view_rows(tables, shown, kind) for kind in GRIDS}
+    problems = vendor_problems(figures, grids, where, read_text(where))
+    if problems:
+        raise InputErrors(problems)
+
+
+GRIDS: tuple[ViewKind, ...] = ("rate_grid", "latency_grid")  # the views with vendor figures
 
 
 def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:

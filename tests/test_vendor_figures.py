@@ -78,8 +78,8 @@ def _fs820(tmp_path: Path, old: str, new: str) -> Path:
         (
             FIRST,
             'setup = "2links-mpio"\nqueue_depth = 3\n',
-            "no measured point of 4K random 100 % read (setup 2links-mpio, queue_depth 3): "
-            "the figure would be shown beside none",
+            "no row of the tables shows 4K random 100 % read (setup 2links-mpio, queue_depth "
+            "3): the figure would be shown beside none",
             "or remove it",
         ),
     ],
@@ -91,3 +91,14 @@ def test_a_figure_no_row_would_show_is_refused_with_its_line(
         prepare(_fs820(tmp_path, old, new))
     (problem,) = caught.value.errors
     assert said in f"{problem.where}: {problem.message}" and hint in problem.hint
+
+
+def test_a_figure_of_a_table_the_report_does_not_show_is_refused(tmp_path: Path) -> None:
+    """report.toml's tables left out the performance table: an IOPS figure checked
+    against the measured points passed, and was printed nowhere (a reviewer's find)."""
+    folder = _fs820(tmp_path, 'tables = ["performance", "min_latency"]', 'tables = ["min_latency"]')
+    with pytest.raises(InputErrors) as caught:
+        prepare(folder)
+    said = [f"{e.where}: {e.message}" for e in caught.value.errors]
+    assert len(said) == 4, said  # the four rates; the latency figure has its table
+    assert all("shows no table of I/O rates (report.toml tables)" in s for s in said), said

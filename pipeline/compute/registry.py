@@ -426,6 +426,15 @@ def measured(points: pl.DataFrame, settings: Settings) -> dict[str, pl.DataFrame
     return {name: frame for name, frame in found.items() if frame is not None}
 
 
+def view_rows(
+    tables: Mapping[str, pl.DataFrame], shown: Sequence[str], view: ViewKind
+) -> pl.DataFrame | None:
+    """The rows of every shown table of one view kind (the grids beside which vendor
+    figures stand), None where none of that kind is shown."""
+    frames = [tables[t.frame or t.name] for t in TABLES if t.name in shown and t.view == view]
+    return pl.concat(frames, how="diagonal_relaxed") if frames else None
+
+
 def shown(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:
     return shown_of(inputs.points, inputs.report.tables, tables)
 

@@ -7,14 +7,14 @@ leads to ``href``, an http(s) address).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
 
-from pipeline.compute.registry import unit
+from pipeline.compute.registry import ViewKind, unit
 from pipeline.compute.tables import KINDS, PROFILE
 from pipeline.config import VendorFigure, toml_line
 from pipeline.errors import InputError
@@ -208,40 +208,65 @@ def _beside(fig: VendorFigure, row: Row) -> bool:
     )
 
 
+Grids = Mapping[ViewKind, "pl.DataFrame | None"]  # the rows shown by each grid view kind
+
+
 def vendor_problems(
-    figures: Sequence[VendorFigure], points: pl.DataFrame, where: Path, text: str = ""
+    figures: Sequence[VendorFigure], grids: Grids, where: Path, text: str = ""
 ) -> list[InputError]:
-    """A vendor figure no measured point would show, or one the points show in several
-    rows (setups, queue depths) it does not choose between: either would be left out of
-    every table without a word. ``text``: report.toml's, to name the figure's line."""
+    """A vendor figure no table the report shows would print (``grids``: the rows of the
+    rate and latency grids shown, None where none is), or one shown in several rows
+    (setups, queue depths) it does not choose between: either would be left out of every
+    table without a word. ``text``: report.toml's, to name the figure's line."""
     found = []
     for i, fig in enumerate(figures):
         line = toml_line(text, ("vendor_figures", i, "access"))
         place = f"vendor_figures[{i}]" + (f" (line {line})" if line else "")
-        if problem := _vendor_problem(fig, points, where, place):
-            found.append(problem)
+        said = _kind_problem(fig) or _row_problem(fig, grids)
+        if said:
+            found.append(InputError(where, place, *said))
     return found
 
 
-def _vendor_problem(
-    fig: VendorFigure, points: pl.DataFrame, where: Path, place: str
-) -> InputError | None:
-    shown = "bytes_per_s" if fig.access == "sequential" else "iops"  # the grids' rate
+def _kind_problem(fig: VendorFigure) -> tuple[str, str] | None:
+    """A rate of the other kind than the grids show for its access."""
+    shown = "bytes_per_s" if fig.access == "sequential" else "iops"
     if fig.metric in ("iops", "bytes_per_s") and fig.metric != shown:
-        return InputError(
-            where,
-            place,
+        return (
             f"a {fig.metric} figure of {fig.access} access: the tables show {fig.access} "
             f"profiles as {shown}, so it would be shown beside none",
             f'give it as metric = "{shown}"',
         )
-    mine = points.filter(
+    return None
+
+
+def _row_problem(fig: VendorFigure, grids: Grids) -> tuple[str, str] | None:
+    latency = fig.metric == "lat_mean_us"
+    rows = grids.get("latency_grid" if latency else "rate_grid")
+    if rows is None:
+        what = "minimum latencies" if latency else "I/O rates"
+        return (
+            f"the report shows no table of {what} (report.toml tables): the figure would "
+            "be shown beside none",
+            "add that table to tables, or remove the figure",
+        )
+    mine, profile = _rows_of(fig, rows)
+    if mine.is_empty():
+        return (
+            f"no row of the tables shows {profile}: the figure would be shown beside none",
+            "correct access, block_size, read_pct (and setup, queue_depth), or remove it",
+        )
+    return _undecided(fig, mine, profile)
+
+
+def _rows_of(fig: VendorFigure, rows: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """The rows of the figure's profile (and the setup and queue depth it names), and the
+    profile in words."""
+    mine = rows.filter(
         (pl.col("access") == fig.access)
         & (pl.col("block_size") == fig.block_size)
         & (pl.col("read_pct") == fig.read_pct)
     )
-    if fig.metric == "lat_mean_us":  # shown beside a measured latency only
-        mine = mine.filter(pl.col("lat_mean_us").is_not_null())
     named = []
     for name in ("setup", "queue_depth"):
         wanted = getattr(fig, name)
@@ -249,21 +274,15 @@ def _vendor_problem(
             mine = mine.filter(pl.col(name) == wanted)
             named.append(f"{name} {wanted}")
     profile = f"{block_label(fig.block_size)} {fig.access} {fig.read_pct:g} % read"
-    profile += f" ({', '.join(named)})" if named else ""
-    profile += " with a latency" if fig.metric == "lat_mean_us" else ""
-    if mine.is_empty():
-        return InputError(
-            where,
-            place,
-            f"no measured point of {profile}: the figure would be shown beside none",
-            "correct access, block_size, read_pct (and setup, queue_depth), or remove it",
-        )
+    return mine, profile + (f" ({', '.join(named)})" if named else "")
+
+
+def _undecided(fig: VendorFigure, mine: pl.DataFrame, profile: str) -> tuple[str, str] | None:
+    """Several rows of the profile the figure does not choose between."""
     for name in ("setup", "queue_depth"):
         found = sorted(mine[name].drop_nulls().unique().to_list())
         if getattr(fig, name) is None and len(found) > 1:
-            return InputError(
-                where,
-                place,
+            return (
                 f"the tables show {profile} in several rows ({name} "
                 f"{', '.join(map(str, found))}): the figure does not say beside which",
                 f"name its row: {name} = {found[-1]!r}".replace("'", '"'),
