@@ -300,7 +300,7 @@ def parse_threshold(text: str) -> float:
 def parse_metrics(text: str) -> tuple[Metric, ...]:
     """``all`` or the figures named, comma-separated (in any case, each once)."""
     names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
-    if names == ("all",):
+    if "all" in names:  # "all,level" is all of them too
         return METRICS
     unknown = [n for n in names if n not in METRICS]
     if unknown or not names:

@@ -219,6 +219,14 @@ def test_a_rate_sweep_is_compared_rate_by_rate() -> None:
     result = compare(mine, mine, 5.0, ("level",))
     assert result.rows.height == points.select(PROFILE).unique().height
     assert set(result.rows["status"].to_list()) == {"unchanged"}
+    # the row names its target rate: three points share its level
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import metric
+
+    row = result.rows.row(0, named=True)
+    said = metric(row, Formatter(Strings("en")))
+    assert row["target_iops"] is not None and "and a target of " in said, said
 
 
 @pytest.mark.slow
@@ -407,7 +415,7 @@ def test_the_rule_names_every_figure_compared(a800_shared: BuildResult) -> None:
     said = rule(result, Formatter(Strings("en")))
     assert said.startswith("Each figure is read from the profile's curve: the maximum I/O rate")
     assert "service time, the I/O rate at the optimum, the I/O rate at the latency" in said
-    assert "limit, and the I/O rate at every parallelism level both sides measured (the" in said
+    assert "limit, and the I/O rate at every parallelism level both sides measured (shown:" in said
 
 
 def test_the_overlay_of_datasets_without_latency_has_no_empty_panel(tmp_path: Path) -> None:

@@ -281,6 +281,7 @@ def compare(
         "status",
         "parallelism_old",
         pl.col("parallelism_new"),
+        "target_iops",  # the level figure's target rate, where a rate sweep has one
     )
     only_old = labels(old).join(labels(new), on=MATCH, how="anti", nulls_equal=True)
     only_new = labels(new).join(labels(old), on=MATCH, how="anti", nulls_equal=True)

@@ -39,9 +39,12 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
 def metric(row: dict[str, Any], fmt: Formatter) -> str:
     """The figure's name; the figure of every level names the level shown."""
     name = f"compare.metric_{row['metric']}"
-    if row["metric"] == "level":
-        return fmt.t(name, level=fmt.integer(row["parallelism_old"]))
-    return fmt.t(name)
+    if row["metric"] != "level":
+        return fmt.t(name)
+    level = fmt.integer(row["parallelism_old"])
+    if row.get("target_iops") is None:
+        return fmt.t(name, level=level)
+    return fmt.t(f"{name}_target", level=level, target=fmt.integer(row["target_iops"]))
 
 
 def noise(pct: float | None, fmt: Formatter) -> str:
