@@ -574,14 +574,25 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     line = toml_line(text, loc)
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
-    if model and _misplaced_top(model, loc):  # before a near name
+    guess = meant(model, loc) if model else None
+    if model and not _close(model, loc, guess) and _misplaced_top(model, loc):
         header = f"[[{loc[0]}]]" if isinstance(loc[1], int) else f"[{loc[0]}]"
         return InputError(path, where, what, _misplaced(str(loc[-1]), header))
-    guess = meant(model, loc) if model else None
     if guess:
         return InputError(path, where, f"{what} — did you mean {guess!r}?")
     hint = (nearest(model, loc) if model else "") + _hint(e["type"], path.name, doc)
     return InputError(path, where, what, hint)
+
+
+def _close(model: type[BaseModel], loc: tuple[int | str, ...], guess: str | None) -> bool:
+    """Whether the near name guessed is more likely meant than a key of the top level:
+    a synonym, or a spelling one letter away (``units`` for ``unit``), not a distant one
+    (``edition`` for ``description``)."""
+    if guess is None:
+        return False
+    key, owner = str(loc[-1]).lower(), _model_at(model, loc[:-1])
+    synonyms: dict[str, str] = getattr(owner, "synonyms", {})
+    return key in synonyms or difflib.SequenceMatcher(None, key, guess).ratio() >= 0.8
 
 
 def _misplaced_top(model: type[BaseModel], loc: tuple[int | str, ...]) -> bool:

@@ -185,3 +185,20 @@ def test_a_top_level_key_below_a_table_says_to_move_it_up(
     assert f"unknown key {key!r} in " in said
     assert f"hint: {key!r} is a key of the top level: written below {header}, TOML" in said
     assert "move it above the first [...] or [[...]] header" in said
+
+
+def test_a_near_name_comes_before_a_top_level_key_of_that_name(tmp_path: Path) -> None:
+    """`units = "GB/s"` in a [[vendor_figures]] is `unit` misspelt, though `units` is also
+    a key of the top level: "did you mean 'unit'?" (it said to move `units` up)."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
+    toml = folder / "report.toml"
+    figure = '[[vendor_figures]]\naccess = "sequential"\nblock_size = "256K"\nread_pct = 100\n'
+    figure += 'metric = "bytes_per_s"\nvalue = 3\nunits = "GB/s"\n'
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + figure, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    assert "unknown key 'units' in vendor_figures[0] — did you mean 'unit'?" in str(caught.value)
