@@ -23,7 +23,13 @@ from pipeline.compute.compare import (
 )
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.csvfile import write_csv
-from pipeline.dataset import intervals_path, read_figures, read_intervals, read_points
+from pipeline.dataset import (
+    intervals_path,
+    read_figures,
+    read_intervals,
+    read_points,
+    read_presentation,
+)
 from pipeline.errors import UsageError
 from pipeline.language.fmt import small_latencies
 from pipeline.language.message import Message
@@ -64,7 +70,9 @@ def _from_dataset(path: Path, label: str) -> Side:
         intervals = read_intervals(path)
     else:  # no interval level: no noise known
         intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
-    return Side(label, points, intervals, Settings.read(read_figures(path)))
+    settings = Settings.read(read_figures(path))
+    # the KB/MB its report stated, stored with the dataset (binary for ``iopress ingest``'s)
+    return Side(label, points, intervals, settings, read_presentation(path).units)
 
 
 def load_side(path: Path) -> Side:

@@ -456,3 +456,20 @@ def test_the_intro_counts_in_the_language_s_plural() -> None:
         improvements="0 improvements",
     )
     assert "1 regression and 0 improvements beyond" in intro
+
+
+def test_a_build_output_keeps_its_report_s_units(tmp_path: Path, fs840_build: BuildResult) -> None:
+    """A decimal report compared as a build output printed MB as 1024² bytes (the
+    default) where its own PDF and the report folder print 10⁶ (a reviewer's find)."""
+    import json
+
+    from pipeline.dataset import PRESENTATION_KEY
+
+    source = fs840_build.out / "dataset.parquet"
+    meta = pl.read_parquet_metadata(source)
+    shown = json.loads(meta[PRESENTATION_KEY]) | {"units": "decimal"}
+    path = tmp_path / "decimal.parquet"
+    pl.read_parquet(source).write_parquet(
+        path, metadata=meta | {PRESENTATION_KEY: json.dumps(shown)}
+    )
+    assert load_side(path).units == "decimal" and load_side(fs840_build.out).units == "binary"
