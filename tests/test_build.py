@@ -393,7 +393,7 @@ def test_the_intervals_are_said_per_setup_where_they_differ() -> None:
     ctx = prepare(ROOT / "data" / "examples" / "fs820")
     said = _intervals_sentence(ctx.dataset.intervals, ctx.formatter("en"))
     assert said == (
-        "one FC link, without MPIO and two FC links with Multipath I/O (MPIO): Each point "
+        "One FC link, without MPIO and two FC links with Multipath I/O (MPIO): Each point "
         "was measured in one interval of 60 s. CrystalDiskMark, one FC link, without MPIO "
         "and CrystalDiskMark, two FC links with MPIO: Each point was measured in one "
         "interval of 5 s."
@@ -413,13 +413,13 @@ def test_the_method_names_a_range_where_a_setup_s_points_differ() -> None:
     for lang, words in (
         (
             "en",
-            "one FC link, without MPIO: The load was generated synchronously on 1 to 2 "
-            "servers, depending on the point.",
+            "One FC link, without MPIO and two FC links with Multipath I/O (MPIO): The load "
+            "was generated synchronously on 1 to 2 servers, depending on the point.",
         ),
         (
             "de",
-            "ein FC-Link, ohne MPIO: Die Last wurde je nach Messpunkt synchron auf 1 bis 2 "
-            "Servern erzeugt.",
+            "Ein FC-Link, ohne MPIO und zwei FC-Links mit Multipath I/O (MPIO): Die Last "
+            "wurde je nach Messpunkt synchron auf 1 bis 2 Servern erzeugt.",
         ),
     ):
         said = " ".join(method_sentences(ctx, ctx.formatter(lang)))

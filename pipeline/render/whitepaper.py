@@ -195,13 +195,34 @@ def _intervals_sentence(intervals: pl.DataFrame, fmt: Formatter) -> str:
     said = {s: _intervals_said(row, fmt) for s, *row in by_setup.sort("setup").rows()}
     tails = rounds.filter(~pl.col("full") & (pl.col("tool") == "fio"))
     tail = " " + fmt.t("method.remainder") if tails.height else ""
-    if len(set(said.values())) <= 1:
-        return next(iter(said.values()), _intervals_said([0, 0, 0.0, 0.0], fmt)) + tail
+    if not said:
+        return _intervals_said([0, 0, 0.0, 0.0], fmt) + tail
+    return " ".join(_per_setup(said, fmt)) + tail
+
+
+def _per_setup(said: dict[str, str], fmt: Formatter) -> list[str]:
+    """One sentence where every setup's is the same; else one per sentence, naming its
+    setups ("One FC link and two FC links: …")."""
     alike: dict[str, list[str]] = {}
     for name, text in said.items():
-        alike.setdefault(text, []).append(fmt.setup(name))
-    parts = [fmt.t("method.for_setup", setup=fmt.listing(s), text=t) for t, s in alike.items()]
-    return " ".join(parts) + tail
+        alike.setdefault(text, []).append(name)
+    if len(alike) == 1:
+        return list(alike)
+    return [
+        fmt.t("method.for_setup", setup=_setups_named(names, fmt), text=text)
+        for text, names in alike.items()
+    ]
+
+
+def _setups_named(names: list[str], fmt: Formatter) -> str:
+    """The setups as a sentence begins with them: a description's first word capitalised
+    where it is a plain lower-case one ("one FC link" -> "One FC link"; "iSCSI" stays);
+    a setup's name, an identifier, as written."""
+    listed = fmt.listing([fmt.setup(n) for n in names])
+    described = fmt.setup(names[0]) != names[0]
+    if described and listed[:2].isalpha() and listed[:2].islower():
+        return listed[0].upper() + listed[1:]
+    return listed
 
 
 def _intervals_said(row: list[Any], fmt: Formatter) -> str:
@@ -293,9 +314,7 @@ def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
         .rows()
     )
     said = {s: hosts_sentence(low, n, has_latency(points), fmt) for s, low, n in by_setup}
-    if len(set(said.values())) == 1:
-        return [next(iter(said.values()))]
-    return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
+    return _per_setup(said, fmt)
 
 
 def hosts_sentence(low: int, n: int, timed: bool, fmt: Formatter) -> str:
