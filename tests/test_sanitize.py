@@ -386,3 +386,13 @@ def test_a_link_to_no_heading_of_its_text_names_its_line_and_why() -> None:
     assert "not those of other chapters" in said and "{#id} after it" in said
     fixed = sanitize.to_typst(text.replace("## Empfehlung", "## Empfehlung {#empfehlung}"), "x.md")
     assert "#link(<x:empfehlung>)[Empfehlung]" in fixed
+
+
+def test_a_link_s_line_is_the_author_s_past_a_placed_table() -> None:
+    """fs840's summary places a table at line 5; a broken link at line 7 was reported at
+    line 11, the filled text's (the table's marker stands between blank lines)."""
+    from pipeline.report.narrative import marker
+
+    placed = "\n\n" + marker(0, "0" * 32) + "\n\n"
+    filled = f"One.\n\nTwo.\n\n{placed}\n\nSee [x](#nope).\n"
+    assert sanitize._source_line(filled, "](#nope") == "line 7: "

@@ -283,8 +283,7 @@ class _Cleaner:
         text = self(inlines)
         if url.startswith("#"):
             if url[1:] not in self.ids:
-                at = self.text.find(f"]({url}")
-                line = f"line {self.text.count(chr(10), 0, at) + 1}: " if at >= 0 else ""
+                line = _source_line(self.text, f"]({url}")
                 raise InputError(
                     self.path,
                     f"{line}link {url!r}",
@@ -297,6 +296,17 @@ class _Cleaner:
         if url.lower().startswith(SCHEMES):
             return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
+
+
+def _source_line(filled: str, found: str) -> str:
+    """ "line N: " of ``found`` in the text as its author wrote it: a directive placed
+    before it stands in the filled text as its marker between blank lines (four lines
+    more each); "" where it is not found."""
+    at = filled.find(found)
+    if at < 0:
+        return ""
+    before = filled[:at]
+    return f"line {before.count(chr(10)) + 1 - 4 * len(MARKER.findall(before))}: "
 
 
 @functools.cache
