@@ -300,9 +300,9 @@ def parse_threshold(text: str) -> float:
 def parse_metrics(text: str) -> tuple[Metric, ...]:
     """``all`` or the figures named, comma-separated (in any case, each once)."""
     names = tuple(dict.fromkeys(n.strip().lower() for n in text.split(",") if n.strip()))
-    if "all" in names:  # "all,level" is all of them too
+    unknown = [n for n in names if n not in (*METRICS, "all")]
+    if "all" in names and not unknown:  # "all,level" is all of them too
         return METRICS
-    unknown = [n for n in names if n not in METRICS]
     if unknown or not names:
         near = difflib.get_close_matches(unknown[0], METRICS, n=1) if unknown else []
         what = f"no figure {unknown[0]!r}" if unknown else "no figure named"

@@ -24,6 +24,7 @@ from pipeline.compute.compare import (
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
+    PRESENTATION_KEY,
     intervals_path,
     read_figures,
     read_intervals,
@@ -47,7 +48,7 @@ class Side:
     points: pl.DataFrame
     intervals: pl.DataFrame
     settings: Settings = field(default_factory=Settings)
-    units: Convention | None = None  # the report's convention (report folders only)
+    units: Convention | None = None  # the report's convention (none for an ingest dataset)
     date: dt.date | None = None
     path: Path | None = None  # what was given on the command line
 
@@ -71,8 +72,12 @@ def _from_dataset(path: Path, label: str) -> Side:
     else:  # no interval level: no noise known
         intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
     settings = Settings.read(read_figures(path))
-    # the KB/MB its report stated, stored with the dataset (binary for ``iopress ingest``'s)
-    return Side(label, points, intervals, settings, read_presentation(path).units)
+    # the KB/MB its report stated, stored with a build's dataset (``iopress ingest``'s
+    # states none)
+    stored = PRESENTATION_KEY in pl.read_parquet_metadata(path)
+    return Side(
+        label, points, intervals, settings, read_presentation(path).units if stored else None
+    )
 
 
 def load_side(path: Path) -> Side:
@@ -138,14 +143,8 @@ def _on_cells(side: Side, cells: pl.DataFrame) -> Side:
 def _unit_note(old: Side, new: Side) -> list[Message]:
     if old.units and new.units and old.units != new.units:
         return [
-            Message.in_table(
-                "compare",
-                "note_units",
-                old=old.label,
-                new=new.label,
-                old_units=old.units,
-                new_units=new.units,
-            )
+            # the note of the old side's convention: its words in each language
+            Message.in_table("compare", f"note_units_{old.units}", old=old.label, new=new.label)
         ]
     return []
 

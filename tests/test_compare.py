@@ -167,6 +167,12 @@ def test_a_level_capped_on_one_side_is_still_compared() -> None:
     (row,) = result.rows.iter_rows(named=True)
     assert (row["parallelism_old"], row["status"]) == (2, "regression")
     assert (result.targets_differ, result.levels_apart) == (1, 0)
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import metric
+
+    said = metric(row, Formatter(Strings("en")))
+    assert said == "I/O rate at P\u00a02 (target rate old: none, new: 3,000 IOPS), the worst level"
     two = pl.concat([new, new.filter(pl.col("parallelism") == 2).with_columns(target_iops=6e3)])
     result = compare(old, two, 5.0, ("level",))
     assert (result.targets_differ, result.levels_apart) == (0, 3)
@@ -226,7 +232,7 @@ def test_a_rate_sweep_is_compared_rate_by_rate() -> None:
 
     row = result.rows.row(0, named=True)
     said = metric(row, Formatter(Strings("en")))
-    assert row["target_iops"] is not None and "and a target of " in said, said
+    assert row["target_iops_old"] is not None and "and a target of " in said, said
 
 
 @pytest.mark.slow
@@ -254,6 +260,7 @@ def test_profiles_of_one_side_only_are_listed(tmp_path: Path, fs840_build: Build
             "no figure 'speed'; choose from iops,lat,optimum,limit,level, or all",
         ),
         (("--old-setup", "nope"), "has no setup 'nope'"),
+        (("--metric", "all,bogus"), "no figure 'bogus'"),
     ],
 )
 def test_bad_options_are_refused(args: tuple[str, ...], message: str) -> None:

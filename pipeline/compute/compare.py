@@ -209,12 +209,13 @@ def _by_level(old: pl.DataFrame, new: pl.DataFrame) -> tuple[pl.DataFrame, int, 
     same (its achieved rate is what changed). Also how many were so matched, and how many
     points of either side are left without a match."""
     exact = old.join(new, on=LEVEL, how="inner", suffix="_new", nulls_equal=True)
+    exact = exact.with_columns(pl.col("target_iops").alias("target_iops_new"))
     cell = [*MATCH, "metric", "parallelism"]
     once = [f.filter(pl.len().over(cell) == 1) for f in (old, new)]
     loose = once[0].join(once[1], on=cell, how="inner", suffix="_new", nulls_equal=True)
     loose = loose.filter(~pl.col("target_iops").eq_missing(pl.col("target_iops_new")))
     apart = old.height + new.height - 2 * (exact.height + loose.height)
-    levels = pl.concat([exact, loose.drop("target_iops_new")], how="diagonal_relaxed")
+    levels = pl.concat([exact, loose], how="diagonal_relaxed")
     return levels.with_columns(pl.col("parallelism").alias("parallelism_new")), loose.height, apart
 
 
@@ -281,7 +282,9 @@ def compare(
         "status",
         "parallelism_old",
         pl.col("parallelism_new"),
-        "target_iops",  # the level figure's target rate, where a rate sweep has one
+        # the level figure's target rates, where a side has one (a rate sweep, a cap)
+        pl.col("target_iops").alias("target_iops_old"),
+        "target_iops_new",
     )
     only_old = labels(old).join(labels(new), on=MATCH, how="anti", nulls_equal=True)
     only_new = labels(new).join(labels(old), on=MATCH, how="anti", nulls_equal=True)

@@ -42,9 +42,13 @@ def metric(row: dict[str, Any], fmt: Formatter) -> str:
     if row["metric"] != "level":
         return fmt.t(name)
     level = fmt.integer(row["parallelism_old"])
-    if row.get("target_iops") is None:
+    old, new = row.get("target_iops_old"), row.get("target_iops_new")
+    if old is None and new is None:
         return fmt.t(name, level=level)
-    return fmt.t(f"{name}_target", level=level, target=fmt.integer(row["target_iops"]))
+    if old is not None and old == new:
+        return fmt.t(f"{name}_target", level=level, target=fmt.integer(old))
+    shown = [fmt.t("compare.no_target") if t is None else fmt.integer(t) for t in (old, new)]
+    return fmt.t(f"{name}_targets", level=level, old=shown[0], new=shown[1])
 
 
 def noise(pct: float | None, fmt: Formatter) -> str:
