@@ -398,3 +398,22 @@ def test_a_chart_placed_before_the_results_charts_stays_in_order(tmp_path: Path)
 
     assert "placement" not in block("standard_random_4k")
     assert "placement: bottom" in block("standard_random_8k")
+
+
+def test_the_cost_chart_before_the_results_stays_in_the_flow(tmp_path: Path) -> None:
+    """With the cost chapter before the results, the cost chart floated past the results'
+    first chart ("Figure 3" above "Figure 2"), as placed charts did (a review's find)."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import body
+    from pipeline.report.chapters import STANDARD
+    from tests.conftest import FS840
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "fs840"))
+    order: list[str] = [c for c in STANDARD if c != "cost"]
+    order.insert(order.index("results"), "cost")
+    toml = folder / "report.toml"
+    listed = ", ".join(f'"{c}"' for c in order)
+    toml.write_text(f"chapters = [{listed}]\n" + toml.read_text(encoding="utf-8"), "utf-8")
+    source = body(prepare(folder), "en")
+    start = source.index('image("charts/cost.en.svg"')
+    assert "placement" not in source[start : source.index("caption:", start)]

@@ -53,17 +53,21 @@ def _picture(placed: Placed, float: bool) -> str:
     return T.figure(placed.file, placed.caption, placed.alt, width=width, float=float)
 
 
-def _may_float(ctx: ReportContext, lang: str, name: str | None) -> bool:
+def _may_float(ctx: ReportContext, lang: str, name: str | None, key: str = "") -> bool:
     """Whether the figures text ``name`` places may float to a page's foot, the text after
     them filling the page: only after the results' charts, which stand in the flow. A
     float before them that does not fit is carried past the next of them, so figure 3
-    stood above figure 2 (a consultant's chart placed in the results' text)."""
+    stood above figure 2 (a consultant's chart placed in the results' text). The text is
+    known by ``name``, or its chapter by ``key`` (the cost chart's)."""
     declared = chapters.declared(ctx.report)
     keys = [c.key for c in declared]
     skip = ctx.placed(lang)
     if "results" not in keys or all(r.stem in skip for r in ctx.charts):
         return True
-    mine = next((i for i, c in enumerate(declared) if c.text == name), len(declared))
+    mine = next(
+        (i for i, c in enumerate(declared) if (c.text == name if name else c.key == key)),
+        len(declared),
+    )
     return mine > keys.index("results")
 
 
@@ -414,7 +418,9 @@ def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[s
     if section == "cost" and ctx.report.cost_note:
         parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
     if section == "cost" and COST_CHART not in ctx.placed(fmt.t.lang):
-        parts.append(_figure(ctx, fmt, COST_CHART, float=True))
+        chapter = next((k for k, held in TABLE_SECTIONS.items() if section in held), "")
+        float = _may_float(ctx, fmt.t.lang, None, chapter)
+        parts.append(_figure(ctx, fmt, COST_CHART, float=float))
     return parts
 
 
