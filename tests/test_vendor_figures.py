@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.errors import InputErrors
@@ -102,3 +103,22 @@ def test_a_figure_of_a_table_the_report_does_not_show_is_refused(tmp_path: Path)
     said = [f"{e.where}: {e.message}" for e in caught.value.errors]
     assert len(said) == 4, said  # the four rates; the latency figure has its table
     assert all("shows no table of I/O rates (report.toml tables)" in s for s in said), said
+
+
+def test_a_latency_figure_where_no_point_has_a_latency_says_so() -> None:
+    """Only CrystalDiskMark (no latency): the minimum-latency table, though listed in
+    tables, is left out for printing nothing; the error said to add it to tables."""
+    from pipeline.compute import registry
+    from pipeline.config import VendorFigure
+    from pipeline.report.views import vendor_problems
+
+    figure = VendorFigure.model_validate(
+        {"access": "random", "block_size": "4K", "read_pct": 100, "metric": "lat_mean_us"}
+        | {"value": 110}
+    )
+    tables = {"min_latency": pl.DataFrame(schema={"lat_mean_us": pl.Float64})}
+    empty = registry.view_rows(tables, [], "latency_grid")
+    assert empty is not None and empty.is_empty()
+    (problem,) = vendor_problems([figure], {"latency_grid": empty}, Path("report.toml"))
+    assert "no measured point has a latency, so the report shows no such table" in problem.message
+    assert "add that table" not in problem.hint

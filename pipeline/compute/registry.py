@@ -430,9 +430,15 @@ def view_rows(
     tables: Mapping[str, pl.DataFrame], shown: Sequence[str], view: ViewKind
 ) -> pl.DataFrame | None:
     """The rows of every shown table of one view kind (the grids beside which vendor
-    figures stand), None where none of that kind is shown."""
+    figures stand); an empty frame where such a table is left out for having nothing to
+    print (no point with a latency), None where none of that kind is shown."""
     frames = [tables[t.frame or t.name] for t in TABLES if t.name in shown and t.view == view]
-    return pl.concat(frames, how="diagonal_relaxed") if frames else None
+    if frames:
+        return pl.concat(frames, how="diagonal_relaxed")
+    blank = any(
+        t.view == view and (t.frame or t.name) in tables and _blank(t, tables) for t in TABLES
+    )
+    return pl.DataFrame() if blank else None
 
 
 def shown(inputs: Inputs, tables: Mapping[str, pl.DataFrame]) -> list[str]:

@@ -250,6 +250,13 @@ def _row_problem(fig: VendorFigure, grids: Grids) -> tuple[str, str] | None:
             "be shown beside none",
             "add that table to tables, or remove the figure",
         )
+    if rows.is_empty():  # the table is left out: it would print nothing
+        what = "a latency" if latency else "a rate"
+        return (
+            f"no measured point has {what}, so the report shows no such table: the figure "
+            "would be shown beside none",
+            "remove the figure",
+        )
     mine, profile = _rows_of(fig, rows)
     if mine.is_empty():
         return (
