@@ -403,6 +403,22 @@ def test_the_intervals_are_said_per_setup_where_they_differ() -> None:
     assert said.startswith("Pro Messpunkt wurden 1 bis 2 Intervalle von 1–20 s gemessen")
 
 
+def test_setups_alike_share_their_queue_depth_sentence() -> None:
+    """fs820's two Iometer setups printed the same queue-depth sentence twice, each begun
+    in lower case; a description of one-letter first word ("a link") stayed lower too."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import _setups_named, method_sentences
+
+    ctx = prepare(ROOT / "data" / "examples" / "fs820")
+    said = [s for s in method_sentences(ctx, ctx.formatter("en")) if "Queue depths" in s]
+    assert len(said) == 2 and said[0].startswith("One FC link, without MPIO and two FC")
+    fmt = Formatter(Strings("en"), {"a": "a single link", "b": "iSCSI path"})
+    assert _setups_named(["a"], fmt) == "A single link"
+    assert _setups_named(["b"], fmt) == "iSCSI path"
+    assert _setups_named(["plain-id"], fmt) == "plain-id"
+
+
 def test_the_method_names_a_range_where_a_setup_s_points_differ() -> None:
     """fs820's Iometer sweeps ran on server 1 alone, its block-size tests on both: the
     method said "synchronously on 2 servers" of each setup."""

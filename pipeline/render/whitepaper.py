@@ -220,11 +220,11 @@ def _per_setup(said: dict[str, str], fmt: Formatter) -> list[str]:
 
 def _setups_named(names: list[str], fmt: Formatter) -> str:
     """The setups as a sentence begins with them: a description's first word capitalised
-    where it is a plain lower-case one ("one FC link" -> "One FC link"; "iSCSI" stays);
-    a setup's name, an identifier, as written."""
+    where it is a plain lower-case one ("one FC link" -> "One FC link", "a link" -> "A
+    link"; "iSCSI" stays); a setup's name, an identifier, as written."""
     listed = fmt.listing([fmt.setup(n) for n in names])
     described = fmt.setup(names[0]) != names[0]
-    if described and listed[:2].isalpha() and listed[:2].islower():
+    if described and listed[:1].islower() and not listed[1:2].isupper():
         return listed[0].upper() + listed[1:]
     return listed
 
@@ -273,9 +273,7 @@ def _depth_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
             groups.setdefault(tuple(levels), []).append(depth)
         if groups:
             said[setup] = _depths(groups, fmt)
-    if len(set(said.values())) <= 1:
-        return list(set(said.values()))
-    return [fmt.t("method.for_setup", setup=fmt.setup(s), text=t) for s, t in said.items()]
+    return _per_setup(said, fmt) if said else []
 
 
 def _depths(groups: dict[tuple[int, ...], list[int]], fmt: Formatter) -> str:
