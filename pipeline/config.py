@@ -575,7 +575,7 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")
     guess = meant(model, loc) if model else None
-    if model and not _close(model, loc, guess) and _misplaced_top(model, loc):
+    if model and not _close(model, loc, guess, text) and _misplaced_top(model, loc):
         header = f"[[{loc[0]}]]" if isinstance(loc[1], int) else f"[{loc[0]}]"
         return InputError(path, where, what, _misplaced(str(loc[-1]), header))
     if guess:
@@ -584,11 +584,14 @@ def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: st
     return InputError(path, where, what, hint)
 
 
-def _close(model: type[BaseModel], loc: tuple[int | str, ...], guess: str | None) -> bool:
+def _close(
+    model: type[BaseModel], loc: tuple[int | str, ...], guess: str | None, text: str = ""
+) -> bool:
     """Whether the near name guessed is more likely meant than a key of the top level:
     a synonym, or a spelling one letter away (``units`` for ``unit``), not a distant one
-    (``edition`` for ``description``)."""
-    if guess is None:
+    (``edition`` for ``description``), nor one the table already sets (report.toml's
+    ``text`` tells)."""
+    if guess is None or (text and toml_line(text, (*loc[:-1], guess)) is not None):
         return False
     key, owner = str(loc[-1]).lower(), _model_at(model, loc[:-1])
     synonyms: dict[str, str] = getattr(owner, "synonyms", {})

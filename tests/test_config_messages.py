@@ -202,3 +202,23 @@ def test_a_near_name_comes_before_a_top_level_key_of_that_name(tmp_path: Path) -
     with pytest.raises(InputErrors) as caught:
         load_report(folder)
     assert "unknown key 'units' in vendor_figures[0] — did you mean 'unit'?" in str(caught.value)
+
+
+def test_a_top_level_key_below_a_table_that_sets_the_near_name_is_misplaced(
+    tmp_path: Path,
+) -> None:
+    """`unit = "GB/s"` set in a [[vendor_figures]] and `units = "decimal"` written after
+    it: "did you mean 'unit'?" led to an unknown value; the key belongs at the top."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
+    toml = folder / "report.toml"
+    figure = '[[vendor_figures]]\naccess = "sequential"\nblock_size = "256K"\nread_pct = 100\n'
+    figure += 'metric = "bytes_per_s"\nvalue = 3\nunit = "GB/s"\nunits = "decimal"\n'
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + figure, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    said = str(caught.value)
+    assert "did you mean" not in said and "'units' is a key of the top level" in said
