@@ -37,6 +37,9 @@ def prepare(
     with ledger(folder, SPC1_CATALOGUE) as book:
         given = read_inputs(folder, keep_going, edition)
         ctx = context(given, book.seen)
+        broken = _broken_links(ctx)  # before filling: the lines of the texts as written
+        if broken:
+            raise InputErrors(broken)
         ctx.fill_narrative()
         _check_texts(ctx, given.pictures)
         ctx.dataset.notes += hard_links(folder, book.seen)
@@ -141,6 +144,14 @@ def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:
     problems += place_images(ctx, pictures)
     if problems:
         raise InputErrors(problems)
+
+
+def _broken_links(ctx: ReportContext) -> list[InputError]:
+    """Links to no heading of their text, found in the texts as written (their lines)."""
+    from pipeline.render.sanitize import link_problem
+
+    sections = [s for by_name in ctx.narrative.values() for s in by_name.values()]
+    return [p for s in sections if (p := link_problem(s.text, s.path))]
 
 
 def place_images(ctx: ReportContext, pictures: Pictures) -> list[InputError]:

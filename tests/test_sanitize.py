@@ -396,3 +396,20 @@ def test_a_link_s_line_is_the_author_s_past_a_placed_table() -> None:
     placed = "\n\n" + marker(0, "0" * 32) + "\n\n"
     filled = f"One.\n\nTwo.\n\n{placed}\n\nSee [x](#nope).\n"
     assert sanitize._source_line(filled, "](#nope") == "line 7: "
+
+
+def test_a_broken_link_is_found_in_the_text_as_written(tmp_path: Path) -> None:
+    """With `{{- table() -}}` (whitespace control) above it, a broken link at line 7 was
+    reported at line 3 of the filled text: links are checked before placeholders fill."""
+    from pipeline.prepare import prepare
+
+    folder = Path(shutil.copytree(FS840, tmp_path / "fs840"))
+    summary = folder / "text" / "en" / "summary.md"
+    lines = summary.read_text(encoding="utf-8").split("\n")
+    lines[4] = '{{- table("min_latency") -}}'
+    lines[6] += " See [details](#nope)."
+    summary.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        prepare(folder)
+    (problem,) = caught.value.errors
+    assert problem.where == "line 7: link '#nope'", problem

@@ -284,7 +284,7 @@ class _Cleaner:
         if url.startswith("#"):
             if url[1:] not in self.ids:
                 line = _source_line(self.text, f"]({url}")
-                raise InputError(
+                raise BrokenLink(
                     self.path,
                     f"{line}link {url!r}",
                     "links to no heading of this text (a link reaches the headings of its "
@@ -296,6 +296,25 @@ class _Cleaner:
         if url.lower().startswith(SCHEMES):
             return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
+
+
+class BrokenLink(InputError):
+    """A link to no heading of its text."""
+
+
+def link_problem(markdown: str, path: Path | str) -> BrokenLink | None:
+    """A link of the text as its author wrote it (before its placeholders are filled, so
+    its line is theirs) to no heading of it; None where there is none. Other problems of
+    the text are said where the filled text is converted."""
+    if "](#" not in markdown:
+        return None
+    try:
+        _cleaned(markdown, path)
+    except BrokenLink as broken:
+        return broken
+    except InputError:
+        return None
+    return None
 
 
 def _source_line(filled: str, found: str) -> str:
