@@ -7,6 +7,8 @@ as ``#``, ``$``, ``*`` or ``<`` appear literally and never act as markup.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
@@ -62,11 +64,38 @@ def bullets(items: Iterable[str]) -> str:
     return "".join(f"- #{lit(item)}\n" for item in items)
 
 
-def _cell(cell: Cell) -> str:
+# words short enough that breaking them looks wrong ("Wri-te", "with-out", "Ar-ray",
+# "CrystalD-iskMark"): up to 9 letters in a header's fixed column, 15 in a row's name,
+# whose column widens to its words; a long compound may still break ("Intervallrau-schen")
+HEADER_WORD, LABEL_WORD = 9, 15
+
+
+@functools.cache
+def _short(longest: int) -> re.Pattern[str]:
+    return re.compile(rf"\b[^\W\d_]{{2,{longest}}}\b")
+
+
+def whole_words(text: str, longest: int) -> str:
+    """Literal text as typst markup whose words of at most ``longest`` letters typst does
+    not hyphenate (each in a box; typst's show rules doing the same over a table cost
+    half a second a document)."""
+    parts, at = [], 0
+    for match in _short(longest).finditer(text):
+        if match.start() > at:
+            parts.append(f"#{lit(text[at : match.start()])}")
+        parts.append(f"#box[#{lit(match.group())}]")
+        at = match.end()
+    if at < len(text):
+        parts.append(f"#{lit(text[at:])}")
+    return "".join(parts)
+
+
+def _cell(cell: Cell, label: bool = False) -> str:
+    """A cell's spans, one per line; a row's name (``label``) with its short words whole."""
     parts = []
     for span in cell:
         if span.style == "plain":
-            parts.append(f"#{lit(span.text)}")
+            parts.append(whole_words(span.text, LABEL_WORD) if label else f"#{lit(span.text)}")
         elif span.style == "link":
             parts.append(f"#link({lit(span.href)}, {lit(span.text)})")
         else:
@@ -83,8 +112,10 @@ def table(view: TableView) -> str:
         if len(view.widths) != len(view.header):  # typst would shift the cells silently
             raise ValueError(f"table {view.name}: {len(view.widths)} widths, {n + 1} columns")
         cols = "(" + ", ".join(view.widths) + ",)"
-    header = "(" + ", ".join(lit(h) for h in view.header) + ",)"
-    rows = ",\n    ".join(", ".join(_cell(c) for c in row) for row in view.rows)
+    header = "(" + ", ".join(f"[{whole_words(h, HEADER_WORD)}]" for h in view.header) + ",)"
+    rows = ",\n    ".join(
+        ", ".join(_cell(c, x == 0) for x, c in enumerate(row)) for row in view.rows
+    )
     small = "true" if n > 8 else "false"  # wide tables in a smaller font
     aligns = "(" + ", ".join("left" if x else "right" for x in view.left()) + ",)"
     body = f"    {rows},\n" if view.rows else ""  # no row: the header alone (no stray comma)
