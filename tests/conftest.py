@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import os
 import pickle
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -133,3 +134,10 @@ def fs840_build(
 @pytest.fixture(scope="session")
 def a800_shared(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
     return _shared_build(tmp_path_factory, A800, prepare(A800))
+
+
+def typst_text(source: str) -> str:
+    """A typst source with the boxes that keep short words whole (``whole_words``) taken
+    out and the literals they split joined: `#"70% "#box[#"Read"]` reads `#"70% Read"`."""
+    unboxed = re.sub(r'#box\[#("(?:[^"\\]|\\.)*")\]', r"#\1", source)
+    return unboxed.replace('"#"', "")

@@ -17,6 +17,7 @@ from pipeline.build import build
 from pipeline.ingest.base import ReadOptions, interval_frame
 from pipeline.validate import steady_table
 from tests.cli import iopress
+from tests.conftest import typst_text
 
 PTS = Path(__file__).resolve().parent / "data" / "pts"
 MIXED = Path(__file__).resolve().parent / "data" / "reports" / "mixed"
@@ -170,7 +171,7 @@ def test_the_appendix_names_each_target_rate(tmp_path: Path) -> None:
     from pipeline.prepare import prepare
     from pipeline.render.whitepaper import body
 
-    typ = body(prepare(_rates_report(tmp_path / "rates")), "en")  # as a build writes it
+    typ = typst_text(body(prepare(_rates_report(tmp_path / "rates")), "en"))  # as built
     for rate in ("50", "500", "5,000"):
         assert typ.count(f"target rate {rate} IOPS") >= 2, rate  # deviation and steady state
 

@@ -26,7 +26,7 @@ from pipeline.validate import (
     steady_state,
     where,
 )
-from tests.conftest import FS840
+from tests.conftest import FS840, typst_text
 
 REPORT = load_report(FS840)
 EN = Formatter(Strings("en"))
@@ -117,7 +117,7 @@ def test_problems_appear_in_the_report(tmp_path: Path) -> None:
     report = tmp_path / "report"
     shutil.copytree(FS840.parent / "a800", report)
     result = build(report, tmp_path / "out")
-    typ = (result.out / "a800.de.typ").read_text(encoding="utf-8")
+    typ = typst_text((result.out / "a800.de.typ").read_text(encoding="utf-8"))
     # the customer paper: one row per rule with its count and first finding, the rule
     # by its name in the language, never its id
     assert "Validierungsbefunde je Regel" in typ and "IOs in Bearbeitung" in typ
@@ -127,7 +127,7 @@ def test_problems_appear_in_the_report(tmp_path: Path) -> None:
     toml = report / "report.toml"
     toml.write_text('findings = "all"\n' + toml.read_text(encoding="utf-8"), "utf-8")
     every = build(report, tmp_path / "auditor")
-    typ = (every.out / "a800.de.typ").read_text(encoding="utf-8")
+    typ = typst_text((every.out / "a800.de.typ").read_text(encoding="utf-8"))
     assert "Befunde der Validierung" in typ and typ.count("Littles Gesetz") > 1
 
 
