@@ -184,12 +184,35 @@ def build(
             from pipeline.language.strings import Strings
 
             out_console.print(f"{Strings(TOOL)('cli.up_to_date')}: {target}", markup=False)
+            _findings_again(target)
             return
         from pipeline import commands  # report.toml is read once, by the build
 
         commands.build_report(report_dir, target, strict, keep_going, require_steady, chosen)
         with writing(target):
             stamp(target, print_)
+
+
+def _findings_again(target: Path) -> None:
+    """An up-to-date build's validation findings, counted by rule from its validation.csv
+    (as the build that wrote it said them), so that a rerun does not read as clean."""
+    import csv
+    from collections import Counter
+
+    from pipeline.console import err_console
+    from pipeline.language.strings import Strings
+
+    listed = target / "validation.csv"
+    try:
+        with listed.open(encoding="utf-8", newline="") as fh:
+            rows = [r for r in csv.DictReader(fh) if r.get("severity") == "warning"]
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return
+    if rows:
+        counts = Counter(r.get("rule", "") for r in rows)
+        rules = ", ".join(f"{rule} {n}" for rule, n in counts.items())
+        said = Strings(TOOL).count("cli.findings", len(rows), n=len(rows), rules=rules, path=listed)
+        err_console.print(said, highlight=False, markup=False)
 
 
 @command(name="site")

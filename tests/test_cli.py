@@ -338,3 +338,5 @@ def test_a_build_says_its_validation_findings(tmp_path: Path) -> None:
     assert (
         summary == f"3 validation findings (littles-law 2, profiles 1): all of them in {validation}"
     )
+    again = iopress("build", folder, "-o", tmp_path / "out")  # up to date: said again
+    assert "up to date" in again.stdout and summary in again.stderr.splitlines(), again.stderr
