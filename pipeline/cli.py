@@ -17,7 +17,7 @@ from typer._click.core import Context, Parameter  # typer's own click (typer >= 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from pipeline import __version__
-from pipeline.console import out_console, print_error
+from pipeline.console import out_console, print_error, print_findings_count
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
@@ -197,22 +197,16 @@ def _findings_again(target: Path) -> None:
     """An up-to-date build's validation findings, counted by rule from its validation.csv
     (as the build that wrote it said them), so that a rerun does not read as clean."""
     import csv
-    from collections import Counter
-
-    from pipeline.console import err_console
-    from pipeline.language.strings import Strings
 
     listed = target / "validation.csv"
     try:
         with listed.open(encoding="utf-8", newline="") as fh:
-            rows = [r for r in csv.DictReader(fh) if r.get("severity") == "warning"]
+            rules = [
+                r.get("rule", "") for r in csv.DictReader(fh) if r.get("severity") == "warning"
+            ]
     except (OSError, csv.Error, UnicodeDecodeError):
         return
-    if rows:
-        counts = Counter(r.get("rule", "") for r in rows)
-        rules = ", ".join(f"{rule} {n}" for rule, n in counts.items())
-        said = Strings(TOOL).count("cli.findings", len(rows), n=len(rows), rules=rules, path=listed)
-        err_console.print(said, highlight=False, markup=False)
+    print_findings_count(rules, listed)
 
 
 @command(name="site")

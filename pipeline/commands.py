@@ -7,7 +7,6 @@ import contextlib
 import difflib
 import os
 import tempfile
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
 from pipeline.config import RENAME, REPORT_FILE, Edition, Repeats
-from pipeline.console import err_console, out_console, print_error
+from pipeline.console import err_console, out_console, print_error, print_findings_count
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
     Dataset,
@@ -97,11 +96,7 @@ def print_findings(problems: list[Problem], fmt: Formatter, listed: Path) -> Non
     for problem in list(first.values())[:SHOWN]:
         place, said = validate.where(problem, fmt), validate.message(problem, fmt)
         err_console.print(f"{EN('cli.warning')}: {place}: {said}", highlight=False, markup=False)
-    if found:
-        counts = Counter(p.rule for p in found)
-        rules = ", ".join(f"{rule} {n}" for rule, n in counts.items())
-        said = EN.count("cli.findings", len(found), n=len(found), rules=rules, path=listed)
-        err_console.print(said, highlight=False, markup=False)
+    print_findings_count([p.rule for p in found], listed)
 
 
 def print_notes(notes: list[str]) -> None:
