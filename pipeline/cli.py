@@ -17,7 +17,7 @@ from typer._click.core import Context, Parameter  # typer's own click (typer >= 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from pipeline import __version__
-from pipeline.console import out_console, print_error, print_findings_count
+from pipeline.console import err_console, out_console, print_error
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
@@ -198,6 +198,8 @@ def _findings_again(target: Path) -> None:
     (as the build that wrote it said them), so that a rerun does not read as clean."""
     import csv
 
+    from pipeline.language.message import findings_count
+
     listed = target / "validation.csv"
     try:
         with listed.open(encoding="utf-8", newline="") as fh:
@@ -206,7 +208,8 @@ def _findings_again(target: Path) -> None:
             ]
     except (OSError, csv.Error, UnicodeDecodeError):
         return
-    print_findings_count(rules, listed)
+    if rules:
+        err_console.print(findings_count(rules, listed), highlight=False, markup=False)
 
 
 @command(name="site")

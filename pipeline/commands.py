@@ -20,7 +20,7 @@ from pipeline.build import STAGES, build
 from pipeline.compute.compare import METRICS, Comparison, Metric, Settings
 from pipeline.compute.registry import measured, shown_of
 from pipeline.config import RENAME, REPORT_FILE, Edition, Repeats
-from pipeline.console import err_console, out_console, print_error, print_findings_count
+from pipeline.console import err_console, out_console, print_error
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
     Dataset,
@@ -34,6 +34,7 @@ from pipeline.dataset.assemble import combine
 from pipeline.dataset.sources import listed_files, option_file, read_files
 from pipeline.errors import SHOWN, InputError, InputErrors, UsageError, is_utf8
 from pipeline.language.fmt import Formatter, small_latencies
+from pipeline.language.message import findings_count
 from pipeline.language.strings import Strings
 from pipeline.output import writing
 from pipeline.paths import TOOL
@@ -96,7 +97,9 @@ def print_findings(problems: list[Problem], fmt: Formatter, listed: Path) -> Non
     for problem in list(first.values())[:SHOWN]:
         place, said = validate.where(problem, fmt), validate.message(problem, fmt)
         err_console.print(f"{EN('cli.warning')}: {place}: {said}", highlight=False, markup=False)
-    print_findings_count([p.rule for p in found], listed)
+    if found:
+        said = findings_count([p.rule for p in found], listed)
+        err_console.print(said, highlight=False, markup=False)
 
 
 def print_notes(notes: list[str]) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Union
 
 from rich.console import Console, HighlighterType, JustifyMethod, OverflowMethod
@@ -86,19 +85,3 @@ err_console = SafeConsole(stderr=True, soft_wrap=True)
 
 def print_error(err: Exception) -> None:
     err_console.print(f"[red]error:[/red] {escape(str(err))}", highlight=False)
-
-
-def print_findings_count(rules: list[str], listed: Path) -> None:
-    """How many validation findings a build has, by rule (one rule per finding), all of
-    them in ``listed`` (validation.csv): said by the build, and again by an up-to-date
-    rerun, which reads them back from that file."""
-    if not rules:
-        return
-    from collections import Counter
-
-    from pipeline.language.strings import Strings
-    from pipeline.paths import TOOL
-
-    counts = ", ".join(f"{rule} {n}" for rule, n in Counter(rules).items())
-    said = Strings(TOOL).count("cli.findings", len(rules), n=len(rules), rules=counts, path=listed)
-    err_console.print(said, highlight=False, markup=False)

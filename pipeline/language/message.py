@@ -4,7 +4,9 @@ that the German PDF says it in German while the CLI and ``rejects.csv`` stay Eng
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 from pipeline.language.strings import Strings
 from pipeline.paths import TOOL
@@ -31,3 +33,11 @@ class Message:
 
     def __str__(self) -> str:
         return self.text(Strings(TOOL))
+
+
+def findings_count(rules: list[str], listed: Path) -> str:
+    """How many validation findings a build has, by rule (one rule per finding), all of
+    them in ``listed`` (validation.csv): said by the build, and again by an up-to-date
+    rerun, which reads them back from that file."""
+    counts = ", ".join(f"{rule} {n}" for rule, n in Counter(rules).items())
+    return Strings(TOOL).count("cli.findings", len(rules), n=len(rules), rules=counts, path=listed)
