@@ -141,3 +141,16 @@ def typst_text(source: str) -> str:
     out and the literals they split joined: `#"70% "#box[#"Read"]` reads `#"70% Read"`."""
     unboxed = re.sub(r'#box\[#("(?:[^"\\]|\\.)*")\]', r"#\1", source)
     return unboxed.replace('"#"', "")
+
+
+def edited_copy(source: Path, folder: Path, old: str, new: str) -> Path:
+    """A copy of the report folder ``source`` at ``folder`` with ``old`` replaced by ``new``
+    in its report.toml (which must hold ``old``)."""
+    import shutil
+
+    shutil.copytree(source, folder)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert old in text
+    toml.write_text(text.replace(old, new), encoding="utf-8")
+    return folder

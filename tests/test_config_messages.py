@@ -187,9 +187,9 @@ def test_a_top_level_key_below_a_table_says_to_move_it_up(
     assert "move it above the first [...] or [[...]] header" in said
 
 
-def test_a_near_name_comes_before_a_top_level_key_of_that_name(tmp_path: Path) -> None:
-    """`units = "GB/s"` in a [[vendor_figures]] is `unit` misspelt, though `units` is also
-    a key of the top level: "did you mean 'unit'?" (it said to move `units` up)."""
+def _with_figure(tmp_path: Path, keys: str) -> Path:
+    """The mixed test report with a 256K read vendor figure of 3 (and ``keys``) at its
+    end."""
     import shutil
 
     from tests.conftest import DATA
@@ -197,10 +197,16 @@ def test_a_near_name_comes_before_a_top_level_key_of_that_name(tmp_path: Path) -
     folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
     toml = folder / "report.toml"
     figure = '[[vendor_figures]]\naccess = "sequential"\nblock_size = "256K"\nread_pct = 100\n'
-    figure += 'metric = "bytes_per_s"\nvalue = 3\nunits = "GB/s"\n'
+    figure += 'metric = "bytes_per_s"\nvalue = 3\n' + keys
     toml.write_text(toml.read_text(encoding="utf-8") + "\n" + figure, encoding="utf-8")
+    return folder
+
+
+def test_a_near_name_comes_before_a_top_level_key_of_that_name(tmp_path: Path) -> None:
+    """`units = "GB/s"` in a [[vendor_figures]] is `unit` misspelt, though `units` is also
+    a key of the top level: "did you mean 'unit'?" (it said to move `units` up)."""
     with pytest.raises(InputErrors) as caught:
-        load_report(folder)
+        load_report(_with_figure(tmp_path, 'units = "GB/s"\n'))
     assert "unknown key 'units' in vendor_figures[0] — did you mean 'unit'?" in str(caught.value)
 
 
@@ -209,16 +215,7 @@ def test_a_top_level_key_below_a_table_that_sets_the_near_name_is_misplaced(
 ) -> None:
     """`unit = "GB/s"` set in a [[vendor_figures]] and `units = "decimal"` written after
     it: "did you mean 'unit'?" led to an unknown value; the key belongs at the top."""
-    import shutil
-
-    from tests.conftest import DATA
-
-    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
-    toml = folder / "report.toml"
-    figure = '[[vendor_figures]]\naccess = "sequential"\nblock_size = "256K"\nread_pct = 100\n'
-    figure += 'metric = "bytes_per_s"\nvalue = 3\nunit = "GB/s"\nunits = "decimal"\n'
-    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + figure, encoding="utf-8")
     with pytest.raises(InputErrors) as caught:
-        load_report(folder)
+        load_report(_with_figure(tmp_path, 'unit = "GB/s"\nunits = "decimal"\n'))
     said = str(caught.value)
     assert "did you mean" not in said and "'units' is a key of the top level" in said

@@ -3,7 +3,6 @@ fix, and those found before any data is read are said at once (docs/report.md)."
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from pipeline.dataset.sources import load_report
 from pipeline.errors import InputErrors
 from tests.cli import iopress
-from tests.conftest import DATA
+from tests.conftest import DATA, edited_copy
 
 MIXED = DATA / "reports" / "mixed"
 MIXED_SOURCES = (
@@ -22,13 +21,7 @@ MIXED_SOURCES = (
 
 def _folder(tmp_path: Path, old: str, new: str) -> Path:
     """The mixed test report with ``old`` replaced by ``new`` in its report.toml."""
-    folder = tmp_path / "mixed"
-    shutil.copytree(MIXED, folder)
-    toml = folder / "report.toml"
-    text = toml.read_text(encoding="utf-8")
-    assert old in text
-    toml.write_text(text.replace(old, new), encoding="utf-8")
-    return folder
+    return edited_copy(MIXED, tmp_path / "mixed", old, new)
 
 
 def test_a_misspelt_format_names_report_toml_and_the_source(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ profile per setup and queue depth, and a figure was shown only where neither var
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +12,7 @@ import pytest
 from pipeline.errors import InputErrors
 from pipeline.prepare import prepare
 from pipeline.report.views import Span
-from tests.conftest import ROOT
+from tests.conftest import ROOT, edited_copy
 
 FS820 = ROOT / "data" / "examples" / "fs820"
 FIRST = 'setup = "2links-mpio"\nqueue_depth = 4\n'
@@ -45,13 +44,7 @@ def test_fs820_s_figures_stand_beside_the_rows_they_name() -> None:
 
 
 def _fs820(tmp_path: Path, old: str, new: str) -> Path:
-    folder = tmp_path / "fs820"
-    shutil.copytree(FS820, folder)
-    toml = folder / "report.toml"
-    text = toml.read_text(encoding="utf-8")
-    assert old in text
-    toml.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return folder
+    return edited_copy(FS820, tmp_path / "fs820", old, new)
 
 
 @pytest.mark.parametrize(
