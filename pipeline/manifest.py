@@ -111,6 +111,7 @@ def charts(ctx: ReportContext) -> list[dict[str, Any]]:
     ]
     flat = [
         {"stem": r.stem, "kind": r.kind, "x": r.chart.x, "points": r.key(), "drawn": False}
+        | {"why": "one setup" if r.alone else "one point per line"}
         for r in ctx.left_out()
     ]
     return drawn + flat

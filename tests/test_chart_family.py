@@ -313,3 +313,65 @@ def test_two_charts_with_one_file_name_stop_the_build(tmp_path: Path) -> None:
     (folder / "report.toml").write_text(toml.replace("[[sources]]", setups + "[[sources]]", 1))
     with pytest.raises(InputError, match=r"two charts would be written as 'standard_fast_"):
         prepare(folder)
+
+
+def _two_setups(folder: Path, charts: str = "") -> Path:
+    """Debian fio's 4K and 64K random read sweeps as setup "a", the 4K one alone as "b"."""
+    import shutil
+
+    for setup, profiles in (("a", ("4k_r100", "64k_r100")), ("b", ("4k_r100",))):
+        for profile in profiles:
+            shutil.copytree(DATA / "fio-sweep" / profile, folder / setup / profile)
+    toml = (ROOT / "tests" / "data" / "reports" / "mixed" / "report.toml").read_text("utf-8")
+    toml = toml[: toml.index("[[sources]]")]
+    for setup in ("a", "b"):
+        toml += f'[[setups]]\nname = "{setup}"\ndescription = "Array {setup.upper()}"\n'
+    for setup in ("a", "b"):
+        toml += f'[[sources]]\npath = "{setup}/**/*.json"\nsetup = "{setup}"\n'
+    (folder / "report.toml").write_text(toml + charts, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("lang", "note"),
+    [
+        (
+            "en",
+            "Not drawn, as only one configuration was measured there: 64K random: "
+            "configurations compared.",
+        ),
+        (
+            "de",
+            "Nicht gezeichnet, da dort nur eine Konfiguration gemessen wurde: 64K Random: "
+            "Vergleich der Konfigurationen.",
+        ),
+    ],
+)
+def test_a_profile_of_one_setup_is_no_comparison(tmp_path: Path, lang: str, note: str) -> None:
+    """A setups chart of a profile one setup measured was drawn as "configurations
+    compared" with one line. Declared, it is now named as not drawn, for its reason."""
+    from pipeline.report.plan import left_out_note
+
+    declared = _two_setups(tmp_path / "declared", '[[charts]]\nkind = "setups"\n')
+    ctx = prepare(declared)
+    assert [r.stem for r in ctx.charts] == ["setups_random_4k"]
+    assert [(r.stem, r.alone) for r in ctx.left_out()] == [("setups_random_64k", True)]
+    assert left_out_note(ctx.left_out(), ctx.formatter(lang)) == note
+    from pipeline.manifest import charts
+
+    assert [c["why"] for c in charts(ctx) if not c["drawn"]] == ["one setup"]
+
+
+def test_a_profile_of_one_setup_gets_no_comparison_by_default(tmp_path: Path) -> None:
+    """By default a one-setup profile gets no comparison, and none is named as left out
+    (nobody asked for it), also where its axis holds one level: there its own charts
+    alone are named (a single point), not a dual-axis chart of one setup."""
+    folder = _two_setups(tmp_path / "default")
+    for path in (folder / "a" / "64k_r100").glob("*.json"):
+        if not path.name.endswith("-1-1.json"):
+            path.unlink()  # 64K: parallelism 1 alone
+    ctx = prepare(folder)
+    compared = {r.stem for r in ctx.charts if r.chart.compares}
+    assert compared == {"setups_random_4k"}
+    named = [(r.stem, r.alone) for r in ctx.left_out()]
+    assert named == [("standard_a_random_64k", False), ("percentiles_a_random_64k_r100", False)]

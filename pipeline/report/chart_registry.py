@@ -134,6 +134,7 @@ class Chart:
     datasheet: int | None = None  # the datasheet's chart: the lowest rank present
     colours: Colours = "mix"  # what its colours mean: the document's palette (report/palette)
     several: Colours | None = None  # what they mean where it draws several setups, if other
+    compares: bool = False  # it compares setups: not drawn of a profile one setup measured
 
     def points(self, points: pl.DataFrame) -> pl.DataFrame:
         """The points a chart of this kind can place."""
@@ -222,6 +223,7 @@ CHARTS: tuple[Chart, ...] = (
         alt="chart.alt_setups",
         latency="ms",
         colours="setup",
+        compares=True,
     ),
     Chart(
         "setups_depth",
@@ -237,6 +239,7 @@ CHARTS: tuple[Chart, ...] = (
         alt="chart.alt_setups_depth",
         latency="ms",
         colours="setup",
+        compares=True,
     ),
     Chart(
         "frontend_backend",

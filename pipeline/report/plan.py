@@ -54,6 +54,7 @@ class ChartRef:
     pairs: tuple[Pair, ...] = ()  # frontend_backend: the declared pairs
     timed: bool = True  # some point of it has a latency (CrystalDiskMark 3 to 6: none)
     clat: bool = False  # percentiles: some of fio's completion latency (``schema``)
+    alone: bool = False  # left out: it compares setups, and one setup measured its profile
 
     @property
     def chart(self) -> kinds.Chart:
@@ -97,6 +98,7 @@ class _Planning:
         self._keys: dict[str, list[dict[str, Any]]] = {}
         self._held: dict[str, list[dict[str, Any]]] = {}
         self._flat: dict[ChartRef, bool] = {}
+        self._alone: dict[ChartRef, bool] = {}
 
     def grain(self, chart: kinds.Chart) -> list[str]:
         if chart.name not in self._grain:
@@ -132,6 +134,14 @@ class _Planning:
         if ref not in self._flat:
             self._flat[ref] = flat(ref, self.points)
         return self._flat[ref]
+
+    def alone(self, ref: ChartRef) -> bool:
+        """A chart comparing setups whose points one setup measured."""
+        if not ref.chart.compares:
+            return False
+        if ref not in self._alone:
+            self._alone[ref] = points_for(self.points, ref)["setup"].n_unique() < 2
+        return self._alone[ref]
 
 
 def _matches(spec: ChartSpec, key: dict[str, Any]) -> bool:
@@ -264,18 +274,28 @@ def _planned(planning: _Planning, report: Report, where: Path) -> list[ChartRef]
 
 def _defaults(planning: _Planning, report: Report, look: Palette) -> list[ChartRef]:
     """The charts of ``default_specs``: of a kind chosen by its rule those whose points
-    hold the rule, and those whose axis would hold one value (drawn as another kind, or
-    named as left out); of the others (standard where nothing is swept, frontend/backend)
-    all."""
+    hold the rule, and those whose axis would hold one value where another kind stands in
+    (drawn as that kind, or named as left out); of the others (standard where nothing is
+    swept, frontend/backend) all. A comparison of setups is not planned where one setup
+    measured the profile."""
     refs = []
     for spec in _default_specs(planning, report):
         chart = kinds.BY_NAME[spec.kind]
         held = {tuple(k.values()) for k in planning.held(chart)}
         for key in planning.keys(chart):
             ref = _ref(chart, key, report, look)
-            if not held or tuple(key.values()) in held or planning.flat(ref):
+            if planning.alone(ref):
+                continue
+            if not held or tuple(key.values()) in held or _stands_aside(planning, ref):
                 refs.append(ref)
     return list(dict.fromkeys(refs))
+
+
+def _stands_aside(planning: _Planning, ref: ChartRef) -> bool:
+    """A chart whose rule fails as its axis holds one value, and whose kind has a stand-in
+    (a standard chart of one parallelism level: its queue-depth chart). A flat chart of
+    a kind without one, whose rule fails (a dual-axis chart of one setup), is not named."""
+    return ref.chart.instead is not None and planning.flat(ref)
 
 
 def chart_plan(report: Report, points: pl.DataFrame, where: Path) -> list[ChartRef]:
@@ -299,16 +319,22 @@ def plan(
 def _drawn(
     planning: _Planning, planned: list[ChartRef], report: Report, where: Path
 ) -> list[ChartRef]:
-    """The charts of ``planned`` that are drawn, and the stand-ins of the flat ones."""
+    """The charts of ``planned`` that are drawn, and the stand-ins of the flat ones; a
+    comparison of setups that one setup measured is not drawn (``left_out`` names it)."""
+    planned = [r for r in planned if not planning.alone(r)]
     refs = [r for r in planned if not planning.flat(r)]
     for ref in planned:  # a stand-in for each flat chart whose profile has none drawn yet
         if planning.flat(ref) and ref.chart.instead and not _stood_in(planning, ref, refs):
-            refs += [r for r in _instead(planning, ref, report) if not planning.flat(r)]
+            refs += [r for r in _instead(planning, ref, report) if _drawable(planning, r)]
     points = planning.points
     refs = [replace(r, timed=_timed(r, points), clat=_clat(r, points)) for r in dict.fromkeys(refs)]
     _distinct_stems(refs, where)
     order = {(r.access, r.block_size): i for i, r in reversed(list(enumerate(refs)))}
     return sorted(refs, key=lambda r: (r.kind == "histogram", order[(r.access, r.block_size)]))
+
+
+def _drawable(planning: _Planning, ref: ChartRef) -> bool:
+    return not (planning.flat(ref) or planning.alone(ref))
 
 
 def _timed(ref: ChartRef, points: pl.DataFrame) -> bool:
@@ -346,11 +372,12 @@ def _left_out(
     planning: _Planning, planned: list[ChartRef], drawn: list[ChartRef]
 ) -> list[ChartRef]:
     points = planning.points
-    flats = [r for r in planned if planning.flat(r)]
+    alone = [replace(r, timed=_timed(r, points), alone=True) for r in planned if planning.alone(r)]
+    flats = [r for r in planned if planning.flat(r) and not planning.alone(r)]
     named = [
         replace(r, timed=_timed(r, points)) for r in flats if not _stood_in(planning, r, drawn)
     ]
-    return named + [column for r in drawn for column in _dropped_columns(r, points)]
+    return alone + named + [column for r in drawn for column in _dropped_columns(r, points)]
 
 
 def _stood_in(planning: _Planning, ref: ChartRef, drawn: list[ChartRef]) -> bool:
@@ -572,14 +599,19 @@ def figures(charts: list[ChartRef], with_cost: bool, fmt: Formatter) -> dict[str
 
 
 def left_out_note(refs: list[ChartRef], fmt: Formatter) -> str:
-    """The sentence naming the charts not drawn; empty where none."""
-    if not refs:
-        return ""
+    """The sentences naming the charts not drawn, one per reason; empty where none."""
+    alone = [r for r in refs if r.alone]
+    flats = [r for r in refs if not r.alone]
+    notes = [(alone, "chart.left_out_alone"), (flats, "chart.left_out")]
+    return " ".join(_left_out_sentence(named, key, fmt) for named, key in notes if named)
+
+
+def _left_out_sentence(refs: list[ChartRef], key: str, fmt: Formatter) -> str:
     named = list(dict.fromkeys(chart_caption(r, fmt) for r in refs))
     shown = "; ".join(named[:NAMED])
     if len(named) > NAMED:
         shown = fmt.t("chart.left_out_more", charts=shown, n=fmt.integer(len(named) - NAMED))
-    return fmt.t("chart.left_out", charts=shown)
+    return fmt.t(key, charts=shown)
 
 
 NAMED = 3  # charts a note names; the others it counts
