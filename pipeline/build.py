@@ -161,12 +161,14 @@ def draw_compare(points: pl.DataFrame, fmt: Formatter, title: str, stem: Path) -
     written["vl.json"].rename(stem.with_name(f"{stem.name}-spec.json"))
 
 
-def write_site(ctx: ReportContext, work: Path) -> None:
-    """The site, with stand-ins for the charts and PDFs still being made (``fill_site``)."""
+def write_site(ctx: ReportContext, work: Path, url: str | None = None) -> None:
+    """The site, with stand-ins for the charts and PDFs still being made (``fill_site``);
+    ``url`` the address it is published at (``--site-url``), if known."""
     from pipeline.render import site
 
     with scratch(work / "site") as tmp:
-        site.build_site([site.Built(ctx, work)], tmp / "docs", work / "site", draw_compare)
+        built = [site.Built(ctx, work)]
+        site.build_site(built, tmp / "docs", work / "site", draw_compare, url)
 
 
 def fill_site(ctx: ReportContext, work: Path) -> None:
@@ -178,7 +180,7 @@ def fill_site(ctx: ReportContext, work: Path) -> None:
 STAGES = ("ingest", "charts", "data", "pdf", "site", "finish")
 
 
-def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
+def write_outputs(ctx: ReportContext, work: Path, say: Step, url: str | None = None) -> None:
     """Every output of a build. The charts are drawn beside it (Vega's process) while the data
     files, the document sources and the site are written; the PDFs are compiled once
     their charts are there, and the site gets its charts and PDFs last."""
@@ -194,7 +196,7 @@ def write_outputs(ctx: ReportContext, work: Path, say: Step) -> None:
     pictures.write(ctx, work)
     sources = write_sources(ctx, work)
     say("site")
-    write_site(ctx, work)
+    write_site(ctx, work, url)
     say("finish")
     charts.wait()
     compile_pdfs(sources, work, ctx.report.date)
@@ -247,16 +249,17 @@ def build(
     keep_going: bool = False,
     require_steady: bool = False,
     edition: Edition | None = None,
+    site_url: str | None = None,
 ) -> BuildResult:
     """Build one report into ``out`` (refused unless it is missing, empty or an earlier
     output); a failure leaves the earlier output as it was. ``edition`` in place of
-    report.toml's (``--edition``)."""
+    report.toml's (``--edition``); ``site_url`` the site's address (``--site-url``)."""
     out = check_target(out, folder)
     say = step or (lambda _: None)
     say("ingest")
     ctx = _accepted(folder, keep_going, edition, strict, require_steady)
     with staging(out) as work:
-        write_outputs(ctx, work, say)
+        write_outputs(ctx, work, say, site_url)
     return BuildResult(out, ctx.dataset, ctx)
 
 

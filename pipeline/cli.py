@@ -5,6 +5,7 @@ bad input (``InputError``) becomes a message and exit status 1 here and only her
 from __future__ import annotations
 
 import functools
+import re
 import signal
 import sys
 import tomllib
@@ -121,6 +122,30 @@ def _language(lang: str) -> str:
     return lang
 
 
+def _site_url(url: str | None) -> str | None:
+    """The address a site is published at (``--site-url``): http(s), a host, a path of
+    plain characters; given with the trailing slash mkdocs wants."""
+    if url is None:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise typer.BadParameter(f"{url!r} is no http(s) address: give one as https://host/path/")
+    if not re.fullmatch(r"[A-Za-z0-9._~:/%@+-]+", url):
+        raise typer.BadParameter(f"{url!r} holds a character an address needs %-encoded")
+    return url if url.endswith("/") else url + "/"
+
+
+SITE_URL = typer.Option(
+    "--site-url",
+    metavar="URL",
+    callback=_site_url,
+    help="Where the site will be published (https://host/path/): gives it a 404 page and "
+    "a sitemap, which need it",
+)
+
+
 class EditionChoice(StrEnum):  # report.toml ``edition``, config.EDITIONS
     customer = "customer"
     audit = "audit"
@@ -168,6 +193,7 @@ def build(
             "(default: report.toml's edition, else audit)",
         ),
     ] = None,
+    site_url: Annotated[str | None, SITE_URL] = None,
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
@@ -177,6 +203,7 @@ def build(
     )
     options = (
         f"strict={strict} keep_going={keep_going} require_steady={require_steady} edition={chosen}"
+        f" site_url={site_url}"
     )
     with lock(target):  # from the check to the stamp: one build at a time into target
         print_ = fingerprint(report_dir, options)
@@ -188,7 +215,9 @@ def build(
             return
         from pipeline import commands  # report.toml is read once, by the build
 
-        commands.build_report(report_dir, target, strict, keep_going, require_steady, chosen)
+        commands.build_report(
+            report_dir, target, strict, keep_going, require_steady, chosen, site_url
+        )
         with writing(target):
             stamp(target, print_)
 
@@ -216,11 +245,12 @@ def _findings_again(target: Path) -> None:
 def site_command(
     report_dirs: Annotated[list[Path], typer.Argument(metavar="REPORT_DIR", help="Report folders")],
     out: Annotated[Path, OUT] = Path("build"),
+    site_url: Annotated[str | None, SITE_URL] = None,
 ) -> None:
     """Build several reports and one site listing them all, with a comparison page."""
     from pipeline import commands
 
-    commands.site(report_dirs, out)
+    commands.site(report_dirs, out, site_url)
 
 
 @command()

@@ -74,10 +74,13 @@ def build_report(
     keep_going: bool = False,
     require_steady: bool = False,
     edition: Edition | None = None,
+    site_url: str | None = None,
 ) -> None:
     progress, step = _progress(list(STAGES))
     with progress:
-        result = build(report_dir, target, step, strict, keep_going, require_steady, edition)
+        result = build(
+            report_dir, target, step, strict, keep_going, require_steady, edition, site_url
+        )
     print_accounting(result.dataset, result.out / "rejects.csv")
     print_findings(result.ctx.problems, result.ctx.formatter(TOOL), result.out / "validation.csv")
     print_notes(cache.NOTES)
@@ -111,8 +114,8 @@ def print_notes(notes: list[str]) -> None:
         err_console.print(EN("cli.more", n=len(notes) - SHOWN), highlight=False)
 
 
-def site(report_dirs: list[Path], out: Path) -> None:
-    for result in build_many(report_dirs, out):
+def site(report_dirs: list[Path], out: Path, site_url: str | None = None) -> None:
+    for result in build_many(report_dirs, out, site_url=site_url):
         print_accounting(result.dataset, result.out / "rejects.csv")
     out_console.print(f"{EN('cli.written')}: {out / 'site'}")
 

@@ -41,8 +41,11 @@ def _datasheet_scratch(out: Path) -> Iterator[str]:
         yield tmp
 
 
-def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list[BuildResult]:
-    """Each report into ``out/<id>/``, and one site listing them all into ``out/site``."""
+def build_many(
+    folders: list[Path], out: Path, step: Step | None = None, site_url: str | None = None
+) -> list[BuildResult]:
+    """Each report into ``out/<id>/``, and one site listing them all into ``out/site``
+    (published at ``site_url``, if given)."""
     out = check_target(out)
     for folder in folders:
         check_target(out, folder)
@@ -55,16 +58,18 @@ def build_many(folders: list[Path], out: Path, step: Step | None = None) -> list
             (out / MARK).write_text("iopress output\n", encoding="utf-8")
         pairs = zip(folders, ids, strict=True)
         results = [build(folder, out / rid, step) for folder, rid in pairs]
-        write_combined_site(results, out / "site")
+        write_combined_site(results, out / "site", site_url)
     return results
 
 
-def write_combined_site(results: list[BuildResult], target: Path) -> None:
+def write_combined_site(
+    results: list[BuildResult], target: Path, site_url: str | None = None
+) -> None:
     """One site listing the built reports ``results`` (each with its PDFs), into ``target``."""
     from pipeline.render import site
 
     with staging(target) as work, scratch(target) as tmp:
         # mkdocs empties its site folder first, but keeps dot files such as the mark
         built = [site.Built(r.ctx, r.out) for r in results]
-        site.build_site(built, tmp / "docs", work, draw_compare)
+        site.build_site(built, tmp / "docs", work, draw_compare, site_url)
         site.fill(built, work)

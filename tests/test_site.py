@@ -180,3 +180,50 @@ def test_a_report_id_cannot_replace_another_page(
     built = [site.Built(fs840_context, tmp_path), site.Built(renamed, tmp_path)]
     with pytest.raises(InputError, match="a page the site has already"):
         site.pages(built)
+
+
+def test_no_404_page_or_sitemap_without_the_sites_address(fs840_build: BuildResult) -> None:
+    """Without the address the site is published at, mkdocs wrote a 404 page whose links
+    start at the server's root (broken under any sub-path) and a sitemap of "None…"
+    addresses. Neither is written now."""
+    found = [name for name in site.UNPUBLISHED if (fs840_build.out / "site" / name).exists()]
+    assert found == []
+
+
+def test_the_sites_address_makes_its_404_page_and_sitemap(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    """Published at https://example.org/reports/ (``--site-url``): the 404 page, served at
+    any depth, links from /reports/ to files that exist; the sitemap lists every page by
+    its address, the German ones included."""
+    from pipeline.publish import write_combined_site
+
+    url = "https://example.org/reports/"
+    write_combined_site([fs840_build], tmp_path / "site", url)
+    built = tmp_path / "site"
+    missing = built / "404.html"
+    links = re.findall(r'(?:href|src)="(/[^"#?]*)', missing.read_text(encoding="utf-8"))
+    assert links and [u for u in links if not u.startswith("/reports/")] == []
+    assert [u for u in links if not (built / u.removeprefix("/reports/")).is_file()] == []
+    listed = re.findall(r"<loc>([^<]*)</loc>", (built / "sitemap.xml").read_text("utf-8"))
+    assert f"{url}fs840.html" in listed and f"{url}de/fs840.html" in listed
+    assert [u for u in listed if not (built / u.removeprefix(url)).is_file()] == []
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("example.org/reports", "no http"),
+        ("ftp://example.org/", "no http"),
+        ("https:///reports/", "no http"),
+        ("https://example.org/?page=1", "no http"),
+        ('https://example.org/"><script>', "%-encoded"),
+        ("https://example.org/my reports/", "%-encoded"),
+    ],
+)
+def test_a_site_address_that_is_none_is_refused(given: str, why: str, tmp_path: Path) -> None:
+    from tests.cli import iopress
+
+    ran = iopress("site", "--site-url", given, "-o", tmp_path / "out", tmp_path)
+    assert ran.returncode == 2 and why in ran.stderr, ran
+    assert not (tmp_path / "out").exists()

@@ -738,7 +738,12 @@ def site_languages(configured: list[Any], langs: Sequence[str]) -> list[Any]:
     return kept + added
 
 
-def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare) -> None:
+def build_site(
+    built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare, url: str | None = None
+) -> None:
+    """The site of ``built`` into ``site``. Its 404 page (served at any address, so its
+    links start at the site's root) and sitemap (absolute addresses) need the address the
+    site is published at, ``url``: without one neither is written."""
     write_sources(built, docs, draw)
     logging.getLogger("mkdocs").setLevel(logging.ERROR)
     names = {lang: _site_name(built, lang) for lang in LANGS}
@@ -750,6 +755,7 @@ def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare
         strict=True,
         extra_javascript=list(ASSETS),
         extra_css=[STYLESHEET],
+        site_url=url,
     )
     languages = config.plugins["i18n"].config.languages
     languages[:] = site_languages(languages, LANGS)
@@ -761,3 +767,9 @@ def build_site(built: Sequence[Built], docs: Path, site: Path, draw: DrawCompare
         raise InputError(
             docs, "", f"site build failed: {exc}", "check the report's texts for broken links"
         ) from None
+    if url is None:
+        for name in UNPUBLISHED:
+            (site / name).unlink(missing_ok=True)
+
+
+UNPUBLISHED = ("404.html", "sitemap.xml", "sitemap.xml.gz")  # need the site's address
