@@ -257,14 +257,26 @@ def site_command(
 def verify(
     report_dir: Annotated[Path, REPORT_DIR],
     published: Annotated[
-        Path, typer.Option("--published", metavar="FILE.csv", help="CSV table,row,column,printed")
-    ],
+        Path | None,
+        typer.Option("--published", metavar="FILE.csv", help="CSV table,row,column,printed"),
+    ] = None,
     tolerance: Annotated[float, typer.Option(metavar="PCT", help="Relative tolerance in %")] = 1.0,
+    manifest: Annotated[
+        Path | None,
+        typer.Option(
+            "--manifest",
+            metavar="FILE.json",
+            help="A published build's manifest.json: its input files (size, SHA-256) and "
+            "every figure it lists",
+        ),
+    ] = None,
 ) -> None:
     """Re-derive published figures from the raw data; report every difference (exit 1)."""
     from pipeline import commands
 
-    if not commands.verify(report_dir, published, tolerance):
+    if published is None and manifest is None:
+        raise typer.BadParameter("give --published FILE.csv, --manifest FILE.json or both")
+    if not commands.verify(report_dir, published, tolerance, manifest):
         raise typer.Exit(1)
 
 

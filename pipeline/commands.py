@@ -7,7 +7,7 @@ import contextlib
 import difflib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -41,8 +41,14 @@ from pipeline.paths import TOOL
 from pipeline.prepare import prepare
 from pipeline.publish import build_many
 from pipeline.publish import write_datasheets as datasheets
-from pipeline.report.context import measured_views, report_formatter, table_latencies
+from pipeline.report.context import (
+    ReportContext,
+    measured_views,
+    report_formatter,
+    table_latencies,
+)
 from pipeline.report.views import Cell, TableView
+from pipeline.reproduce import reproduce
 from pipeline.validate import Problem
 from pipeline.verify import verify as verify_figures
 
@@ -120,13 +126,36 @@ def site(report_dirs: list[Path], out: Path, site_url: str | None = None) -> Non
     out_console.print(f"{EN('cli.written')}: {out / 'site'}")
 
 
-def verify(report_dir: Path, published: Path, tolerance: float) -> bool:
-    """Print the differences; True when there are none."""
-    cells, figures, found = verify_figures(prepare(report_dir), published, tolerance / 100)
+def verify(
+    report_dir: Path, published: Path | None, tolerance: float, manifest: Path | None = None
+) -> bool:
+    """Print the differences from a transcription of printed cells and from a published
+    manifest (each where given); True when there are none."""
+    ctx = prepare(report_dir)
+    same = True
+    if published is not None:
+        cells, figures, found = verify_figures(ctx, published, tolerance / 100)
+        _differences(found)
+        out_console.print(EN("cli.verified", cells=cells, figures=figures, differ=len(found)))
+        same = not found
+    if manifest is not None:
+        same = _reproduced(ctx, manifest) and same
+    return same
+
+
+def _reproduced(ctx: ReportContext, manifest: Path) -> bool:
+    files, figures, found, notes = reproduce(ctx, manifest)
+    for note in notes:
+        err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
+    _differences(found)
+    said = EN("cli.manifest_checked", files=files, figures=figures, differ=len(found))
+    out_console.print(said, highlight=False, markup=False)
+    return not found
+
+
+def _differences(found: Sequence[object]) -> None:
     for item in found:
         out_console.print(str(item), highlight=False, markup=False, soft_wrap=True)
-    out_console.print(EN("cli.verified", cells=cells, figures=figures, differ=len(found)))
-    return not found
 
 
 def datasheet(report_dir: Path, target: Path) -> None:

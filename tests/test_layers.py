@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("compute",),
     ("report",),
     ("charts", "render"),
-    ("manifest", "verify"),
+    ("manifest", "verify", "reproduce"),
     ("build", "prepare", "publish", "campaign", "comparison"),
     ("commands", "cli"),
 )

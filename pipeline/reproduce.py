@@ -1,0 +1,190 @@
+"""``iopress verify --manifest``: a published ``manifest.json`` against the raw data now.
+
+An auditor holds a report folder a vendor sent and the manifest of the build the vendor
+published. Every input file the manifest lists is compared with the file the folder holds
+now (size and SHA-256), files read now that it does not list are named, the records read,
+accepted and rejected are compared, and every figure it lists (table, row, column, raw
+value) with the figure re-derived from the raw data. The published manifest is untrusted
+input: its shape is checked before any of it is used, an error names its JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from pipeline.errors import InputError
+from pipeline.inputs import read_text
+from pipeline.language import Strings
+from pipeline.manifest import figures as derived_figures
+from pipeline.paths import TOOL
+from pipeline.provenance import InputFile, versions
+from pipeline.report.context import ReportContext
+
+MAX_MANIFEST = 512 * 1024**2  # bytes: a manifest read whole (≈ 10 × its size in memory)
+RELATIVE = 1e-9  # a figure re-derived differs beyond this (the order of a sum's terms)
+SAID = Strings(TOOL)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class PublishedInput(_Strict):
+    path: str
+    size: int
+    sha256: str
+
+
+class PublishedFigure(_Strict):
+    table: str
+    row: dict[str, str | int | float | bool | None]
+    column: str
+    value: float | None
+
+
+class Published(_Strict):
+    report: dict[str, str | int | float | None] = {}
+    inputs: list[PublishedInput]
+    accounting: dict[str, int] = {}
+    versions: dict[str, str] = {}
+    figures: list[PublishedFigure]
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One thing the published manifest says otherwise than the data now."""
+
+    what: str  # the file, the figure (table / row / column) or the count
+    said: str  # what differs, in the tool's language
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.said}"
+
+
+class Reproduced(NamedTuple):
+    files: int  # input files the manifest lists
+    figures: int  # figures it lists
+    found: list[Difference]
+    notes: list[str]  # what differs and is no difference (the versions)
+
+
+def read_manifest(path: Path) -> Published:
+    """The published manifest, its shape checked; an input error names the line and
+    column of a JSON error, the JSON path of a value of the wrong kind."""
+    text = read_text(path, MAX_MANIFEST)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise InputError(path, where, f"not JSON: {exc.msg}", FIX) from None
+    try:
+        return TypeAdapter(Published).validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InputError(path, _json_path(first["loc"]), first["msg"], FIX) from None
+
+
+FIX = "give the manifest.json a build wrote (OUT/manifest.json), unedited"
+
+
+def _json_path(loc: tuple[int | str, ...]) -> str:
+    text = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    return text.lstrip(".") or "the whole file"
+
+
+def reproduce(ctx: ReportContext, path: Path) -> Reproduced:
+    """The published manifest at ``path`` against the report ``ctx`` read now."""
+    published = read_manifest(path)
+    found = [
+        *_report(published.report, ctx),
+        *_inputs(published.inputs, ctx.inputs()),
+        *_accounting(published.accounting, ctx.dataset.accounting()),
+        *_figures(published.figures, derived_figures(ctx)),
+    ]
+    notes = list(_versions(published.versions, versions()))
+    return Reproduced(len(published.inputs), len(published.figures), found, notes)
+
+
+def _report(published: Mapping[str, Any], ctx: ReportContext) -> Iterator[Difference]:
+    now = {"id": ctx.report.id, "version": ctx.report.version}
+    for key, value in now.items():
+        if key in published and published[key] != value:
+            said = SAID("cli.manifest_differs", published=published[key], now=value)
+            yield Difference(f"report {key}", said)
+
+
+def _inputs(published: list[PublishedInput], now: list[InputFile]) -> Iterator[Difference]:
+    """Each listed file changed or gone, then each file read now and not listed."""
+    read = {f.path: f for f in now}
+    for file in published:
+        current = read.get(file.path)
+        if current is None:
+            yield Difference(file.path, SAID("cli.manifest_input_gone"))
+        elif (current.size, current.sha256) != (file.size, file.sha256):
+            said = SAID("cli.manifest_input_changed", size=file.size, sha256=file.sha256)
+            yield Difference(file.path, f"{said} {_now(current)}")
+    listed = {file.path for file in published}
+    for path in (f.path for f in now if f.path not in listed):
+        yield Difference(path, SAID("cli.manifest_input_new"))
+
+
+def _now(current: InputFile) -> str:
+    return SAID("cli.manifest_input_now", size=current.size, sha256=current.sha256)
+
+
+def _accounting(published: Mapping[str, int], now: Mapping[str, int]) -> Iterator[Difference]:
+    for key, value in now.items():
+        if key in published and published[key] != value:
+            said = SAID("cli.manifest_differs", published=published[key], now=value)
+            yield Difference(key, said)
+
+
+def _key(table: str, row: Mapping[str, Any], column: str) -> tuple[str, str, str]:
+    return table, json.dumps(row, sort_keys=True, default=str), column
+
+
+def _name(table: str, row: Mapping[str, Any], column: str) -> str:
+    """A figure as the manifest names it: its row's columns in the table's order."""
+    cells = ", ".join(f"{k}={v}" for k, v in row.items())
+    return f"{table} / {cells} / {column}"
+
+
+def _figures(published: list[PublishedFigure], now: list[dict[str, Any]]) -> Iterator[Difference]:
+    """Each listed figure that differs or is no longer derived, then each derived now
+    that is not listed."""
+    derived = {_key(f["table"], f["row"], f["column"]): f for f in now}
+    listed = set()
+    for figure in published:
+        key = _key(figure.table, figure.row, figure.column)
+        listed.add(key)
+        name = _name(figure.table, figure.row, figure.column)
+        if key not in derived:
+            yield Difference(name, SAID("cli.manifest_figure_gone"))
+        elif not same(figure.value, value := derived[key]["value"]):
+            yield Difference(name, SAID("cli.manifest_differs", published=figure.value, now=value))
+    for key, new in derived.items():
+        if key not in listed:
+            said = SAID("cli.manifest_figure_new", now=new["value"])
+            yield Difference(_name(new["table"], new["row"], new["column"]), said)
+
+
+def same(published: float | None, now: float | None) -> bool:
+    """The same figure: both missing, both NaN, or equal within ``RELATIVE``."""
+    if published is None or now is None:
+        return published is now
+    if math.isnan(published) or math.isnan(now):
+        return math.isnan(published) and math.isnan(now)
+    return math.isclose(published, now, rel_tol=RELATIVE, abs_tol=0.0)
+
+
+def _versions(published: Mapping[str, str], now: Mapping[str, str]) -> Iterator[str]:
+    for name, version in now.items():
+        if name in published and published[name] != version:
+            yield SAID("cli.manifest_version", name=name, published=published[name], now=version)

@@ -1,0 +1,133 @@
+"""``iopress verify --manifest``: a published manifest.json checked against the report
+folder now — its input files (size, SHA-256), its counts and every figure it lists. A
+transcription of printed cells (``--published``) misses what the tables do not print (a
+percentile, a CPU figure) and a file changed without changing a printed cell."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import BuildResult
+from pipeline.reproduce import same
+from tests.cli import iopress
+from tests.conftest import ROOT
+
+FS840 = ROOT / "data" / "examples" / "fs840"
+RAW = "raw/fs840.iogen.csv"
+LINE = "p760;1K_ran_100R;1K;random;100;1;1;20;118095;5.766357;0.199948;0.199948;;2.8"
+
+
+def _copy(folder: Path, old: str = "", new: str = "") -> Path:
+    """fs840 at ``folder`` with ``old`` replaced by ``new`` in its raw CSV."""
+    shutil.copytree(FS840, folder)
+    raw = folder / RAW
+    text = raw.read_text(encoding="utf-8")
+    assert old in text
+    raw.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+def test_the_published_manifest_is_reproduced(fs840_build: BuildResult) -> None:
+    manifest = fs840_build.out / "manifest.json"
+    ran = iopress("verify", FS840, "--manifest", manifest)
+    assert ran.returncode == 0, ran
+    listed = json.loads(manifest.read_text(encoding="utf-8"))
+    files, figures = len(listed["inputs"]), len(listed["figures"])
+    assert figures > 500
+    assert f"{files} input files and {figures} figures of the manifest checked" in ran.stdout
+    assert ran.stdout.rstrip().endswith("0 differ")
+
+
+def test_a_changed_raw_value_is_named_with_the_figures_it_moves(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    """One interval's I/O count of the 1K random read at parallelism 1 raised by 1,000:
+    the file and each figure derived from it, with the published and the current value."""
+    folder = _copy(tmp_path / "fs840", LINE, LINE.replace(";118095;", ";119095;"))
+    ran = iopress("verify", folder, "--manifest", fs840_build.out / "manifest.json")
+    assert ran.returncode == 1, ran
+    lines = ran.stdout.splitlines()
+    assert any(line.startswith(f"{RAW}: size ") and "SHA-256" in line for line in lines), ran
+    moved = [line for line in lines if line.startswith("performance / ") and "/ iops:" in line]
+    assert len(moved) == 1 and "block_size=1024" in moved[0] and "kind=speed" in moved[0], ran
+    assert moved[0].endswith("/ iops: published 10000.0, now 10016.666666666666"), ran
+    assert not lines[-1].endswith(" 0 differ")
+
+
+def test_a_file_read_now_and_not_listed_is_named(fs840_build: BuildResult, tmp_path: Path) -> None:
+    """A copy of the raw file as from a fourth host, read by a wider source pattern: a file
+    the published build did not read."""
+    folder = _copy(tmp_path / "fs840")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    assert 'path = "raw/fs840.iogen.csv"' in toml
+    (folder / "report.toml").write_text(toml.replace('"raw/fs840.iogen.csv"', '"raw/*.csv"'))
+    lines = (folder / RAW).read_text(encoding="utf-8").splitlines(keepends=True)
+    fourth = lines[:2] + [line.replace("p760;", "x760;") for line in lines if "p760;" in line]
+    (folder / "raw" / "again.iogen.csv").write_text("".join(fourth), encoding="utf-8")
+    ran = iopress("verify", folder, "--manifest", fs840_build.out / "manifest.json")
+    assert "raw/again.iogen.csv: read now, not in the manifest" in ran.stdout, ran
+    assert ran.returncode == 1
+
+
+def test_an_edited_figure_in_the_manifest_is_named(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    listed = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    figure = next(f for f in listed["figures"] if f["column"] == "lat_mean_us")
+    exact = figure["value"]
+    figure["value"] = exact * 0.9
+    del listed["figures"][-1]
+    edited = tmp_path / "manifest.json"
+    edited.write_text(json.dumps(listed), encoding="utf-8")
+    ran = iopress("verify", FS840, "--manifest", edited)
+    assert ran.returncode == 1, ran
+    assert f"/ lat_mean_us: published {exact * 0.9}, now {exact}" in ran.stdout, ran
+    assert ": derived now, not in the manifest (now " in ran.stdout, ran
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "said"),
+    [
+        ('{"inputs": [', "line 1, column 13", "not JSON"),
+        ('{"inputs": [], "figures": {}}', "figures", "valid list"),
+        (
+            '{"inputs": [{"path": "a", "size": "12", "sha256": "x"}], "figures": []}',
+            "inputs[0].size",
+            "valid integer",
+        ),
+        ('{"figures": []}', "inputs", "Field required"),
+        ("[]", "the whole file", "valid dictionary"),
+    ],
+)
+def test_a_manifest_that_is_none_is_refused_with_its_place(
+    tmp_path: Path, text: str, where: str, said: str
+) -> None:
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(text, encoding="utf-8")
+    ran = iopress("verify", FS840, "--manifest", manifest)
+    assert ran.returncode == 1, ran
+    assert f"{manifest}: {where}: " in ran.stderr and said in ran.stderr, ran
+
+
+def test_verify_needs_a_transcription_or_a_manifest() -> None:
+    ran = iopress("verify", FS840)
+    assert ran.returncode == 2 and "--published" in ran.stderr and "--manifest" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    ("published", "now", "equal"),
+    [
+        (None, None, True),
+        (None, 0.0, False),
+        (float("nan"), float("nan"), True),
+        (1.0, 1.0 + 1e-12, True),
+        (1.0, 1.0 + 1e-6, False),
+        (0.0, 1e-300, False),
+    ],
+)
+def test_same_figure(published: float | None, now: float | None, equal: bool) -> None:
+    assert same(published, now) is equal
