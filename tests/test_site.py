@@ -227,3 +227,14 @@ def test_a_site_address_that_is_none_is_refused(given: str, why: str, tmp_path: 
     ran = iopress("site", "--site-url", given, "-o", tmp_path / "out", tmp_path)
     assert ran.returncode == 2 and why in ran.stderr, ran
     assert not (tmp_path / "out").exists()
+
+
+def test_a_downloaded_pdf_keeps_its_build_name(fs840_build: BuildResult) -> None:
+    """The site stores fs840.de.pdf as fs840-de.pdf (the i18n plugin takes a ".de." name
+    for a German page's file); a browser saves it as the build named it."""
+    page = _page(fs840_build.out, "en")
+    for name in ("fs840.de.pdf", "fs840.en.pdf", "fs840-datasheet.de.pdf"):
+        stored = name.replace(".de.", "-de.").replace(".en.", "-en.")
+        assert f'<a download="{name}" href="downloads/fs840/{stored}">' in page
+        assert (fs840_build.out / name).is_file()
+        assert (fs840_build.out / "site" / "downloads" / "fs840" / stored).is_file()

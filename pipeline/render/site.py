@@ -179,18 +179,26 @@ def inline_specs(page: str, specs: dict[str, Path]) -> str:
 
 
 def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
+    """The report's files. A PDF is stored as ``fs840-de.pdf`` (the i18n plugin takes
+    ``fs840.de.pdf`` for a German page's file) and saved under its build name."""
     rid, t = ctx.report.id, fmt.t
     base = f"downloads/{rid}"
     links = [
-        (t("site.pdf_de"), f"{base}/{rid}-de.pdf"),
-        (t("site.pdf_en"), f"{base}/{rid}-en.pdf"),
-        (t("site.datasheet_de"), f"{base}/{rid}-datasheet-de.pdf"),
-        (t("site.datasheet_en"), f"{base}/{rid}-datasheet-en.pdf"),
-        (t("site.dataset"), f"{base}/dataset.parquet"),
-        (t("site.tables_xlsx"), f"{base}/tables.xlsx"),
+        (t("site.pdf_de"), f"{base}/{rid}-de.pdf", f"{rid}.de.pdf"),
+        (t("site.pdf_en"), f"{base}/{rid}-en.pdf", f"{rid}.en.pdf"),
+        (t("site.datasheet_de"), f"{base}/{rid}-datasheet-de.pdf", f"{rid}-datasheet.de.pdf"),
+        (t("site.datasheet_en"), f"{base}/{rid}-datasheet-en.pdf", f"{rid}-datasheet.en.pdf"),
+        (t("site.dataset"), f"{base}/dataset.parquet", ""),
+        (t("site.tables_xlsx"), f"{base}/tables.xlsx", ""),
     ]
-    links += [(f"{t('site.tables_csv')}: {name}", f"{base}/{name}.csv") for name in ctx.tables]
-    return "\n".join(f"- [{md_text(label)}]({url})" for label, url in links) + "\n"
+    links += [(f"{t('site.tables_csv')}: {n}", f"{base}/{n}.csv", "") for n in ctx.tables]
+    return "".join(_download(label, url, name) for label, url, name in links)
+
+
+def _download(label: str, url: str, name: str) -> str:
+    """A list item linking ``url``, saved as ``name`` where given (an id: no quote)."""
+    saved = f'{{: download="{name}" }}' if name else ""
+    return f"- [{md_text(label)}]({url}){saved}\n"
 
 
 def report_page(ctx: ReportContext, fmt: Formatter) -> str:
