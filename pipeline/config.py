@@ -29,6 +29,7 @@ from pipeline.errors import InputError, InputErrors, is_utf8, shown
 from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text, real
 from pipeline.language.strings import Variant
 from pipeline.paths import TOOL, languages
+from pipeline.tomlplace import item_line
 from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
 LANGS = languages()  # the documents' languages: locales/*.toml
@@ -628,9 +629,26 @@ _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 
 
 def toml_line(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line (from 1) of ``text`` that writes the key at ``loc``: the first assignment of
-    it (also inside an inline table) under the table header that ``loc`` lies in (the
-    top level, ``[a]`` or the n-th ``[[a]]``); None where it cannot be told."""
+    """The line (from 1) of ``text`` that writes the key at ``loc``: in the n-th item of an
+    inline array where ``loc`` names one (``figures = [ {…}, {…} ]``), else the first
+    assignment of it (also inside an inline table) under the table header that ``loc``
+    lies in (the top level, ``[a]`` or the n-th ``[[a]]``); None where it cannot be told."""
+    inline = _inline_item(text, loc)
+    return inline if inline is not None else _assignment(text, loc)
+
+
+def _inline_item(text: str, loc: tuple[int | str, ...]) -> int | None:
+    for k, part in enumerate(loc[1:], start=1):
+        array = loc[k - 1]
+        if isinstance(part, int) and isinstance(array, str):
+            key = loc[k + 1] if k + 1 < len(loc) else None
+            found = item_line(text, array, part, key if isinstance(key, str) else None)
+            if found is not None:
+                return found
+    return None
+
+
+def _assignment(text: str, loc: tuple[int | str, ...]) -> int | None:
     key = re.escape(str(loc[-1]))
     assigns = re.compile(rf"(?:^|[\s{{,.\"']){key}[\"']?\s*=")
     counts: dict[str, int] = {}

@@ -247,3 +247,25 @@ def test_report_toml_text_holds_no_c1_or_bidi_control(tmp_path: Path, escaped: s
     toml.write_text(text.replace('author = "', f'author = "x{escaped}', 1), encoding="utf-8")
     with pytest.raises(InputErrors, match="control character"):
         load_report(tmp_path)
+
+
+def test_toml_line_tells_the_items_of_an_inline_array_apart() -> None:
+    """Every vendor figure of ``vendor_figures = [ {…}, {…} ]`` got the first one's line.
+    Strings and comments holding brackets, commas and quotes do not count as items."""
+    text = (
+        'id = "x"\n'
+        "vendor_figures = [\n"
+        '  { access = "random", value = 1 },  # a "quoted, comment [ {\n'
+        '  {access="random",\n'
+        '   block_size = "8K", note = "a, b ] } \\" x", value=2},\n'
+        "  { block_size = '64K\\', value = 3 },\n"
+        "]\n"
+        "other = [{access = 1}, {access = 2}, {access = 3}]\n"
+    )
+    assert config.toml_line(text, ("vendor_figures", 0, "access")) == 3
+    assert config.toml_line(text, ("vendor_figures", 1, "access")) == 4
+    assert config.toml_line(text, ("vendor_figures", 1, "value")) == 5
+    assert config.toml_line(text, ("vendor_figures", 2, "access")) == 6  # no key: its item
+    assert config.toml_line(text, ("vendor_figures", 2, "value")) == 6
+    assert config.toml_line(text, ("other", 2, "access")) == 8
+    assert config.toml_line(text, ("vendor_figures", 3, "access")) == 3  # no item: the first

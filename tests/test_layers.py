@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "output",
         "vlrender",
         "schema",
+        "tomlplace",
     ),
     ("language", "config", "machine"),
     ("ingest",),
