@@ -11,14 +11,13 @@ import polars as pl
 
 from pipeline import images
 from pipeline.compute import registry
-from pipeline.compute.registry import ViewKind
 from pipeline.config import LANGS, REPORT_FILE, Edition
 from pipeline.dataset.sources import SPC1_CATALOGUE
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Picture, Placed
 from pipeline.inputs import Seen, hard_links, ledger, read_text
 from pipeline.report import chapters
-from pipeline.report.context import ReportContext
+from pipeline.report.context import VENDOR_VIEWS, ReportContext
 from pipeline.report.narrative import Section
 from pipeline.report.plan import plan
 from pipeline.report.read import ReportInputs, Texts, read_report
@@ -126,13 +125,10 @@ def _check_vendor_figures(
     figures, where = given.report.vendor_figures, given.folder / REPORT_FILE
     if not figures:
         return
-    grids = {kind: registry.view_rows(tables, shown, kind) for kind in GRIDS}
+    grids = {kind: registry.view_rows(tables, shown, kind) for kind in VENDOR_VIEWS}
     problems = vendor_problems(figures, grids, where, read_text(where))
     if problems:
         raise InputErrors(problems)
-
-
-GRIDS: tuple[ViewKind, ...] = ("rate_grid", "latency_grid")  # the views with vendor figures
 
 
 def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:

@@ -14,7 +14,7 @@ import polars as pl
 
 from pipeline.compute.registry import BY_NAME, ViewKind
 from pipeline.compute.tables import PROFILE
-from pipeline.config import REPORT_FILE, Presentation, Report
+from pipeline.config import REPORT_FILE, Presentation, Report, VendorFigure
 from pipeline.dataset import Dataset, Spc1Record
 from pipeline.errors import InputError, InputErrors
 from pipeline.images import Placed
@@ -32,10 +32,26 @@ from pipeline.validate import Problem
 
 ViewFn = Callable[[pl.DataFrame, Report, list[Spc1Record], Formatter], V.TableView]
 
+VendorView = Callable[[pl.DataFrame, Sequence[VendorFigure], Formatter, str], V.TableView]
+
+# the view kinds that show report.toml's [[vendor_figures]] beside their cells
+VENDOR_VIEWS: dict[ViewKind, VendorView] = {
+    "rate_grid": V.performance_view,
+    "latency_grid": V.min_latency_view,
+}
+
+
+def _with_figures(view: VendorView) -> ViewFn:
+    return lambda t, r, _, f: view(t, r.vendor_figures, f, r.system.vendor)
+
+
+def _without_figures(view: VendorView) -> Callable[[pl.DataFrame, Formatter], V.TableView]:
+    return lambda t, f: view(t, [], f, "")
+
+
 # the view kinds of compute/registry.py: how each kind of table becomes rows of cells
 VIEWS: dict[ViewKind, ViewFn] = {
-    "rate_grid": lambda t, r, _, f: V.performance_view(t, r.vendor_figures, f, r.system.vendor),
-    "latency_grid": lambda t, r, _, f: V.min_latency_view(t, r.vendor_figures, f, r.system.vendor),
+    **{kind: _with_figures(view) for kind, view in VENDOR_VIEWS.items()},
     "limit_grid": lambda t, r, _, f: V.iops_at_latency_view(t, f),
     "key_figures": lambda t, r, _, f: V.key_figures_view(t, f),
     "cost": lambda t, r, _, f: E.cost_view(t, r, f),
@@ -49,8 +65,7 @@ VIEWS: dict[ViewKind, ViewFn] = {
 # the measurement tables' views from a dataset alone (its report's vendor figures are
 # not stored with it)
 MEASURED: dict[ViewKind, Callable[[pl.DataFrame, Formatter], V.TableView]] = {
-    "rate_grid": lambda t, f: V.performance_view(t, [], f, ""),
-    "latency_grid": lambda t, f: V.min_latency_view(t, [], f, ""),
+    **{kind: _without_figures(view) for kind, view in VENDOR_VIEWS.items()},
     "limit_grid": V.iops_at_latency_view,
     "key_figures": V.key_figures_view,
 }
