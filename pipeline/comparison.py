@@ -24,12 +24,11 @@ from pipeline.compute.compare import (
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.csvfile import write_csv
 from pipeline.dataset import (
-    PRESENTATION_KEY,
     intervals_path,
     read_figures,
     read_intervals,
     read_points,
-    read_presentation,
+    stored_presentation,
 )
 from pipeline.errors import UsageError
 from pipeline.language.fmt import small_latencies
@@ -74,10 +73,8 @@ def _from_dataset(path: Path, label: str) -> Side:
     settings = Settings.read(read_figures(path))
     # the KB/MB its report stated, stored with a build's dataset (``iopress ingest``'s
     # states none)
-    stored = PRESENTATION_KEY in pl.read_parquet_metadata(path)
-    return Side(
-        label, points, intervals, settings, read_presentation(path).units if stored else None
-    )
+    stored = stored_presentation(path)
+    return Side(label, points, intervals, settings, stored.units if stored else None)
 
 
 def load_side(path: Path) -> Side:

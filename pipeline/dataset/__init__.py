@@ -167,9 +167,15 @@ def read_figures(path: Path) -> dict[str, float]:
 def read_presentation(path: Path) -> Presentation:
     """How the report that wrote the dataset prints its tables (the defaults for a
     dataset of ``iopress ingest``); stored settings that are not valid are an error."""
+    return stored_presentation(path) or Presentation()
+
+
+def stored_presentation(path: Path) -> Presentation | None:
+    """How the report that wrote the dataset prints its tables; None where the dataset
+    states nothing (``iopress ingest``'s)."""
     stored = pl.read_parquet_metadata(path).get(PRESENTATION_KEY)
     if stored is None:
-        return Presentation()
+        return None
     try:
         return Presentation.model_validate_json(stored)
     except ValueError as err:
