@@ -143,11 +143,17 @@ def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:
 
 
 def _broken_links(ctx: ReportContext) -> list[InputError]:
-    """Links to no heading of their text, found in the texts as written (their lines)."""
-    from pipeline.render.sanitize import link_problem
+    """Links to no heading of their text, or of the chapter's text they name
+    (``method.md#warm-up``), found in the texts as written (their lines)."""
+    from pipeline.render.sanitize import chapter_link_problems, link_problem
 
-    sections = [s for by_name in ctx.narrative.values() for s in by_name.values()]
-    return [p for s in sections if (p := link_problem(s.text, s.path))]
+    found: list[InputError] = []
+    for by_name in ctx.narrative.values():
+        texts = {Path(s.path).stem: (s.text, s.path) for s in by_name.values()}
+        for s in by_name.values():
+            own = link_problem(s.text, s.path)
+            found += [own] if own else chapter_link_problems(s.text, s.path, texts)
+    return found
 
 
 def place_images(ctx: ReportContext, pictures: Pictures) -> list[InputError]:

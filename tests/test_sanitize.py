@@ -383,7 +383,7 @@ def test_a_link_to_no_heading_of_its_text_names_its_line_and_why() -> None:
         sanitize.to_typst(text, "text/de/results.md")
     said = str(caught.value)
     assert "text/de/results.md: line 5: link '#empfehlung': links to no heading" in said
-    assert "not those of other chapters" in said and "{#id} after it" in said
+    assert "another chapter's are reached as file.md#id" in said and "{#id} after it" in said
     fixed = sanitize.to_typst(text.replace("## Empfehlung", "## Empfehlung {#empfehlung}"), "x.md")
     assert "#link(<x:empfehlung>)[Empfehlung]" in fixed
 
@@ -413,3 +413,48 @@ def test_a_broken_link_is_found_in_the_text_as_written(tmp_path: Path) -> None:
         prepare(folder)
     (problem,) = caught.value.errors
     assert problem.where == "line 7: link '#nope'", problem
+
+
+def _cross_linked(folder: Path, link: str, heading: str = "## Warm-up {#warm-up}") -> Path:
+    """fs840 whose summary links ``link`` and whose method text ends with ``heading``."""
+    shutil.copytree(FS840, folder)
+    for lang in ("de", "en"):
+        method, summary = (folder / "text" / lang / f"{n}.md" for n in ("method", "summary"))
+        method.write_text(method.read_text("utf-8") + f"\n\n{heading}\n\nTen minutes.\n")
+        summary.write_text(summary.read_text("utf-8") + f"\n\nSee [the warm-up]({link}).\n")
+    return folder
+
+
+def test_a_link_reaches_another_chapters_heading(tmp_path: Path) -> None:
+    """A link reached only its own text: a consultant's "see the warm-up in the method"
+    from the summary was refused. ``method.md#warm-up`` now reaches it, in the PDF (one
+    document: a typst label) and on the site (one page per report: an anchor)."""
+    out = build(_cross_linked(tmp_path / "r", "method.md#warm-up"), tmp_path / "out").out
+    for lang in ("de", "en"):
+        typst = (out / f"fs840.{lang}.typ").read_text("utf-8")
+        assert "<method:warm-up>" in typst and "#link(<method:warm-up>)[the warm-up]" in typst
+    page = (out / "site" / "fs840.html").read_text("utf-8")
+    assert 'id="method:warm-up"' in page and '<a href="#method:warm-up" rel=' in page
+    assert "the warm-up" in pdf_text(out / "fs840.en.pdf")
+
+
+@pytest.mark.parametrize(
+    ("link", "heading", "said"),
+    [
+        ("method.md#warmup", "## Warm-up {#warm-up}", "names no heading id of that text"),
+        ("method.md#warm-up", "## Warm-up", "names no heading id of that text"),
+        ("methods.md#warm-up", "## Warm-up {#warm-up}", "methods.md is no chapter's text"),
+    ],
+)
+def test_a_link_to_no_heading_of_another_chapter_names_its_line(
+    tmp_path: Path, link: str, heading: str, said: str
+) -> None:
+    from pipeline.errors import InputErrors
+
+    folder = _cross_linked(tmp_path / "r", link, heading)
+    lines = (folder / "text" / "en" / "summary.md").read_text("utf-8").count("\n")
+    with pytest.raises(InputErrors) as caught:
+        build(folder, tmp_path / "out")
+    text = str(caught.value)
+    assert f"text/en/summary.md: line {lines}: link '{link}': {said}" in text, text
+    assert "text/de/summary.md" in text and not (tmp_path / "out").exists()

@@ -18,7 +18,7 @@ import re
 import subprocess
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +41,8 @@ MARKDOWN = (
     "-tex_math_dollars"
 )
 SCHEMES = ("http://", "https://", "mailto:")
+# a link to a heading of another chapter's text: method.md#warm-up
+CHAPTER_LINK = re.compile(r"^([a-z0-9][a-z0-9_-]*)\.md#([A-Za-z][A-Za-z0-9_-]*)$")
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 TAGS = {
     "p", "br", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1",
@@ -287,12 +289,15 @@ class _Cleaner:
                 raise BrokenLink(
                     self.path,
                     f"{line}link {url!r}",
-                    "links to no heading of this text (a link reaches the headings of its "
-                    "own text, not those of other chapters)",
-                    "give the heading an id ({#id} after it) and link to #id, or name the "
-                    "chapter in words",
+                    "links to no heading of this text (#id reaches the headings of its own "
+                    "text; another chapter's are reached as file.md#id)",
+                    "give the heading an id ({#id} after it) and link to #id, or to "
+                    "file.md#id where it is in another chapter's text",
                 )
             return {"t": "Link", "c": [["", [], []], text, [f"#{self.space}:{url[1:]}", ""]]}
+        if chapter := CHAPTER_LINK.match(url):  # checked before (``chapter_link_problems``)
+            target = f"#{id_space(chapter[1])}:{chapter[2]}"
+            return {"t": "Link", "c": [["", [], []], text, [target, ""]]}
         if url.lower().startswith(SCHEMES):
             return {"t": "Link", "c": [["", [], []], text, [url, ""]]}
         return {"t": "Span", "c": [["", [], []], text]}  # other targets: the text alone
@@ -315,6 +320,49 @@ def link_problem(markdown: str, path: Path | str) -> BrokenLink | None:
     except InputError:
         return None
     return None
+
+
+def chapter_link_problems(
+    markdown: str, path: Path | str, texts: Mapping[str, tuple[str, Path | str]]
+) -> list[BrokenLink]:
+    """The links of a text as its author wrote it to a heading of a chapter's text
+    (``method.md#warm-up``) that ``texts`` (the same language's, by file stem: markdown
+    and path) does not hold, or whose heading has no such id."""
+    if ".md#" not in markdown:
+        return []
+    found = []
+    for url in dict.fromkeys(_link_urls(json.loads(_tree(markdown, path)))):
+        if not (chapter := CHAPTER_LINK.match(url)):
+            continue
+        target = texts.get(chapter[1])
+        ids = set() if target is None else _ids(json.loads(_tree(*target))["blocks"], target[1])
+        if chapter[2] not in ids:
+            found.append(_broken_chapter_link(markdown, path, url, target is not None))
+    return found
+
+
+def _broken_chapter_link(markdown: str, path: Path | str, url: str, text: bool) -> BrokenLink:
+    name = url.split("#")[0]
+    said = "names no heading id of that text" if text else f"{name} is no chapter's text"
+    return BrokenLink(
+        path,
+        f"{_source_line(markdown, f']({url}')}link {url!r}",
+        f"{said} (a link reaches a heading of a chapter by its id: {{#id}} after it)",
+        "give the heading an id ({#id} after it) and link to file.md#id, the file a "
+        "chapter's text in text/<lang>/",
+    )
+
+
+def _link_urls(tree: Any) -> Iterator[str]:
+    """The target of every link of a pandoc document, in its order."""
+    if isinstance(tree, dict):
+        if tree.get("t") == "Link":
+            yield tree["c"][2][0]
+        for value in tree.values():
+            yield from _link_urls(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            yield from _link_urls(value)
 
 
 def _source_line(filled: str, found: str) -> str:
