@@ -120,5 +120,8 @@ def stop() -> None:
     renderer.cache_clear()
     for process in list((made.vega._processes or {}).values()):
         process.kill()
-    made.vega.shutdown(wait=False, cancel_futures=True)
+    # waits for the pool's manager thread, which sees the killed process at once: left
+    # running, it could close its wake-up pipe while the interpreter's exit writes to it
+    # (Python 3.11: "Exception ignored … OSError: Bad file descriptor" after a refusal)
+    made.vega.shutdown(wait=True, cancel_futures=True)
     made.typst.shutdown(wait=False)
