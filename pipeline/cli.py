@@ -270,13 +270,14 @@ def verify(
             "every figure it lists",
         ),
     ] = None,
+    keep_going: Annotated[bool, KEEP_GOING] = False,
 ) -> None:
     """Re-derive published figures from the raw data; report every difference (exit 1)."""
     from pipeline import commands
 
     if published is None and manifest is None:
         raise typer.BadParameter("give --published FILE.csv, --manifest FILE.json or both")
-    if not commands.verify(report_dir, published, tolerance, manifest):
+    if not commands.verify(report_dir, published, tolerance, manifest, keep_going):
         raise typer.Exit(1)
 
 

@@ -127,11 +127,16 @@ def site(report_dirs: list[Path], out: Path, site_url: str | None = None) -> Non
 
 
 def verify(
-    report_dir: Path, published: Path | None, tolerance: float, manifest: Path | None = None
+    report_dir: Path,
+    published: Path | None,
+    tolerance: float,
+    manifest: Path | None = None,
+    keep_going: bool = False,
 ) -> bool:
     """Print the differences from a transcription of printed cells and from a published
-    manifest (each where given); True when there are none."""
-    ctx = prepare(report_dir)
+    manifest (each where given); True when there are none. ``keep_going`` reads the
+    report as ``iopress build --keep-going`` does."""
+    ctx = prepare(report_dir, keep_going)
     same = True
     if published is not None:
         cells, figures, found = verify_figures(ctx, published, tolerance / 100)

@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, field_validator
 
 from pipeline.errors import InputError
-from pipeline.inputs import read_text
+from pipeline.inputs import CONTROL, read_text
 from pipeline.language import Strings
 from pipeline.manifest import figures as derived_figures
 from pipeline.paths import TOOL
 from pipeline.provenance import InputFile, versions
 from pipeline.report.context import ReportContext
 
-MAX_MANIFEST = 512 * 1024**2  # bytes: a manifest read whole (≈ 10 × its size in memory)
+# bytes: a manifest is read whole, ≈ 10-20 × its size in memory; 7,500 files' is 3.5 MB
+MAX_MANIFEST = 128 * 1024**2
 RELATIVE = 1e-9  # a figure re-derived differs beyond this (the order of a sum's terms)
 SAID = Strings(TOOL)
 
@@ -44,15 +47,23 @@ class PublishedInput(_Strict):
 
 class PublishedFigure(_Strict):
     table: str
-    row: dict[str, str | int | float | bool | None]
+    row: dict[str, Any]
     column: str
     value: float | None
+    unit: str = ""
+
+    @field_validator("row")
+    @classmethod
+    def _scalars(cls, row: dict[str, Any]) -> dict[str, Any]:
+        if any(isinstance(v, dict | list) for v in row.values()):
+            raise ValueError("a row names its columns' values: text, numbers, true/false, null")
+        return row
 
 
 class Published(_Strict):
-    report: dict[str, str | int | float | None] = {}
+    report: dict[str, Any]
     inputs: list[PublishedInput]
-    accounting: dict[str, int] = {}
+    accounting: dict[str, int]
     versions: dict[str, str] = {}
     figures: list[PublishedFigure]
 
@@ -65,7 +76,13 @@ class Difference:
     said: str  # what differs, in the tool's language
 
     def __str__(self) -> str:
-        return f"{self.what}: {self.said}"
+        return f"{plain(self.what)}: {plain(self.said)}"
+
+
+def plain(text: str) -> str:
+    """``text`` with its control and direction characters escaped (``\\n``): a name from
+    the manifest cannot print a line of its own."""
+    return re.sub(CONTROL, lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
 
 
 class Reproduced(NamedTuple):
@@ -77,18 +94,46 @@ class Reproduced(NamedTuple):
 
 def read_manifest(path: Path) -> Published:
     """The published manifest, its shape checked; an input error names the line and
-    column of a JSON error, the JSON path of a value of the wrong kind."""
-    text = read_text(path, MAX_MANIFEST)
+    column of a JSON error, the JSON path of a value of the wrong kind or of an entry
+    listed twice."""
+    data = _json(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise InputError(path, where, f"not JSON: {exc.msg}", FIX) from None
-    try:
-        return TypeAdapter(Published).validate_python(data)
+        published = TypeAdapter(Published).validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InputError(path, _json_path(first["loc"]), first["msg"], FIX) from None
+    _once(path, "inputs", [f.path for f in published.inputs])
+    _once(path, "figures", [_key(f.table, f.row, f.column) for f in published.figures])
+    return published
+
+
+def _json(path: Path) -> Any:
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0  # read_text says why it cannot be read
+    if size > MAX_MANIFEST:
+        said = f"too large ({size:,} bytes; a manifest iopress writes is at most {MAX_MANIFEST:,})"
+        raise InputError(path, "", said, FIX)
+    text = read_text(path, MAX_MANIFEST)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise InputError(path, where, f"not JSON: {exc.msg}", FIX) from None
+    except (RecursionError, ValueError) as exc:  # nested too deeply, a number too long
+        said = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InputError(path, "", f"not a manifest: {said}", FIX) from None
+
+
+def _once(path: Path, part: str, keys: list[Any]) -> None:
+    """Each file and each figure listed once: a copy would count as checked twice."""
+    first: dict[Any, int] = {}
+    for index, key in enumerate(keys):
+        if key in first:
+            said = f"the same {part[:-1]} as {part}[{first[key]}]"
+            raise InputError(path, f"{part}[{index}]", said, FIX)
+        first[key] = index
 
 
 FIX = "give the manifest.json a build wrote (OUT/manifest.json), unedited"
@@ -115,7 +160,7 @@ def reproduce(ctx: ReportContext, path: Path) -> Reproduced:
 def _report(published: Mapping[str, Any], ctx: ReportContext) -> Iterator[Difference]:
     now = {"id": ctx.report.id, "version": ctx.report.version}
     for key, value in now.items():
-        if key in published and published[key] != value:
+        if str(published.get(key)) != value:
             said = SAID("cli.manifest_differs", published=published[key], now=value)
             yield Difference(f"report {key}", said)
 
@@ -126,13 +171,13 @@ def _inputs(published: list[PublishedInput], now: list[InputFile]) -> Iterator[D
     for file in published:
         current = read.get(file.path)
         if current is None:
-            yield Difference(file.path, SAID("cli.manifest_input_gone"))
+            yield Difference(file.path, SAID("cli.manifest_input_gone", sha256=file.sha256))
         elif (current.size, current.sha256) != (file.size, file.sha256):
             said = SAID("cli.manifest_input_changed", size=file.size, sha256=file.sha256)
             yield Difference(file.path, f"{said} {_now(current)}")
     listed = {file.path for file in published}
-    for path in (f.path for f in now if f.path not in listed):
-        yield Difference(path, SAID("cli.manifest_input_new"))
+    for new in (f for f in now if f.path not in listed):
+        yield Difference(new.path, SAID("cli.manifest_input_new", sha256=new.sha256))
 
 
 def _now(current: InputFile) -> str:
@@ -141,7 +186,7 @@ def _now(current: InputFile) -> str:
 
 def _accounting(published: Mapping[str, int], now: Mapping[str, int]) -> Iterator[Difference]:
     for key, value in now.items():
-        if key in published and published[key] != value:
+        if published.get(key) != value:
             said = SAID("cli.manifest_differs", published=published[key], now=value)
             yield Difference(key, said)
 
@@ -167,12 +212,20 @@ def _figures(published: list[PublishedFigure], now: list[dict[str, Any]]) -> Ite
         name = _name(figure.table, figure.row, figure.column)
         if key not in derived:
             yield Difference(name, SAID("cli.manifest_figure_gone"))
-        elif not same(figure.value, value := derived[key]["value"]):
-            yield Difference(name, SAID("cli.manifest_differs", published=figure.value, now=value))
+        elif not same(figure.value, (now_figure := derived[key])["value"]):
+            was = _value({"value": figure.value, "unit": figure.unit})
+            said = SAID("cli.manifest_differs", published=was, now=_value(now_figure))
+            yield Difference(name, said)
     for key, new in derived.items():
         if key not in listed:
-            said = SAID("cli.manifest_figure_new", now=new["value"])
+            said = SAID("cli.manifest_figure_new", now=_value(new))
             yield Difference(_name(new["table"], new["row"], new["column"]), said)
+
+
+def _value(figure: Mapping[str, Any]) -> str:
+    """A figure's raw value (every digit) and its unit."""
+    unit = figure.get("unit") or ""
+    return f"{figure['value']} {unit}".rstrip()
 
 
 def same(published: float | None, now: float | None) -> bool:

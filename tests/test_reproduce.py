@@ -54,7 +54,7 @@ def test_a_changed_raw_value_is_named_with_the_figures_it_moves(
     assert any(line.startswith(f"{RAW}: size ") and "SHA-256" in line for line in lines), ran
     moved = [line for line in lines if line.startswith("performance / ") and "/ iops:" in line]
     assert len(moved) == 1 and "block_size=1024" in moved[0] and "kind=speed" in moved[0], ran
-    assert moved[0].endswith("/ iops: published 10000.0, now 10016.666666666666"), ran
+    assert moved[0].endswith("/ iops: published 10000.0 IOPS, now 10016.666666666666 IOPS"), ran
     assert not lines[-1].endswith(" 0 differ")
 
 
@@ -69,7 +69,7 @@ def test_a_file_read_now_and_not_listed_is_named(fs840_build: BuildResult, tmp_p
     fourth = lines[:2] + [line.replace("p760;", "x760;") for line in lines if "p760;" in line]
     (folder / "raw" / "again.iogen.csv").write_text("".join(fourth), encoding="utf-8")
     ran = iopress("verify", folder, "--manifest", fs840_build.out / "manifest.json")
-    assert "raw/again.iogen.csv: read now, not in the manifest" in ran.stdout, ran
+    assert "raw/again.iogen.csv: read now (SHA-256 " in ran.stdout, ran
     assert ran.returncode == 1
 
 
@@ -85,22 +85,46 @@ def test_an_edited_figure_in_the_manifest_is_named(
     edited.write_text(json.dumps(listed), encoding="utf-8")
     ran = iopress("verify", FS840, "--manifest", edited)
     assert ran.returncode == 1, ran
-    assert f"/ lat_mean_us: published {exact * 0.9}, now {exact}" in ran.stdout, ran
+    assert f"/ lat_mean_us: published {exact * 0.9} µs, now {exact} µs" in ran.stdout, ran
     assert ": derived now, not in the manifest (now " in ran.stdout, ran
+
+
+HEAD = '"report": {}, "accounting": {}, '
+FIGURE = '{"table": "t", "row": {"a": 1}, "column": "c", "value": 1}'
 
 
 @pytest.mark.parametrize(
     ("text", "where", "said"),
     [
         ('{"inputs": [', "line 1, column 13", "not JSON"),
-        ('{"inputs": [], "figures": {}}', "figures", "valid list"),
+        ("{" + HEAD + '"inputs": [], "figures": {}}', "figures", "valid list"),
         (
-            '{"inputs": [{"path": "a", "size": "12", "sha256": "x"}], "figures": []}',
+            "{" + HEAD + '"inputs": [{"path": "a", "size": "12", "sha256": "x"}], "figures": []}',
             "inputs[0].size",
             "valid integer",
         ),
-        ('{"figures": []}', "inputs", "Field required"),
+        ("{" + HEAD + '"figures": []}', "inputs", "Field required"),
+        ('{"inputs": [], "figures": []}', "report", "Field required"),
         ("[]", "the whole file", "valid dictionary"),
+        ("[" * 100_000 + "]" * 100_000, "", "not a manifest: nested too deeply"),
+        ('{"x": ' + "9" * 5000 + "}", "", "not a manifest: Exceeds the limit"),
+        (
+            "{" + HEAD + f'"inputs": [], "figures": [{FIGURE}, {FIGURE}]}}',
+            "figures[1]",
+            "the same figure as figures[0]",
+        ),
+        (
+            "{" + HEAD + '"inputs": [{"path": "a", "size": 1, "sha256": "x"}, '
+            '{"path": "a", "size": 2, "sha256": "y"}], "figures": []}',
+            "inputs[1]",
+            "the same input as inputs[0]",
+        ),
+        (
+            "{" + HEAD + '"inputs": [], "figures": '
+            '[{"table": "t", "row": {"a": [1]}, "column": "c", "value": 1}]}',
+            "figures[0].row",
+            "a row names its columns' values",
+        ),
     ],
 )
 def test_a_manifest_that_is_none_is_refused_with_its_place(
@@ -110,7 +134,49 @@ def test_a_manifest_that_is_none_is_refused_with_its_place(
     manifest.write_text(text, encoding="utf-8")
     ran = iopress("verify", FS840, "--manifest", manifest)
     assert ran.returncode == 1, ran
-    assert f"{manifest}: {where}: " in ran.stderr and said in ran.stderr, ran
+    assert (f"{manifest}: {where}: " if where else f"{manifest}: ") in ran.stderr, ran
+    assert said in ran.stderr and "Traceback" not in ran.stderr, ran
+
+
+def test_a_manifest_beyond_the_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 506 MB manifest of tiny entries took 10 GB and more than 5 minutes."""
+    from pipeline import reproduce
+
+    monkeypatch.setattr(reproduce, "MAX_MANIFEST", 1000)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text("{" + HEAD + '"inputs": [], "figures": []}' + " " * 1000, "utf-8")
+    ran = iopress("verify", FS840, "--manifest", manifest)
+    assert ran.returncode == 1 and "too large (1,061 bytes; a manifest iopress" in ran.stderr, ran
+
+
+def test_a_name_from_the_manifest_prints_no_line_of_its_own(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    listed = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    listed["inputs"].append({"path": "a\nfake: 0 differ\u202e", "size": 1, "sha256": "x"})
+    edited = tmp_path / "manifest.json"
+    edited.write_text(json.dumps(listed), encoding="utf-8")
+    ran = iopress("verify", FS840, "--manifest", edited)
+    assert "a\\nfake: 0 differ\\u202e: in the manifest (SHA-256 x), not read now" in ran.stdout
+    assert not any(line.startswith("fake") for line in ran.stdout.splitlines()), ran
+
+
+def test_a_report_built_with_keep_going_is_verified_with_it(tmp_path: Path) -> None:
+    """A build that went on past a file it could not read: verify refused the folder for
+    that file until it was given --keep-going too."""
+    from pipeline.build import build
+
+    folder = _copy(tmp_path / "fs840")
+    toml = (folder / "report.toml").read_text(encoding="utf-8")
+    (folder / "report.toml").write_text(toml.replace('"raw/fs840.iogen.csv"', '"raw/*.csv"'))
+    (folder / "raw" / "broken.iogen.csv").write_text("host;test\nnothing\n", encoding="utf-8")
+    out = build(folder, tmp_path / "out", keep_going=True).out
+    refused = iopress("verify", folder, "--manifest", out / "manifest.json")
+    assert refused.returncode == 1 and "broken.iogen.csv" in refused.stderr, refused
+    ran = iopress("verify", folder, "--manifest", out / "manifest.json", "--keep-going")
+    assert ran.returncode == 0 and ran.stdout.rstrip().endswith(" 0 differ"), ran
 
 
 def test_verify_needs_a_transcription_or_a_manifest() -> None:
