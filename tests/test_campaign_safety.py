@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -429,6 +430,24 @@ def test_a_path_fio_would_expand_is_refused(tmp_path: Path) -> None:
         load_campaign(_campaign(tmp_path, "${PWD}/../victim"))
 
 
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("{d}/db ", "strips blanks"),  # fio wrote db: the blank is stripped
+        (" {d}/db", "strips blanks"),
+        ("{d}/db;bench.bin", "';', '#' and"),  # fio reads db (';' starts a comment)
+        ("{d}/db#bench.bin", "';', '#' and"),
+        ("{d}/a\\\\", "';', '#' and"),  # 'a\\' + ':' + next target: one file 'a:next'
+    ],
+)
+def test_a_path_fio_reads_as_another_file_is_refused(tmp_path: Path, path: str, said: str) -> None:
+    """fio's job-file parser strips a value's blanks, ends it at ';' or '#' and reads '\\'
+    as an escape: a new file "db " was checked (and created empty) while fio wrote the
+    user's db beside it."""
+    with pytest.raises(InputErrors, match=rf"targets\[0\]\.path: .*{re.escape(said)}"):
+        load_campaign(_campaign(tmp_path, path.format(d=tmp_path)))
+
+
 def test_a_link_before_dot_dot_is_judged_as_the_kernel_resolves_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -447,3 +466,54 @@ def test_a_link_before_dot_dot_is_judged_as_the_kernel_resolves_it(
     assert seen.holds == ("data",) and seen.writes
     with pytest.raises(InputError, match="holds data"):
         guard(sent / "campaign.toml", sent, [seen], [])
+
+
+# several targets: one fio job ----------------------------------------------------------------
+
+
+def _two_targets(tmp: Path, first: Path, second: Path, read: int, sizes: tuple[str, str]) -> Path:
+    text = CAMPAIGN.format(read=read, target=first, size=f'size = "{sizes[0]}"' if sizes[0] else "")
+    text += f'[[targets]]\npath = "{second}"\n' + (f'size = "{sizes[1]}"\n' if sizes[1] else "")
+    path = tmp / "campaign.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_targets_of_different_sizes_are_refused(tmp_path: Path) -> None:
+    """fio divides one job's size among its files: a size per target cannot be kept."""
+    source = _two_targets(tmp_path, tmp_path / "a", tmp_path / "b", 0, ("4M", "8M"))
+    with pytest.raises(InputErrors, match="several targets are one fio job: give each the same"):
+        load_campaign(source)
+    with pytest.raises(InputErrors, match="several targets are one fio job"):
+        load_campaign(_two_targets(tmp_path, tmp_path / "a", tmp_path / "b", 0, ("4M", "")))
+
+
+def test_a_read_only_campaign_on_two_targets_never_lays_a_users_file_out(tmp_path: Path) -> None:
+    """Targets big.dat (8 MiB, size 4M) and user.db (1 MiB): the job's size=4M gave each
+    file 2 MiB, so fio laid user.db out anew, while plan said the campaign only read it.
+    Each file is now laid out to the size given (filesize=), and user.db, smaller, is
+    judged as written."""
+    big, user = _user_file(tmp_path, 8 * MiB), tmp_path / "user.db"
+    user.write_bytes(os.urandom(MiB))
+    before = _digest(user)
+    campaign = load_campaign(_two_targets(tmp_path, big, user, 100, ("4M", "4M")))
+    seen = look(campaign, {})
+    assert [s.writes for s in seen] == [False, True]
+    with pytest.raises(InputError, match=f"{re.escape(str(user))} holds data, and the campaign"):
+        guard(tmp_path / "campaign.toml", tmp_path, seen, [])
+    assert _digest(user) == before
+
+
+@needs_fio
+def test_two_new_targets_are_each_laid_out_to_their_size(tmp_path: Path) -> None:
+    """size=4M over two files made two files of 2 MiB: the report measured half the
+    working set the campaign named."""
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    folder = tmp_path / "c"
+    planned = iopress("plan", _two_targets(tmp_path, first, second, 0, ("4M", "4M")), "-o", folder)
+    assert planned.returncode == 0, planned
+    job = next((folder / "jobs").glob("0001-*.fio")).read_text(encoding="utf-8")
+    assert f"filename={first}:{second}\nfilesize=4194304\n" in job
+    ran = iopress("run", folder)
+    assert ran.returncode == 0, ran
+    assert first.stat().st_size == second.stat().st_size == 4 * MiB

@@ -122,6 +122,13 @@ class Target(Strict):
             raise ValueError("a path may not hold a line break or other control character")
         if "$" in path:  # fio expands ${VAR}: the file written would not be the one checked
             raise ValueError("fio expands '$' in a path (${HOME}): give the path itself")
+        # fio's job-file parser ends a value at ';' or '#' (a comment), strips blanks at its
+        # ends and reads '\' as an escape ('a\:b' is one file): the file fio wrote would
+        # not be the one iopress checked
+        if any(c in path for c in ";#\\"):
+            raise ValueError("fio reads ';', '#' and '\\' in a path as its own: rename it")
+        if path != path.strip():
+            raise ValueError("fio strips blanks at a path's start and end: leave them out")
         return path
 
     @field_validator("size")
@@ -130,6 +137,12 @@ class Target(Strict):
         if size is not None:
             _size(size, LARGEST)
         return size
+
+    @property
+    def size_bytes(self) -> int | None:
+        """The size in bytes, as the job files give it to fio (fio reads "4MiB" as
+        4,000,000 bytes and cuts "4.5M" to 4 bytes: its words are not iopress's)."""
+        return None if self.size is None else parse_block_size(self.size)
 
 
 class Host(Strict):
@@ -198,6 +211,23 @@ class Campaign(Strict):
     def all_levels(self) -> list[int]:
         """Every parallelism level the campaign measures, rising."""
         return sorted({level for _, level in self.pairs()})
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Campaign:
+        """Several targets are one fio job, whose ``filesize`` is every file's: one size
+        for all of them, or none (each file or device used whole)."""
+        sizes = {t.size_bytes for t in self.targets}
+        if len(sizes) > 1:
+            raise ValueError(
+                "several targets are one fio job: give each the same size (fio lays every "
+                "file out to it), or none (each existing file or device is used whole)"
+            )
+        return self
+
+    @property
+    def file_size(self) -> int | None:
+        """Every target file's size in bytes (fio lays a smaller file out to it), if given."""
+        return self.targets[0].size_bytes
 
     @model_validator(mode="after")
     def _hosts(self) -> Campaign:

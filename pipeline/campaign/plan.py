@@ -107,8 +107,7 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
         "time_based=1",
         f"runtime={iv.count * iv.seconds}",
         *([f"ramp_time={iv.warm_up}"] if iv.warm_up else []),
-        f"filename={':'.join(t.path for t in campaign.targets)}",
-        *([f"size={campaign.targets[0].size}"] if campaign.targets[0].size else []),
+        *_files(campaign),
         "group_reporting=1",
         # percentiles of the service time (lat), as the mean: fio's default are of the
         # completion latency alone (clat, without the submission latency)
@@ -125,6 +124,17 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
     return "\n".join([*lines, f"[{point.name}]", ""])
 
 
+def _files(campaign: Campaign) -> list[str]:
+    """The job's files and their size in bytes: ``size`` of one file; ``filesize`` of
+    several (fio divides ``size`` among them: two 4 MiB targets were 2 MiB each, and a
+    1 MiB file judged as only read was laid out anew to 2 MiB)."""
+    files = [f"filename={':'.join(t.path for t in campaign.targets)}"]
+    if campaign.file_size is None:
+        return files
+    name = "size" if len(campaign.targets) == 1 else "filesize"
+    return [*files, f"{name}={campaign.file_size}"]
+
+
 def precondition_job(campaign: Campaign, engine: Engine) -> str:
     """SNIA preconditioning: the whole target written twice, sequentially in 128 KiB."""
     return "\n".join(
@@ -133,8 +143,7 @@ def precondition_job(campaign: Campaign, engine: Engine) -> str:
             "[global]",
             f"ioengine={engine}",
             "direct=1",
-            f"filename={':'.join(t.path for t in campaign.targets)}",
-            *([f"size={campaign.targets[0].size}"] if campaign.targets[0].size else []),
+            *_files(campaign),
             "rw=write",
             "bs=128k",
             "iodepth=32",

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from pipeline.campaign.model import Campaign, Target
 from pipeline.errors import InputError
-from pipeline.units import parse_block_size
 
 KiB = 1024
 ZFS_MAGIC = (b"\x0c\xb1\xba\x00", b"\x00\xba\xb1\x0c")  # uberblock 0x00bab10c, either endian
@@ -286,7 +285,7 @@ def look(campaign: Campaign, records: dict[str, Record]) -> list[Seen]:
     writes = _writes(campaign)
     seen = []
     for index, target in enumerate(campaign.targets):
-        planned = parse_block_size(target.size) if target.size else 0
+        planned = target.size_bytes or 0
         if not local(campaign):
             out_of_sight = ("unknown data (on the fio servers: out of iopress's sight)",)
             seen.append(
