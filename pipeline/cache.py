@@ -128,6 +128,17 @@ def _mac(name: str, data: bytes) -> bytes:
     return hmac.new(_secret(), name.encode("ascii") + b"\0" + data, hashlib.sha256).digest()
 
 
+def signature(name: str, data: bytes) -> str | None:
+    """The HMAC-SHA256 (hex) of ``name`` and ``data`` with the user's secret key, which
+    no one else can make (a campaign's records of the files iopress created); None where
+    the key cannot be had (a note says why)."""
+    try:
+        return _mac(name, data).hex()
+    except Unusable as exc:
+        _note(str(exc))
+        return None
+
+
 # --- the folder ------------------------------------------------------------------------
 
 

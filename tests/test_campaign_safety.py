@@ -158,6 +158,32 @@ def test_a_planted_plan_json_cannot_vouch_for_a_users_file(tmp_path: Path, chang
     assert _digest(data) == before
 
 
+@pytest.mark.parametrize("mac", ["absent", "", "copied", "own"])
+def test_a_record_right_to_the_nanosecond_is_no_one_elses_to_write(
+    tmp_path: Path, mac: str
+) -> None:
+    """Every field of a record (device, inode, size, both times) is what stat() tells
+    anyone who may look into the folder: a colleague forged plan.json for the user's file
+    with them, and run wrote it without --destroy-data. A record needs the signature of
+    this user's key; one copied from another record does not fit."""
+    data = _user_file(tmp_path)
+    before = _digest(data)
+    mine = tmp_path / "mine"
+    assert iopress("plan", _campaign(tmp_path, tmp_path / "new.bin"), "-o", mine).returncode == 0
+    own = json.loads((mine / "plan.json").read_text())["created"][0]
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, data), "-o", folder).returncode == 0
+    _forge(folder, data)
+    plan = json.loads((folder / "plan.json").read_text())
+    if mac != "absent":
+        plan["created"][0]["mac"] = {"": "", "copied": own["mac"]}.get(mac, "0" * 64)
+    (folder / "plan.json").write_text(json.dumps(plan))
+    assert own["mac"] and len(own["mac"]) == 64
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and f"{data} holds data" in ran.stderr, ran
+    assert _digest(data) == before
+
+
 def test_a_record_never_vouches_for_a_link(tmp_path: Path) -> None:
     """The created file replaced by a link to the user's file, recorded as the link is:
     still the user's data."""

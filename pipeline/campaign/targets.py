@@ -1,11 +1,13 @@
 """What a campaign's targets hold, and the guard that keeps ``iopress run`` from writing
 over data: a device or image is judged by libblkid's probe (``wipefs``, util-linux) and
 iopress's own signatures; a non-empty file holds data unless iopress created it itself
-(recorded in plan.json by device, inode, size and change time, which no folder sent by
-someone else can name: the change time is the kernel's, to the nanosecond)."""
+(recorded in plan.json by device, inode, size and change time, and signed with the user's
+secret key, ``cache.signature``: anyone who can stat a file can read those fields, so a
+plan.json a colleague wrote could name a user's file; no one else can sign it)."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import shutil
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from pipeline.cache import signature
 from pipeline.campaign.model import Campaign, Target
 from pipeline.errors import InputError
 
@@ -157,7 +160,8 @@ def key(target: Target) -> str:
 
 
 def load_records(plan: dict[str, object]) -> dict[str, Record]:
-    """The still current records of plan.json's ``created`` (all others are dropped)."""
+    """The still current records of plan.json's ``created`` that this user's iopress
+    signed (all others are dropped)."""
     entries = plan.get("created")
     found = [_record(e) for e in (entries if isinstance(entries, list) else [])]
     return {r.path: r for r in found if r is not None}
@@ -166,18 +170,29 @@ def load_records(plan: dict[str, object]) -> dict[str, Record]:
 def _record(entry: object) -> Record | None:
     if not isinstance(entry, dict):
         return None
+    fields = dict(entry)
+    mac = fields.pop("mac", None)
     try:
-        record = Record(**entry)
+        record = Record(**fields)
     except TypeError:
         return None
-    fields = asdict(record)
-    well_typed = isinstance(fields.pop("path"), str)
-    well_typed &= all(type(v) is int for v in fields.values())
-    return record if well_typed and record.current() else None
+    values = asdict(record)
+    well_typed = isinstance(values.pop("path"), str)
+    well_typed &= all(type(v) is int for v in values.values())
+    expected = _signed(record) if well_typed else None
+    signed = isinstance(mac, str) and expected is not None and hmac.compare_digest(expected, mac)
+    return record if signed and record.current() else None
+
+
+def _signed(record: Record) -> str | None:
+    """The record's signature with this user's key: every field of it (the kernel's
+    times can be read by anyone who can stat the file, so a record alone proves
+    nothing; a colleague's plan.json naming a user's file could not be told apart)."""
+    return signature("campaign-record", json.dumps(asdict(record), sort_keys=True).encode())
 
 
 def dump_records(records: dict[str, Record]) -> list[dict[str, object]]:
-    return [asdict(r) for r in records.values()]
+    return [asdict(r) | {"mac": _signed(r) or ""} for r in records.values()]
 
 
 def local(campaign: Campaign) -> bool:
