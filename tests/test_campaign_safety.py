@@ -543,3 +543,89 @@ def test_two_new_targets_are_each_laid_out_to_their_size(tmp_path: Path) -> None
     ran = iopress("run", folder)
     assert ran.returncode == 0, ran
     assert first.stat().st_size == second.stat().st_size == 4 * MiB
+
+
+# between the points of a run -------------------------------------------------------------
+
+
+def _two_points(tmp: Path, target: Path | str, seconds: int = 1) -> Path:
+    """A planned campaign of two points (levels 1 and 2) writing ``target``."""
+    text = _campaign(tmp, target).read_text(encoding="utf-8")
+    text = text.replace("levels = [1]", "levels = [1, 2]").replace(
+        "seconds = 1", f"seconds = {seconds}"
+    )
+    (tmp / "campaign.toml").write_text(text, encoding="utf-8")
+    folder = tmp / "c"
+    planned = iopress("plan", tmp / "campaign.toml", "-o", folder)
+    assert planned.returncode == 0, planned
+    return folder
+
+
+@needs_fio
+def test_a_job_file_edited_during_the_run_is_not_what_fio_runs(tmp_path: Path) -> None:
+    """The job files were checked once, then read by fio at every point: one edited while
+    point 1 ran (filename= the user's file, exec_prerun=) was run. fio now reads the text
+    iopress checked."""
+    from pipeline.campaign.run import run
+
+    data = _user_file(tmp_path)
+    before = _digest(data)
+    folder = _two_points(tmp_path, tmp_path / "bench.bin")
+    marker = tmp_path / "PWNED"
+
+    def edit(done: int, _total: int, _last: object) -> None:
+        if done == 1:
+            job = next((folder / "jobs").glob("0002-*.fio"))
+            text = job.read_text(encoding="utf-8").replace(str(tmp_path / "bench.bin"), str(data))
+            job.write_text(text + f"exec_prerun=touch {marker}\n", encoding="utf-8")
+
+    assert len(run(folder, [], edit)) == 2
+    assert not marker.exists() and _digest(data) == before
+    from pipeline.ingest.fio import final_document
+
+    path = next((folder / "raw").glob("0002-*.json"))
+    result = final_document(path, path.read_text(encoding="utf-8")).data
+    assert result["global options"]["filename"] == str(tmp_path / "bench.bin")
+
+
+@needs_fio
+def test_a_target_link_moved_during_the_run_is_judged_again(tmp_path: Path) -> None:
+    """A target that is a link to a scratch file, pointed at the user's file after point
+    1: point 2 wrote the user's file. Each point judges its targets again."""
+    from pipeline.campaign.run import run
+
+    data = _user_file(tmp_path)
+    before = _digest(data)
+    scratch = tmp_path / "scratch.bin"
+    scratch.touch()
+    link = tmp_path / "target"
+    link.symlink_to(scratch)
+    folder = _two_points(tmp_path, link)
+
+    def move(done: int, _total: int, _last: object) -> None:
+        if done == 1:
+            link.unlink()
+            link.symlink_to(data)
+
+    with pytest.raises(InputError, match=f"{re.escape(str(link))} holds data"):
+        run(folder, [], move)
+    assert _digest(data) == before
+    assert len(list((folder / "raw").glob("0*.json"))) == 1  # point 1 kept
+
+
+@needs_fio
+def test_a_result_cut_after_a_snapshot_is_not_kept(tmp_path: Path) -> None:
+    """fio's output of a 2 × 1 s point cut after its first status snapshot (a machine that
+    stopped before the file was whole) read as sound, and a resumed run kept it."""
+    text = _campaign(tmp_path, tmp_path / "bench.bin").read_text(encoding="utf-8")
+    (tmp_path / "campaign.toml").write_text(text.replace("count = 1", "count = 2"), "utf-8")
+    folder = tmp_path / "c"
+    assert iopress("plan", tmp_path / "campaign.toml", "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    result = next((folder / "raw").glob("0001-*.json"))
+    whole = result.read_text(encoding="utf-8")
+    second = whole.index('"fio version"', whole.index('"fio version"') + 1)
+    result.write_text(whole[: whole.rindex("{", 0, second)], encoding="utf-8")
+    ran = iopress("run", folder)
+    assert ran.returncode == 0 and "1 run, 0 kept" in ran.stdout + ran.stderr, ran
+    assert len(result.read_text(encoding="utf-8")) > len(whole) // 2

@@ -75,17 +75,22 @@ class Folder:
         existing regular file, unless ``keep``); False where kept."""
         return self._replace(rel, keep, lambda _, path: write(path))
 
-    def write(self, rel: str, text: str | bytes, keep: bool = False) -> bool:
-        """Write ``text`` (UTF-8) to ``rel``; False where ``keep`` kept a file there."""
+    def write(self, rel: str, text: str | bytes, keep: bool = False, sync: bool = False) -> bool:
+        """Write ``text`` (UTF-8) to ``rel``; False where ``keep`` kept a file there. With
+        ``sync`` the file is on the disk before it takes its name, and the name after."""
         data = text.encode("utf-8") if isinstance(text, str) else text
 
         def fill(fd: int, _: Path) -> None:
             with os.fdopen(fd, "wb", closefd=False) as fh:
                 fh.write(data)
+            if sync:
+                os.fsync(fd)
 
-        return self._replace(rel, keep, fill)
+        return self._replace(rel, keep, fill, sync)
 
-    def _replace(self, rel: str, keep: bool, fill: Callable[[int, Path], None]) -> bool:
+    def _replace(
+        self, rel: str, keep: bool, fill: Callable[[int, Path], None], sync: bool = False
+    ) -> bool:
         path = Path(rel)
         with self.opened(str(path.parent)) as fd:
             if _regular(fd, path.name, self.root / rel) and keep:
@@ -98,27 +103,12 @@ class Folder:
                 finally:
                     os.close(new)
                 os.replace(temp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
+                if sync:
+                    os.fsync(fd)
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temp, dir_fd=fd)
         return True
-
-    def part(self, rel: str) -> Path:
-        """A new empty file ``rel`` for a program to write into (what was there goes:
-        a killed run's leftover, or a planted link, removed, never followed)."""
-        path = Path(rel)
-        with self.opened(str(path.parent)) as fd:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path.name, dir_fd=fd)
-            os.close(os.open(path.name, _NEW, 0o644, dir_fd=fd))
-        return self.root / rel
-
-    def rename(self, src: str, dst: str) -> None:
-        """``src`` becomes ``dst`` (both in one folder); a link at ``dst`` is an error."""
-        parent = Path(dst).parent
-        with self.opened(str(parent)) as fd:
-            _regular(fd, Path(dst).name, self.root / dst)
-            os.replace(Path(src).name, Path(dst).name, src_dir_fd=fd, dst_dir_fd=fd)
 
     def remove(self, folder: str, keep: Callable[[str], bool]) -> None:
         """Remove the entries of ``folder`` that ``keep`` refuses (links as links)."""

@@ -9,7 +9,8 @@ import platform
 import shlex
 import stat
 import subprocess
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
 from pipeline.campaign.targets import create_missing, guard, load_records, look, refresh
-from pipeline.dataset.results import figures
+from pipeline.dataset.results import cut_short, figures
 from pipeline.errors import InputError
 from pipeline.machine import Machine, save_machine
 
@@ -35,9 +36,32 @@ class Done:
     lat_us: float
 
 
-def valid(result: Path) -> tuple[float, float] | None:
-    """``figures`` of a sound result, or None."""
+@dataclass(frozen=True)
+class Job:
+    """One point's job: its name, the text checked (fio is given this text, in a folder
+    of this run's own, not the job file, which could change while the run goes on) and
+    how long fio runs it in all (its runtime × its workers, as fio sums them)."""
+
+    name: str
+    text: str
+    planned_ms: int
+
+
+def sound(result: Path, job: Job) -> tuple[float, float] | str:
+    """``figures`` of a result that is fio's complete output of ``job``, else why not."""
     found = figures(result)
+    if isinstance(found, str):
+        return found
+    try:
+        short = cut_short(result, job.planned_ms)
+    except (InputError, OSError, ValueError) as err:
+        return str(err)
+    return short or found
+
+
+def valid(result: Path, job: Job) -> tuple[float, float] | None:
+    """``sound``'s figures, or None."""
+    found = sound(result, job)
     return None if isinstance(found, str) else found
 
 
@@ -72,28 +96,46 @@ def _run_fio(cmd: list[str], name: str, folder: Path) -> None:
         )
 
 
-def run_point(folder: Folder, campaign: Campaign, name: str) -> Done:
-    """One point: kept when its result is already valid, else run by fio into a part
-    file that becomes the result only when it is valid (Ctrl-C: the part file goes)."""
-    result = f"{RAW}/{name}.json"
-    kept = valid(folder.root / result) if folder.check(result) else None
+def run_point(
+    folder: Folder, campaign: Campaign, job: Job, scratch: Path, check: Callable[[], None]
+) -> Done:
+    """One point: kept when its result is already valid; else ``check`` (the targets
+    judged again), fio run on the checked job text into this run's own folder, and its
+    output written into the campaign folder only when it is complete and sound (synced
+    before it takes its name: a machine that stops leaves no half of it)."""
+    result = f"{RAW}/{job.name}.json"
+    kept = valid(folder.root / result, job) if folder.check(result) else None
     if kept:
-        return Done(name, True, *kept)
-    part = folder.part(f"{RAW}/.{name}.json.part")
-    try:
-        _run_fio(command(campaign, folder.root / JOBS / f"{name}.fio", part), name, folder.root)
-        found = figures(part)
-        if isinstance(found, str):
-            raise InputError(
-                part,
-                "",
-                f"fio's output is not sound: {found}",
-                "mend what it names, then run again: finished points are kept",
-            )
-        folder.rename(str(part.relative_to(folder.root)), result)
-    finally:
-        part.unlink(missing_ok=True)
-    return Done(name, False, *found)
+        return Done(job.name, True, *kept)
+    check()
+    output = _fio(campaign, job, scratch, folder.root)
+    found = sound(output, job)
+    if isinstance(found, str):
+        raise InputError(
+            folder.root / result,
+            "",
+            f"fio's output is not sound: {found}",
+            "mend what it names, then run again: finished points are kept",
+        )
+    folder.write(result, output.read_bytes(), sync=True)
+    return Done(job.name, False, *found)
+
+
+def _fio(campaign: Campaign, job: Job, scratch: Path, root: Path) -> Path:
+    """fio on ``job``'s text, written into ``scratch`` (this run's own folder, no one
+    else's to change), its output there too; the output's path."""
+    source, output = scratch / f"{job.name}.fio", scratch / f"{job.name}.json"
+    source.write_text(job.text, encoding="utf-8")
+    output.unlink(missing_ok=True)
+    _run_fio(command(campaign, source, output), job.name, root)
+    return output
+
+
+@contextlib.contextmanager
+def private() -> Iterator[Path]:
+    """A folder of this run's own (mode 700) for the job texts fio reads and its output."""
+    with tempfile.TemporaryDirectory(prefix="iopress-run-") as made:
+        yield Path(made)
 
 
 def describe(host: str = "local", targets: tuple[str, ...] = ()) -> Machine:
@@ -157,15 +199,19 @@ def _planned_engine(folder: Folder, plan: dict[str, object]) -> Engine:
     raise InputError(folder.root / PLAN_FILE, "engine", "not planned", "run iopress plan")
 
 
-def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> list[str]:
-    """The points to run, each job file exactly as ``iopress plan`` writes it from
-    campaign.toml: a job file edited by hand (fio can run commands: ioengine=exec) is
-    refused, never run; so is a link in its place."""
+def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> list[Job]:
+    """The points to run (preconditioning first, where planned), each job file exactly as
+    ``iopress plan`` writes it from campaign.toml: a job file edited by hand (fio can run
+    commands: ioengine=exec) is refused, never run; so is a link in its place."""
     engine = _planned_engine(folder, plan)
-    expected = {p.name: planning.job_file(campaign, p, engine) for p in planning.points(campaign)}
+    runtime = campaign.intervals.count * campaign.intervals.seconds * 1000
+    jobs = [
+        Job(p.name, planning.job_file(campaign, p, engine), runtime * p.level)
+        for p in planning.points(campaign)
+    ]
     if campaign.precondition:
-        expected["precondition"] = planning.precondition_job(campaign, engine)
-    for name, text in expected.items():
+        jobs.insert(0, Job("precondition", planning.precondition_job(campaign, engine), 0))
+    for name, text in ((j.name, j.text) for j in jobs):
         path = folder.root / JOBS / f"{name}.fio"
         if not folder.check(f"{JOBS}/{name}.fio") or _text(path) != text:
             raise InputError(
@@ -174,26 +220,22 @@ def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> l
                 "missing, or not as iopress plan writes it from campaign.toml",
                 f"run iopress plan campaign.toml -o {folder.root} again (it keeps report.toml)",
             )
-    return [name for name in expected if name != "precondition"]
+    return jobs
 
 
 def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _precondition(folder: Folder, campaign: Campaign) -> None:
+def _precondition(folder: Folder, job: Job, scratch: Path) -> None:
     """SNIA preconditioning, once: its fio output is raw/env/precondition.json."""
-    if not campaign.precondition or folder.check(f"{ENV}/precondition.json"):
+    if folder.check(f"{ENV}/precondition.json"):
         return
-    part = folder.part(f"{ENV}/pre.part")
-    try:
-        job = str(folder.root / JOBS / "precondition.fio")
-        _run_fio(
-            ["fio", "--output-format=json", f"--output={part}", job], "precondition", folder.root
-        )
-        folder.rename(f"{ENV}/pre.part", f"{ENV}/precondition.json")
-    finally:
-        part.unlink(missing_ok=True)
+    source, output = scratch / "precondition.fio", scratch / "precondition.json"
+    source.write_text(job.text, encoding="utf-8")
+    cmd = ["fio", "--output-format=json", f"--output={output}", str(source)]
+    _run_fio(cmd, "precondition", folder.root)
+    folder.write(f"{ENV}/precondition.json", output.read_bytes(), sync=True)
 
 
 def run(
@@ -206,22 +248,29 @@ def run(
     campaign = load_campaign(source)
     space = Folder(folder)
     plan = planning.read_plan(space)
-    todo = check_jobs(space, campaign, plan)
+    jobs = check_jobs(space, campaign, plan)
     records = load_records(plan)
     create_missing(source, campaign, records)
-    guard(source, folder, look(campaign, records), destroy)
+
+    def check() -> None:  # before every fio run: a link may point elsewhere now
+        guard(source, folder, look(campaign, records), destroy)
+
+    check()
     planning.save_plan(space, plan, records)
     space.write_with(f"{ENV}/machine.json", lambda p: save_machine(machine(campaign), p))
     space.remove(RAW, keep=lambda n: not (n.startswith(".") and n.endswith(".json.part")))
+    todo = [j for j in jobs if j.name != "precondition"]
     done: list[Done] = []
     try:
-        _precondition(space, campaign)
-        step(0, len(todo), None)
-        for name in todo:
-            done.append(run_point(space, campaign, name))
-            refresh(records)
-            planning.save_plan(space, plan, records)
-            step(len(done), len(todo), done[-1])
+        with private() as scratch:
+            for job in jobs[: len(jobs) - len(todo)]:
+                _precondition(space, job, scratch)
+            step(0, len(todo), None)
+            for job in todo:
+                done.append(run_point(space, campaign, job, scratch, check))
+                refresh(records)
+                planning.save_plan(space, plan, records)
+                step(len(done), len(todo), done[-1])
     finally:  # fio wrote the files iopress created: they are its own still
         refresh(records)
         planning.save_plan(space, plan, records)

@@ -35,6 +35,24 @@ def figures(result: Path) -> tuple[float, float] | str:
     return (ios / seconds if seconds else 0.0), (lat / ios if ios else 0.0)
 
 
+def cut_short(result: Path, planned_ms: int) -> str:
+    """Why a job of fio's final record covers less than ``planned_ms`` (the point's
+    runtime × its workers: fio sums its jobs' run times where it reports them as a group),
+    or "": a file cut after a status snapshot (a machine that stopped before the file was
+    whole) reads as sound output of a shorter run."""
+    doc = fio.final_document(result, read_text(result)).data
+    records = [r for key in ("jobs", "client_stats") for r in doc.get(key) or []]
+    ran = [
+        r.get("job_runtime")
+        for r in records
+        if isinstance(r, dict) and r.get("jobname") != fio.ALL_CLIENTS
+    ]
+    shortest = min((t for t in ran if isinstance(t, int | float)), default=0)
+    if shortest >= planned_ms * 0.99:
+        return ""
+    return f"a job of its last record ran {shortest:,} of the {planned_ms:,} ms planned (cut short)"
+
+
 def server_snapshots(result: Path) -> str:
     """Why fio's client output holds a job of one fio server more than once, or "": a
     server started with ``--status-interval`` sends its cumulative snapshots, which the
