@@ -6,6 +6,7 @@ never follow a planted link; and a campaign's counts, sizes and run time are bou
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -629,3 +630,127 @@ def test_a_result_cut_after_a_snapshot_is_not_kept(tmp_path: Path) -> None:
     ran = iopress("run", folder)
     assert ran.returncode == 0 and "1 run, 0 kept" in ran.stdout + ran.stderr, ran
     assert len(result.read_text(encoding="utf-8")) > len(whole) // 2
+
+
+# a run stopped, and runs at once ------------------------------------------------------------
+
+
+def _started(folder: Path) -> subprocess.Popen[bytes]:
+    """``iopress run folder`` in a session of its own, once fio runs its first point."""
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    job = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "run", str(folder)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not _fio_of(folder) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _fio_of(folder), "fio did not start"
+    return job
+
+
+def _fio_of(folder: Path) -> list[int]:
+    """The fio processes holding ``folder``'s lock (fio and its workers)."""
+    lock = os.path.realpath(folder / ".iopress.lock")
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if "fio" not in Path(f"/proc/{pid}/comm").read_text():
+                continue
+            fds = Path(f"/proc/{pid}/fd")
+            if any(os.path.realpath(fds / fd) == lock for fd in os.listdir(fds)):
+                found.append(int(pid))
+    return found
+
+
+@needs_fio
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_stopped_run_leaves_no_fio_writing(tmp_path: Path, stop: str) -> None:
+    """SIGTERM killed fio's first process and left its worker (a session of its own)
+    writing the target until its run time ended, beside the next run. fio is now stopped
+    as Ctrl-C stops it, workers included, before the run exits."""
+    import signal
+
+    folder = _two_points(tmp_path, tmp_path / "bench.bin", seconds=20)
+    job = _started(folder)
+    os.killpg(job.pid, getattr(signal, stop))
+    assert job.wait(60) != 0
+    assert _fio_of(folder) == []
+
+
+@needs_fio
+def test_a_second_run_waits_for_the_first_and_its_fio(tmp_path: Path) -> None:
+    """Two runs of one folder deleted each other's part files and measured at once; a
+    run killed with kill -9 left a fio writing, and the next run measured beside it. The
+    folder is held by one run, and by its fio until that ends."""
+    import signal
+
+    folder = _two_points(tmp_path, tmp_path / "bench.bin", seconds=3)
+    job = _started(folder)
+    second = iopress("run", folder)
+    assert second.returncode == 1 and "another iopress plan or run" in second.stderr, second
+    os.kill(job.pid, signal.SIGKILL)
+    job.wait(60)
+    assert _fio_of(folder), "fio ended with the run"
+    orphan = iopress("run", folder)
+    assert orphan.returncode == 1 and "(or a fio it started)" in orphan.stderr, orphan
+    replanned = iopress("plan", tmp_path / "campaign.toml", "-o", folder)
+    assert replanned.returncode == 1 and "another iopress plan or run" in replanned.stderr
+
+
+# a result belongs to its job, the folder to its user ---------------------------------------
+
+
+@needs_fio
+def test_a_result_of_an_earlier_plan_is_measured_again(tmp_path: Path) -> None:
+    """Planned again for another target and run time, the folder's results of the first
+    plan were kept ("0 run, 1 kept"): fio had measured a.bin for 1 s. A result is kept
+    only with the signature of the job text it was measured with; one from elsewhere (a
+    signature not this user's) is measured again too."""
+    source = _campaign(tmp_path, tmp_path / "a.bin")
+    folder = tmp_path / "c"
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    source.write_text(source.read_text("utf-8").replace("a.bin", "b.bin"), encoding="utf-8")
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    ran = iopress("run", folder)
+    assert "1 run, 0 kept" in ran.stdout + ran.stderr, ran
+    assert "1 run, 0 kept" not in (again := iopress("run", folder)).stdout + again.stderr
+    plan = json.loads((folder / "plan.json").read_text())
+    plan["results"] = {name: "0" * 64 for name in plan["results"]}
+    (folder / "plan.json").write_text(json.dumps(plan))
+    ran = iopress("run", folder)
+    assert "1 run, 0 kept" in ran.stdout + ran.stderr, ran
+
+
+def test_planning_into_a_folder_never_removes_the_users_files(tmp_path: Path) -> None:
+    """`iopress plan campaign.toml -o .` in a folder holding the user's jobs/ deleted
+    their job files and wrote over their plan.json. Their files stay; a plan.json or a
+    job file iopress would replace is an error naming it."""
+    lab = tmp_path / "lab"
+    (lab / "jobs").mkdir(parents=True)
+    _campaign(lab, tmp_path / "bench.bin")
+    (lab / "jobs" / "my-tuned-test.fio").write_text("[mine]\n", encoding="utf-8")
+    (lab / "jobs" / "notes.new").write_text("notes\n", encoding="utf-8")
+    (lab / "plan.json").write_text('{"mine": true}\n', encoding="utf-8")
+    refused = iopress("plan", lab / "campaign.toml", "-o", lab)
+    assert refused.returncode == 1 and f"{lab / 'plan.json'}: not a plan iopress wrote" in (
+        refused.stderr
+    ), refused
+    (lab / "plan.json").unlink()
+    assert iopress("plan", lab / "campaign.toml", "-o", lab).returncode == 0
+    assert (lab / "jobs" / "my-tuned-test.fio").read_text() == "[mine]\n"
+    assert (lab / "jobs" / "notes.new").read_text() == "notes\n"
+    planned = next((lab / "jobs").glob("0001-*.fio"))
+    assert iopress("plan", lab / "campaign.toml", "-o", lab).returncode == 0  # again: its own
+    (lab / "plan.json").unlink()
+    planned.write_text("[mine too]\n", encoding="utf-8")
+    refused = iopress("plan", lab / "campaign.toml", "-o", lab)
+    assert f"{planned}: not a job file iopress planned" in refused.stderr, refused

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
 import stat
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from pipeline.errors import InputError
 
+LOCK = ".iopress.lock"  # held by one plan or run (and its fio) at a time
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 LINK_HINT = (
@@ -62,6 +64,33 @@ class Folder:
                 is_link = stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
                 raise planted(path, "a link" if is_link else "not a folder") from None
             raise
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[int]:
+        """The folder held for one ``plan`` or ``run`` at a time: an exclusive lock on its
+        ``LOCK`` file, kept while the descriptor is open anywhere (``run`` hands it to
+        fio, whose workers keep it: a run killed with ``kill -9`` leaves a fio that still
+        writes, and the folder stays held until it ends)."""
+        with self.opened(".") as folder:
+            fd = os.open(
+                LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder
+            )
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise planted(self.root / LOCK, "not a regular file")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise InputError(
+                    self.root,
+                    "",
+                    "another iopress plan or run (or a fio it started) is using this folder",
+                    "wait until it ends (at most the point's run time after the run was "
+                    "stopped), then run again: finished points are kept",
+                ) from None
+            yield fd
+        finally:
+            os.close(fd)
 
     def check(self, rel: str) -> bool:
         """Does ``rel`` exist (as a regular file)? A link or anything else there is an

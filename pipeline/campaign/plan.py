@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,22 +196,74 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned
         raise InputError(source, "queue_depth", PSYNC, "install fio with io_uring or libaio")
     out.mkdir(parents=True, exist_ok=True)
     folder = Folder(out)
+    with folder.locked():  # not while a run (or its fio) uses the folder
+        return _write(folder, source, campaign, engine)
+
+
+def _write(folder: Folder, source: Path, campaign: Campaign, engine: Engine) -> Planned:
     found = points(campaign)
-    records = load_records(read_plan(folder))
-    create_missing(source, campaign, records)
-    if not folder.check(CAMPAIGN_FILE) or not os.path.samefile(source, out / CAMPAIGN_FILE):
-        folder.write(CAMPAIGN_FILE, source.read_bytes())
-    stale = (".fio", ".new", PLAN_FILE)  # earlier job files, leftovers of a killed plan
-    folder.remove(JOBS, keep=lambda name: not name.endswith(stale))
-    for point in found:
-        folder.write(f"{JOBS}/{point.name}.fio", job_file(campaign, point, engine))
+    before = read_plan(folder)
+    records = load_records(before)
+    jobs = {f"{p.name}.fio": job_file(campaign, p, engine) for p in found}
     if campaign.precondition:
-        folder.write(f"{JOBS}/precondition.fio", precondition_job(campaign, engine))
+        jobs["precondition.fio"] = precondition_job(campaign, engine)
+    _own_jobs(folder, before, jobs)
+    create_missing(source, campaign, records)
+    if not folder.check(CAMPAIGN_FILE) or not os.path.samefile(source, folder.root / CAMPAIGN_FILE):
+        folder.write(CAMPAIGN_FILE, source.read_bytes())
+    for name, text in jobs.items():
+        folder.write(f"{JOBS}/{name}", text)
     with folder.opened(RAW):
         pass
-    save_plan(folder, {"engine": engine, "points": len(found)}, records)
+    plan = {"engine": engine, "points": len(found), "jobs": sorted(jobs)}
+    save_plan(folder, plan | _kept(before), records)
     _skeleton(folder, campaign, engine)
     return Planned(found, look(campaign, records))
+
+
+_OWN_JOB = re.compile(r"^(\d{4}-[a-z0-9_.-]+|precondition)\.fio$")  # as ``Point.name`` makes
+
+
+def _own_jobs(folder: Folder, before: dict[str, object], jobs: dict[str, str]) -> None:
+    """jobs/ cleared of the job files an earlier plan wrote (and a killed plan's part
+    files), and of nothing else: planning into a folder that held campaign.toml deleted
+    the user's own files there. A file of the user's that a new job file would replace,
+    or a plan.json iopress did not write, is an error naming it."""
+    if folder.check(PLAN_FILE) and "engine" not in before:
+        raise InputError(folder.root / PLAN_FILE, "", "not a plan iopress wrote", MOVE)
+    with folder.opened(JOBS) as fd:
+        names = os.listdir(fd)
+    ours = _planned_jobs(before, names)
+    for name in names:
+        if name in jobs and name not in ours and _text(folder, name) != jobs[name]:
+            raise InputError(folder.root / JOBS / name, "", "not a job file iopress planned", MOVE)
+    folder.remove(JOBS, keep=lambda name: name not in ours and not _PART.match(name))
+
+
+def _planned_jobs(before: dict[str, object], names: list[str]) -> set[str]:
+    """The job files of ``names`` the earlier plan wrote: those it lists; those named as
+    iopress names them where it is a plan from before the list; none without a plan."""
+    listed = before.get("jobs")
+    if isinstance(listed, list):
+        return {n for n in names if n in listed}
+    return set() if not before else set(filter(_OWN_JOB.match, names))
+
+
+def _kept(before: dict[str, object]) -> dict[str, object]:
+    """What a new plan keeps of the earlier one: its results' signatures (each vouches
+    for a result only while the job text it was measured with is the job's)."""
+    results = before.get("results")
+    return {"results": results} if isinstance(results, dict) else {}
+
+
+def _text(folder: Folder, name: str) -> str | None:
+    if not folder.check(f"{JOBS}/{name}"):
+        return None
+    return read_text(folder.root / JOBS / name, 1 << 20)
+
+
+MOVE = "move it out of the campaign folder (iopress plan writes jobs/ and plan.json)"
+_PART = re.compile(r"^\..+\.[0-9a-f]{8}\.new$")  # Folder's part files
 
 
 def _skeleton(folder: Folder, campaign: Campaign, engine: Engine) -> None:

@@ -4,16 +4,21 @@ when it is complete and readable, so that a run can be stopped and resumed at an
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
 import platform
 import shlex
+import signal
 import stat
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.cache import signature
 from pipeline.campaign import plan as planning
 from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
@@ -80,35 +85,107 @@ def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
     return cmd
 
 
-def _run_fio(cmd: list[str], name: str, folder: Path) -> None:
+@dataclass(frozen=True)
+class Session:
+    """What every fio of one run shares: the run's own folder (the job texts fio reads,
+    its output) and the folder's lock, which fio and its workers hold with the run."""
+
+    scratch: Path
+    lock: int
+    results: dict[str, object]  # plan.json's: point -> signature of its job and result
+
+
+def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
+    """fio in a process group of its own, holding the folder's lock: stopped (Ctrl-C,
+    SIGTERM, an error), the run kills the whole group, workers included (killing fio's
+    first process left a worker writing the target until its run time ended)."""
+    process: subprocess.Popen[str] | None = None
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        with _deferred() as caught:  # a Ctrl-C while fio starts would leave it running
+            process = _start(cmd, session.lock)
+        for number in caught:
+            signal.raise_signal(number)  # its own handler now: Ctrl-C, SIGTERM's exit
+        out, said = process.communicate()
     except OSError as err:
+        _stop(process)
         raise InputError(folder, name, f"fio could not start: {err}", "install fio") from None
-    if done.returncode:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+    except BaseException:
+        _stop(process)
+        raise
+    if process.returncode:
+        tail = (said or out).strip().splitlines()[-3:]
         raise InputError(
             folder / JOBS / f"{name}.fio",
             "",
-            f"fio failed (exit {done.returncode}): {' / '.join(tail)}",
+            f"fio failed (exit {process.returncode}): {' / '.join(tail)}",
             "fix the campaign (iopress plan again) or the machine, then run again: "
             "finished points are kept",
         )
 
 
+def _start(cmd: list[str], lock: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        process_group=0,
+        pass_fds=(lock,),
+    )
+
+
+def _stop(process: subprocess.Popen[str] | None) -> None:
+    """fio stopped as Ctrl-C stops it: its workers (each a session of its own, out of
+    reach of its group) told to end and waited for; killed where it does not end within
+    ``STOP_SECONDS`` (killing fio's first process at once left a worker writing the
+    target until its run time ended)."""
+    if process is None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGINT)
+    try:
+        process.communicate(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+STOP_SECONDS = 30
+
+
+@contextlib.contextmanager
+def _deferred() -> Iterator[list[int]]:
+    """Ctrl-C and SIGTERM held back (listed) while the block runs, where this is the
+    main thread (only it takes signals in Python)."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    old = {n: signal.signal(n, lambda got, _: caught.append(got)) for n in STOPS}
+    try:
+        yield caught
+    finally:
+        for number, handler in old.items():
+            signal.signal(number, handler)
+
+
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
 def run_point(
-    folder: Folder, campaign: Campaign, job: Job, scratch: Path, check: Callable[[], None]
+    folder: Folder, campaign: Campaign, job: Job, session: Session, check: Callable[[], None]
 ) -> Done:
     """One point: kept when its result is already valid; else ``check`` (the targets
     judged again), fio run on the checked job text into this run's own folder, and its
     output written into the campaign folder only when it is complete and sound (synced
     before it takes its name: a machine that stops leaves no half of it)."""
     result = f"{RAW}/{job.name}.json"
-    kept = valid(folder.root / result, job) if folder.check(result) else None
+    kept = _kept(folder, result, job, session)
     if kept:
         return Done(job.name, True, *kept)
     check()
-    output = _fio(campaign, job, scratch, folder.root)
+    output = _fio(campaign, job, session, folder.root)
     found = sound(output, job)
     if isinstance(found, str):
         raise InputError(
@@ -117,25 +194,55 @@ def run_point(
             f"fio's output is not sound: {found}",
             "mend what it names, then run again: finished points are kept",
         )
-    folder.write(result, output.read_bytes(), sync=True)
+    data = output.read_bytes()
+    folder.write(result, data, sync=True)
+    session.results[job.name] = _vouch(job, data) or ""
     return Done(job.name, False, *found)
 
 
-def _fio(campaign: Campaign, job: Job, scratch: Path, root: Path) -> Path:
-    """fio on ``job``'s text, written into ``scratch`` (this run's own folder, no one
+def _kept(folder: Folder, result: str, job: Job, session: Session) -> tuple[float, float] | None:
+    """The figures of a result a run of this user measured with this very job text (a
+    result of an earlier plan, or one that came with the folder, is measured again), if
+    it is sound."""
+    if not _vouched(folder, result, job, session):
+        return None
+    return valid(folder.root / result, job)
+
+
+def _vouched(folder: Folder, result: str, job: Job, session: Session) -> bool:
+    if not folder.check(result):
+        return False
+    signed = session.results.get(job.name)
+    expected = _vouch(job, (folder.root / result).read_bytes())
+    if not isinstance(signed, str) or not expected:
+        return False
+    return hmac.compare_digest(signed, expected)
+
+
+def _vouch(job: Job, data: bytes) -> str | None:
+    """The signature (this user's key) of a point's job text and the result it gave."""
+    text = hashlib.sha256(job.text.encode("utf-8")).digest()
+    made = hashlib.sha256(data).digest()
+    return signature("campaign-result", job.name.encode("utf-8") + b"\0" + text + made)
+
+
+def _fio(campaign: Campaign, job: Job, session: Session, root: Path) -> Path:
+    """fio on ``job``'s text, written into the session's folder (this run's own, no one
     else's to change), its output there too; the output's path."""
-    source, output = scratch / f"{job.name}.fio", scratch / f"{job.name}.json"
+    source = session.scratch / f"{job.name}.fio"
+    output = session.scratch / f"{job.name}.json"
     source.write_text(job.text, encoding="utf-8")
     output.unlink(missing_ok=True)
-    _run_fio(command(campaign, source, output), job.name, root)
+    _run_fio(command(campaign, source, output), job.name, root, session)
     return output
 
 
 @contextlib.contextmanager
-def private() -> Iterator[Path]:
-    """A folder of this run's own (mode 700) for the job texts fio reads and its output."""
-    with tempfile.TemporaryDirectory(prefix="iopress-run-") as made:
-        yield Path(made)
+def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
+    """The campaign folder held (one plan or run at a time), and a folder of this run's
+    own (mode 700) for the job texts fio reads and its output."""
+    with folder.locked() as lock, tempfile.TemporaryDirectory(prefix="iopress-run-") as made:
+        yield Session(Path(made), lock, results)
 
 
 def describe(host: str = "local", targets: tuple[str, ...] = ()) -> Machine:
@@ -227,51 +334,79 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _precondition(folder: Folder, job: Job, scratch: Path) -> None:
-    """SNIA preconditioning, once: its fio output is raw/env/precondition.json."""
-    if folder.check(f"{ENV}/precondition.json"):
+def _precondition(folder: Folder, job: Job, session: Session) -> None:
+    """SNIA preconditioning, once: its fio output is raw/env/precondition.json (one that
+    came with the folder, or of another job text, does not count: the targets of this
+    machine are preconditioned)."""
+    if _vouched(folder, f"{ENV}/precondition.json", job, session):
         return
-    source, output = scratch / "precondition.fio", scratch / "precondition.json"
+    source = session.scratch / "precondition.fio"
+    output = session.scratch / "precondition.json"
     source.write_text(job.text, encoding="utf-8")
     cmd = ["fio", "--output-format=json", f"--output={output}", str(source)]
-    _run_fio(cmd, "precondition", folder.root)
-    folder.write(f"{ENV}/precondition.json", output.read_bytes(), sync=True)
+    _run_fio(cmd, "precondition", folder.root, session)
+    data = output.read_bytes()
+    folder.write(f"{ENV}/precondition.json", data, sync=True)
+    session.results[job.name] = _vouch(job, data) or ""
 
 
 def run(
     folder: Path, destroy: list[str], step: Callable[[int, int, Done | None], None]
 ) -> list[Done]:
     """Every planned point in order (``step`` after each); preconditioning first. The
-    targets are judged first: one that holds data is written only when ``destroy``
-    names it; the files iopress created are recorded again after each fio run."""
+    folder is held by this run alone (and its fio). The targets are judged before every
+    fio run: one that holds data is written only when ``destroy`` names it; the files
+    iopress created are recorded again after each fio run."""
     source = folder / CAMPAIGN_FILE
     campaign = load_campaign(source)
     space = Folder(folder)
-    plan = planning.read_plan(space)
-    jobs = check_jobs(space, campaign, plan)
-    records = load_records(plan)
-    create_missing(source, campaign, records)
+    results: dict[str, object] = {}
+    with session(space, results) as held:
+        plan = planning.read_plan(space)
+        found = plan.get("results")
+        results.update(found if isinstance(found, dict) else {})
+        plan["results"] = results
+        jobs = check_jobs(space, campaign, plan)
+        records = load_records(plan)
+        create_missing(source, campaign, records)
 
-    def check() -> None:  # before every fio run: a link may point elsewhere now
-        guard(source, folder, look(campaign, records), destroy)
+        def check() -> None:  # before every fio run: a link may point elsewhere now
+            guard(source, folder, look(campaign, records), destroy)
 
-    check()
-    planning.save_plan(space, plan, records)
-    space.write_with(f"{ENV}/machine.json", lambda p: save_machine(machine(campaign), p))
-    space.remove(RAW, keep=lambda n: not (n.startswith(".") and n.endswith(".json.part")))
-    todo = [j for j in jobs if j.name != "precondition"]
-    done: list[Done] = []
-    try:
-        with private() as scratch:
-            for job in jobs[: len(jobs) - len(todo)]:
-                _precondition(space, job, scratch)
-            step(0, len(todo), None)
-            for job in todo:
-                done.append(run_point(space, campaign, job, scratch, check))
-                refresh(records)
-                planning.save_plan(space, plan, records)
-                step(len(done), len(todo), done[-1])
-    finally:  # fio wrote the files iopress created: they are its own still
-        refresh(records)
+        def after() -> None:  # fio wrote the files iopress created: they are its own still
+            refresh(records)
+            planning.save_plan(space, plan, records)
+
+        check()
         planning.save_plan(space, plan, records)
+        space.write_with(f"{ENV}/machine.json", lambda p: save_machine(machine(campaign), p))
+        space.remove(RAW, keep=lambda n: not (n.startswith(".") and n.endswith(".json.part")))
+        try:
+            return _points(space, campaign, jobs, held, (check, after), step)
+        finally:
+            after()
+
+
+def _points(
+    space: Folder,
+    campaign: Campaign,
+    jobs: list[Job],
+    held: Session,
+    around: tuple[Callable[[], None], Callable[[], None]],
+    step: Callable[[int, int, Done | None], None],
+) -> list[Done]:
+    """Preconditioning where planned, then every point (``step`` after each); ``around``:
+    what is done before each fio run (the targets judged) and after it (recorded)."""
+    check, after = around
+    todo = [j for j in jobs if j.name != "precondition"]
+    for job in jobs[: len(jobs) - len(todo)]:
+        check()
+        _precondition(space, job, held)
+        after()
+    step(0, len(todo), None)
+    done: list[Done] = []
+    for job in todo:
+        done.append(run_point(space, campaign, job, held, check))
+        after()
+        step(len(done), len(todo), done[-1])
     return done
