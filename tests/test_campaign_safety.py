@@ -591,14 +591,15 @@ def test_a_job_file_edited_during_the_run_is_not_what_fio_runs(tmp_path: Path) -
 
 @needs_fio
 def test_a_target_link_moved_during_the_run_is_judged_again(tmp_path: Path) -> None:
-    """A target that is a link to a scratch file, pointed at the user's file after point
-    1: point 2 wrote the user's file. Each point judges its targets again."""
+    """A target that is a link to a scratch file (named with --destroy-data), pointed at
+    the user's file after point 1: point 2 wrote the user's file. Each point judges its
+    targets again, and --destroy-data names what the link named as the run began."""
     from pipeline.campaign.run import run
 
     data = _user_file(tmp_path)
     before = _digest(data)
     scratch = tmp_path / "scratch.bin"
-    scratch.touch()
+    scratch.write_bytes(os.urandom(4 * MiB))
     link = tmp_path / "target"
     link.symlink_to(scratch)
     folder = _two_points(tmp_path, link)
@@ -609,7 +610,7 @@ def test_a_target_link_moved_during_the_run_is_judged_again(tmp_path: Path) -> N
             link.symlink_to(data)
 
     with pytest.raises(InputError, match=f"{re.escape(str(link))} holds data"):
-        run(folder, [], move)
+        run(folder, [str(link)], move)
     assert _digest(data) == before
     assert len(list((folder / "raw").glob("0*.json"))) == 1  # point 1 kept
 
@@ -754,3 +755,41 @@ def test_planning_into_a_folder_never_removes_the_users_files(tmp_path: Path) ->
     planned.write_text("[mine too]\n", encoding="utf-8")
     refused = iopress("plan", lab / "campaign.toml", "-o", lab)
     assert f"{planned}: not a job file iopress planned" in refused.stderr, refused
+
+
+def test_a_link_to_nothing_is_not_created_through(tmp_path: Path) -> None:
+    """A target that is a link to nothing: plan created the file at its destination
+    (through the link), and fio then replaced the link with a file of its own."""
+    (tmp_path / "other").mkdir()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "other" / "x.bin")
+    folder = tmp_path / "c"
+    planned = iopress("plan", _campaign(tmp_path, dangling), "-o", folder)
+    assert planned.returncode == 0, planned
+    assert not (tmp_path / "other" / "x.bin").exists() and dangling.is_symlink()
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and "a link to nothing" in ran.stderr, ran
+
+
+def test_a_link_fio_would_lay_out_needs_destroy_data(tmp_path: Path) -> None:
+    """A link to an empty file smaller than the size: fio unlinks the link and lays a
+    file out in its place (the user's link gone, the file measured on another disk)."""
+    (tmp_path / "empty.bin").touch()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "empty.bin")
+    (seen,) = look(load_campaign(_campaign(tmp_path, link)), {})
+    assert seen.at_risk and "a link, which fio replaces with a file" in seen.holds[-1]
+
+
+@needs_fio
+def test_destroy_data_once_is_enough(tmp_path: Path) -> None:
+    """After a run with --destroy-data the file holds fio's data alone: the next run
+    asked for --destroy-data again, every time."""
+    data = _user_file(tmp_path)
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, data), "-o", folder).returncode == 0
+    assert iopress("run", folder, "--destroy-data", data).returncode == 0
+    for result in (folder / "raw").glob("*.json"):
+        result.unlink()
+    again = iopress("run", folder)
+    assert again.returncode == 0, again

@@ -23,7 +23,17 @@ from pipeline.campaign import plan as planning
 from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
-from pipeline.campaign.targets import create_missing, guard, load_records, look, refresh
+from pipeline.campaign.targets import (
+    adopt,
+    create_missing,
+    guard,
+    identity,
+    load_records,
+    local,
+    look,
+    refresh,
+    still,
+)
 from pipeline.dataset.results import cut_short, figures
 from pipeline.errors import InputError
 from pipeline.machine import Machine, save_machine
@@ -370,8 +380,14 @@ def run(
         records = load_records(plan)
         create_missing(source, campaign, records)
 
+        agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
+
         def check() -> None:  # before every fio run: a link may point elsewhere now
-            guard(source, folder, look(campaign, records), destroy)
+            # a fio server's targets are out of sight: the names are all there is
+            named = still(destroy, agreed) if local(campaign) else destroy
+            seen = look(campaign, records)
+            guard(source, folder, seen, named)
+            adopt(seen, named, records)
 
         def after() -> None:  # fio wrote the files iopress created: they are its own still
             refresh(records)

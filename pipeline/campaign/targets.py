@@ -7,6 +7,7 @@ plan.json a colleague wrote could name a user's file; no one else can sign it)."
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -212,8 +213,8 @@ def create_missing(source: Path, campaign: Campaign, records: dict[str, Record])
         return
     for index, target in enumerate(campaign.targets):
         path = key(target)
-        if os.path.lexists(path) or not _creatable(target):
-            continue
+        if os.path.lexists(path) or os.path.lexists(target.path) or not _creatable(target):
+            continue  # a link to nothing is no place to create a file: judged as it is
         try:
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
             os.close(os.open(path, flags, 0o644))
@@ -282,7 +283,7 @@ def _look(target: Target, records: dict[str, Record]) -> tuple[str, int | None, 
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        if os.path.lexists(path):
+        if os.path.lexists(path) or os.path.lexists(target.path):
             return "other", None, ("unknown data (a link to nothing)",)
         return ("new", 0, ()) if _creatable(target) else ("missing", None, ())
     except OSError as err:
@@ -309,9 +310,36 @@ def look(campaign: Campaign, records: dict[str, Record]) -> list[Seen]:
             continue
         kind, size, holds = _look(target, records)
         lays_out = kind in ("new", "file") and (size or 0) < planned
+        if lays_out and os.path.islink(target.path):  # fio unlinks it and makes a file
+            holds = (*holds, "a link, which fio replaces with a file where it lays it out")
         created = key(target) in records and not holds
         seen.append(Seen(index, target, kind, size, holds, created, writes or lays_out))
     return seen
+
+
+def adopt(seen: list[Seen], destroy: list[str], records: dict[str, Record]) -> None:
+    """The target files ``--destroy-data`` names, recorded as iopress's: once fio wrote
+    them they hold its data alone, and the next run needs no ``--destroy-data``."""
+    for s in seen:
+        if s.kind == "file" and s.writes and named(s.target, destroy):
+            with contextlib.suppress(OSError):
+                records[key(s.target)] = Record.of(key(s.target))
+
+
+def identity(path: str) -> tuple[int, int] | None:
+    """The file or device ``path`` names now (links followed): its device and inode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def still(destroy: list[str], first: set[tuple[int, int] | None]) -> list[str]:
+    """The names of ``--destroy-data`` that still name what they named when the run
+    began (``first``: their identities then): a link moved to another file since names
+    nothing the user agreed to destroy."""
+    return [d for d in destroy if identity(d) in first]  # None: not here (a fio server's)
 
 
 def named(target: Target, destroy: list[str]) -> bool:
