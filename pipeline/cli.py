@@ -11,7 +11,7 @@ import sys
 import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from typer._click.core import Context, Parameter  # typer's own click (typer >= 0.2x vendors it)
@@ -20,6 +20,9 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from pipeline import __version__
 from pipeline.console import err_console, out_console, print_error
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
+
+if TYPE_CHECKING:
+    from urllib.parse import SplitResult
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.output import check_target, lock, writing
 from pipeline.paths import TOOL, languages
@@ -123,18 +126,49 @@ def _language(lang: str) -> str:
 
 
 def _site_url(url: str | None) -> str | None:
-    """The address a site is published at (``--site-url``): http(s), a host, a path of
-    plain characters; given with the trailing slash mkdocs wants."""
+    """The address a site is published at (``--site-url``): http(s), a host (ASCII:
+    an international name in its xn-- form), a port if any, a path of plain characters
+    (%-escapes whole); no user or password (the sitemap and every page would publish
+    them), no query or fragment. Given with the trailing slash mkdocs wants."""
     if url is None:
         return None
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise typer.BadParameter(f"{url!r} is no http(s) address: give one as https://host/path/")
-    if not re.fullmatch(r"[A-Za-z0-9._~:/%@+-]+", url):
-        raise typer.BadParameter(f"{url!r} holds a character an address needs %-encoded")
+    if "@" in parts.netloc:
+        raise typer.BadParameter(f"{url!r} holds a user or password: leave them out")
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise typer.BadParameter(f"{url!r}: an address without ?query or #fragment")
+    _site_host(url, parts)
+    _site_path(url, parts.path)
     return url if url.endswith("/") else url + "/"
+
+
+def _site_host(url: str, parts: SplitResult) -> None:
+    try:
+        port = parts.port  # ValueError: not a number, or beyond 65535
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise typer.BadParameter(f"{url!r}: the port must be a number from 1 to 65535")
+    host = parts.hostname or ""
+    named = re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?", host)
+    if not (named or (parts.netloc.startswith("[") and re.fullmatch(r"[0-9a-f:.]+", host))):
+        raise typer.BadParameter(
+            f"{url!r}: give the host as letters, digits, '.' and '-' (an international "
+            "name in its xn-- form), or an IPv6 address in brackets"
+        )
+
+
+def _site_path(url: str, path: str) -> None:
+    if not re.fullmatch(r"(?:[A-Za-z0-9._~+/-]|%[0-9A-Fa-f]{2})*", path):
+        raise typer.BadParameter(f"{url!r} holds a character an address needs %-encoded")
+    if any(part in (".", "..") for part in path.split("/")):
+        raise typer.BadParameter(f"{url!r}: a path without '.' or '..' parts")
+    if path.rstrip("/").lower().endswith((".html", ".htm")):
+        raise typer.BadParameter(f"{url!r} names a page: give the folder the site is in")
 
 
 SITE_URL = typer.Option(

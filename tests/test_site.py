@@ -4,6 +4,7 @@ a comparison page that shows every setup of every system, with a table."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -205,9 +206,15 @@ def test_the_sites_address_makes_its_404_page_and_sitemap(
     links = re.findall(r'(?:href|src)="(/[^"#?]*)', missing.read_text(encoding="utf-8"))
     assert links and [u for u in links if not u.startswith("/reports/")] == []
     assert [u for u in links if not (built / u.removeprefix("/reports/")).is_file()] == []
-    listed = re.findall(r"<loc>([^<]*)</loc>", (built / "sitemap.xml").read_text("utf-8"))
+    assert '<html lang="en"' in missing.read_text(encoding="utf-8")  # not the last built
+    sitemap = (built / "sitemap.xml").read_text("utf-8")
+    listed = re.findall(r"<loc>([^<]*)</loc>", sitemap)
     assert f"{url}fs840.html" in listed and f"{url}de/fs840.html" in listed
     assert [u for u in listed if not (built / u.removeprefix(url)).is_file()] == []
+    date = fs840_build.ctx.report.date.isoformat()  # not the day of the build
+    assert set(re.findall(r"<lastmod>([^<]*)</lastmod>", sitemap)) == {date}
+    packed = (built / "sitemap.xml.gz").read_bytes()
+    assert packed[4:8] == b"\0\0\0\0" and gzip.decompress(packed).decode() == sitemap
 
 
 @pytest.mark.parametrize(
@@ -216,9 +223,19 @@ def test_the_sites_address_makes_its_404_page_and_sitemap(
         ("example.org/reports", "no http"),
         ("ftp://example.org/", "no http"),
         ("https:///reports/", "no http"),
-        ("https://example.org/?page=1", "no http"),
+        ("https://example.org/?page=1", "without ?query"),
         ('https://example.org/"><script>', "%-encoded"),
         ("https://example.org/my reports/", "%-encoded"),
+        ("https://example.org/a&b/", "%-encoded"),
+        ("https://example.org/%2/", "%-encoded"),
+        ("https://user:secret@example.org/", "user or password"),
+        ("https://@/", "user or password"),
+        ("https://:80/", "give the host"),
+        ("https://bücher.de/", "xn-- form"),
+        ("https://example.org:notaport/", "the port"),
+        ("https://example.org:99999/", "the port"),
+        ("https://example.org/../r/", "'..' parts"),
+        ("https://example.org/r/index.html", "names a page"),
     ],
 )
 def test_a_site_address_that_is_none_is_refused(given: str, why: str, tmp_path: Path) -> None:

@@ -78,3 +78,20 @@ def relative(target: str, page_url: str) -> str:
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
     return _SWITCH.sub(lambda m: m[1] + relative(m[2], page.url) + m[3], output)
+
+
+# The 404 page: a site has one, at its root (a server shows it at any address), but each
+# language's build wrote it there, so the last language's (German) replaced the default
+# language's, its language switch pointing at the last page built. Each later language's
+# build writes the default language's page again.
+_NOT_FOUND: list[str] = []
+
+
+def on_post_template(output_content: str, template_name: str, config: Any) -> str:
+    if template_name != "404.html":
+        return output_content
+    i18n = config.plugins.get("i18n")
+    if i18n is None or i18n.is_default_language_build:
+        _NOT_FOUND[:] = [output_content]
+        return output_content
+    return _NOT_FOUND[0] if _NOT_FOUND else output_content

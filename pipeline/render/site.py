@@ -14,7 +14,9 @@ descriptions, and every point's steady-state verdict.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import gzip
 import html
 import json
 import logging
@@ -778,6 +780,23 @@ def build_site(
     if url is None:
         for name in UNPUBLISHED:
             (site / name).unlink(missing_ok=True)
+    else:
+        dated_sitemap(site, max(b.ctx.report.date for b in built))
+
+
+def dated_sitemap(site: Path, date: dt.date) -> None:
+    """The sitemap's pages dated by the reports' date, not the day of the build (the
+    site, like the PDFs, is the same whenever it is built), and its gzip copy made again
+    without a time stamp."""
+    sitemap = site / "sitemap.xml"
+    text = re.sub(
+        r"<lastmod>[^<]*</lastmod>",
+        f"<lastmod>{date.isoformat()}</lastmod>",
+        sitemap.read_text(encoding="utf-8"),
+    )
+    sitemap.write_text(text, encoding="utf-8")
+    data = gzip.compress(text.encode("utf-8"), mtime=0)
+    (site / "sitemap.xml.gz").write_bytes(data)
 
 
 UNPUBLISHED = ("404.html", "sitemap.xml", "sitemap.xml.gz")  # need the site's address
