@@ -37,6 +37,7 @@ from pipeline.campaign.targets import (
 from pipeline.dataset.results import cut_short, figures
 from pipeline.errors import InputError
 from pipeline.machine import Machine, save_machine
+from pipeline.units import convert_time
 
 ENV = f"{RAW}/env"  # the machine that ran fio, and the preconditioning's output
 
@@ -321,7 +322,8 @@ def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> l
     ``iopress plan`` writes it from campaign.toml: a job file edited by hand (fio can run
     commands: ioengine=exec) is refused, never run; so is a link in its place."""
     engine = _planned_engine(folder, plan)
-    runtime = campaign.intervals.count * campaign.intervals.seconds * 1000
+    seconds = campaign.intervals.count * campaign.intervals.seconds
+    runtime = round(convert_time(seconds, "s", "ms"))  # fio's job_runtime is in ms
     jobs = [
         Job(p.name, planning.job_file(campaign, p, engine), runtime * p.level)
         for p in planning.points(campaign)
