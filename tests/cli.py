@@ -96,3 +96,15 @@ def iopress_process(
         timeout=600,
     )
     return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def iopress_session(*args: str | Path) -> subprocess.Popen[bytes]:
+    """``iopress args`` started in a session of its own (a signal to its group reaches it
+    alone, as Ctrl-C reaches a command in a terminal), its output dropped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )

@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from pipeline.campaign.targets import guard, look, signatures
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import ReadOptions
 from pipeline.normalise import to_points
-from tests.cli import iopress
+from tests.cli import iopress, iopress_session
 from tests.conftest import ROOT
 
 FIO = shutil.which("fio")
@@ -235,13 +234,7 @@ def test_local_campaign_plan_run_resume_build(tmp_path: Path) -> None:
     source.write_text(source.read_text().replace("[1, 2, 4]", "[1, 2]"), encoding="utf-8")
     assert iopress("plan", source, "-o", folder).returncode == 0
     # interrupted (Ctrl-C reaches the whole process group) once the second point runs
-    job = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(folder)],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    job = iopress_session("run", folder)
     raw = folder / "raw"
     deadline = time.monotonic() + 60
     while len(list(raw.glob("*.json"))) < 2 and time.monotonic() < deadline:

@@ -638,18 +638,11 @@ def test_a_result_cut_after_a_snapshot_is_not_kept(tmp_path: Path) -> None:
 
 def _started(folder: Path) -> subprocess.Popen[bytes]:
     """``iopress run folder`` in a session of its own, once fio runs its first point."""
-    import sys
     import time
 
-    from tests.conftest import ROOT
+    from tests.cli import iopress_session
 
-    job = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(folder)],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    job = iopress_session("run", folder)
     deadline = time.monotonic() + 60
     while not _fio_of(folder) and time.monotonic() < deadline:
         time.sleep(0.05)
