@@ -786,3 +786,138 @@ def test_destroy_data_once_is_enough(tmp_path: Path) -> None:
         result.unlink()
     again = iopress("run", folder)
     assert again.returncode == 0, again
+
+
+# a second review's findings --------------------------------------------------------------------
+
+
+def test_preconditioning_runs_where_the_targets_are() -> None:
+    """With fio servers, preconditioning ran on this machine: its file or device of the
+    target's name was written twice in full, unchecked (the servers' disks were meant)."""
+    from pipeline.campaign.model import Campaign, Host, Target
+    from pipeline.campaign.run import _on_hosts
+
+    campaign = Campaign(
+        id="x",
+        system="S",
+        vendor="V",
+        targets=[Target(path="/dev/sdb")],
+        hosts=[Host(name="a", address="10.0.0.1"), Host(name="b", address="10.0.0.2:8766")],
+        precondition=True,
+    )
+    cmd = _on_hosts(campaign, Path("pre.fio"), ["--output-format=json"])
+    assert cmd == [
+        "fio",
+        "--output-format=json",
+        "--client=10.0.0.1",
+        "pre.fio",
+        "--client=10.0.0.2,8766",
+        "pre.fio",
+    ]
+
+
+@needs_fio
+def test_destroy_data_adopts_a_file_only_once_fio_wrote_it(tmp_path: Path) -> None:
+    """Every point kept, --destroy-data recorded the file as iopress's though nothing was
+    written: a new file of the user's at that name was then written by the next run
+    without --destroy-data."""
+    target = tmp_path / "db.img"
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, target), "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    target.unlink()
+    data = _user_file(tmp_path)
+    data.rename(target)
+    before = _digest(target)
+    kept = iopress("run", folder, "--destroy-data", target)
+    assert kept.returncode == 0 and "0 run, 1 kept" in kept.stdout, kept
+    assert json.loads((folder / "plan.json").read_text())["created"] == []
+    for result in (folder / "raw").glob("*.json"):
+        result.unlink()
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and "holds data" in ran.stderr, ran
+    assert _digest(target) == before
+
+
+def test_a_file_put_at_a_recorded_name_is_not_recorded(tmp_path: Path) -> None:
+    """After a point, the file at a recorded name was recorded whatever it was: a user's
+    file moved there while fio ran was written by the next point."""
+    from pipeline.campaign.targets import Record, refresh
+
+    target = tmp_path / "t.bin"
+    target.write_bytes(b"\0" * (4 * MiB))
+    records = {str(target): Record.of(str(target))}
+    campaign = load_campaign(_campaign(tmp_path, target))
+    refresh(records, campaign)
+    assert list(records) == [str(target)]  # the same file, as fio left it
+    user = _user_file(tmp_path)
+    user.rename(target)
+    refresh(records, campaign)
+    assert records == {}
+
+
+@pytest.mark.parametrize("where", ["target", "tmpdir"])
+def test_a_folder_others_may_change_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A target (or the run's own folder) in a folder others may write: they could swap
+    the file (or the job text) between iopress's check and fio's open."""
+    import tempfile
+
+    from pipeline.campaign.run import run
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    target = (shared if where == "target" else tmp_path) / "bench.bin"
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, target), "-o", folder).returncode == 0
+    if where == "tmpdir":
+        monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    with pytest.raises(InputError, match=f"{re.escape(str(shared))}, which others may change"):
+        run(folder, [], lambda *_: None)
+    shared.chmod(0o1777)  # sticky, as /tmp: only an entry's owner renames or removes it
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    assert look(load_campaign(folder / "campaign.toml"), {})[0].shared == ""
+
+
+@pytest.mark.parametrize("kind", ["link", "folder", "fifo"])
+def test_a_lock_file_that_is_none_is_an_error_not_a_traceback(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", folder).returncode == 0
+    lock = folder / ".iopress.lock"
+    lock.unlink()
+    {"link": lambda: lock.symlink_to(tmp_path / "x"), "folder": lock.mkdir}.get(
+        kind, lambda: os.mkfifo(lock)
+    )()
+    ran = iopress("run", folder)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran
+    assert f"{lock}: is " in ran.stderr, ran
+
+
+def test_a_lock_file_is_no_one_elses_to_hold(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", folder).returncode == 0
+    assert (folder / ".iopress.lock").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_older_plan_never_removes_the_users_job_files(tmp_path: Path) -> None:
+    """A plan.json without the list of its job files (an older iopress's, or one edited):
+    files named as iopress names them were removed, the user's own among them."""
+    folder = tmp_path / "c"
+    source = _campaign(tmp_path, tmp_path / "b.bin")
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    plan = json.loads((folder / "plan.json").read_text())
+    del plan["jobs"]
+    (folder / "plan.json").write_text(json.dumps(plan))
+    mine = folder / "jobs" / "0099-my-tuned-job.fio"
+    mine.write_text("[mine]\n", encoding="utf-8")
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    assert mine.read_text(encoding="utf-8") == "[mine]\n"
+
+
+def test_plan_into_a_file_is_an_error(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    ran = iopress("plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", afile)
+    assert ran.returncode == 1 and "is a file, not a folder" in ran.stderr, ran

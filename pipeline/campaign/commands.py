@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from pipeline import cache
 from pipeline.campaign import plan as planning
 from pipeline.campaign import run as running
 from pipeline.campaign.model import load_campaign
@@ -69,8 +70,12 @@ def run(folder: Path, destroy: list[str]) -> None:
     def step(n: int, total: int, done: running.Done | None) -> None:
         progress.update(task, completed=n, total=total, last=_last(done))
 
-    with progress:
-        results = running.run(folder, destroy, step)
+    try:
+        with progress:
+            results = running.run(folder, destroy, step)
+    finally:  # the cache key that signs records and results: unusable, nothing is kept
+        for note in dict.fromkeys(cache.NOTES):
+            err_console.print(f"{Strings(TOOL)('cli.note')}: {note}", highlight=False, markup=False)
     ran = sum(not d.skipped for d in results)
     out_console.print(f"{len(results)} points: {ran} run, {len(results) - ran} kept from before")
 

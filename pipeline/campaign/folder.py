@@ -68,29 +68,62 @@ class Folder:
     @contextlib.contextmanager
     def locked(self) -> Iterator[int]:
         """The folder held for one ``plan`` or ``run`` at a time: an exclusive lock on its
-        ``LOCK`` file, kept while the descriptor is open anywhere (``run`` hands it to
-        fio, whose workers keep it: a run killed with ``kill -9`` leaves a fio that still
-        writes, and the folder stays held until it ends)."""
-        with self.opened(".") as folder:
-            fd = os.open(
-                LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder
-            )
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise planted(self.root / LOCK, "not a regular file")
+        ``LOCK`` file (mode 600: no one else can take it), kept while the descriptor is
+        open anywhere (``run`` hands it to fio, whose workers keep it: a run killed with
+        ``kill -9`` leaves a fio that still writes, and the folder stays held until it
+        ends). The file locked must still be the one at the name: a lock file removed
+        meanwhile would let a second run take a new one."""
+        for _ in range(10):
+            fd = self._lock_file()
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise InputError(
-                    self.root,
-                    "",
-                    "another iopress plan or run (or a fio it started) is using this folder",
-                    "wait until it ends (at most the point's run time after the run was "
-                    "stopped), then run again: finished points are kept",
-                ) from None
+                self._take(fd)
+                if self._current(fd):
+                    break
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        else:
+            raise InputError(self.root / LOCK, "", "keeps being replaced", "leave it be")
+        try:
             yield fd
         finally:
             os.close(fd)
+
+    def _lock_file(self) -> int:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        with self.opened(".") as folder:
+            try:
+                fd = os.open(LOCK, flags, 0o600, dir_fd=folder)
+            except OSError as err:
+                said = f"not a file iopress can lock ({err.strerror})"
+                raise planted(self.root / LOCK, said) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise planted(self.root / LOCK, "not a regular file")
+        return fd
+
+    def _take(self, fd: int) -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                self.root,
+                "",
+                "another iopress plan or run (or a fio it started) is using this folder",
+                "wait until it ends (at most the point's run time after the run was "
+                "stopped), then run again: finished points are kept",
+            ) from None
+
+    def _current(self, fd: int) -> bool:
+        """Is the locked file still the one named ``LOCK`` in the folder?"""
+        with self.opened(".") as folder:
+            try:
+                named = os.stat(LOCK, dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+        held = os.fstat(fd)
+        return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
     def check(self, rel: str) -> bool:
         """Does ``rel`` exist (as a regular file)? A link or anything else there is an

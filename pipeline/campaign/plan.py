@@ -170,13 +170,16 @@ def run_time(campaign: Campaign) -> str:
     return f"{n} points × {each} s = {duration(n * each)}"
 
 
+MAX_PLAN = 256 << 20  # bytes of plan.json: ≈ 400 per point (its job, its result) and file
+
+
 def read_plan(folder: Folder) -> dict[str, object]:
     """plan.json: the engine, the point count and the target files iopress created
     ({} where missing or unreadable: plan writes it again, run refuses)."""
     if not folder.check(PLAN_FILE):
         return {}
     try:
-        found = json.loads(read_text(folder.root / PLAN_FILE, 1 << 20))
+        found = json.loads(read_text(folder.root / PLAN_FILE, MAX_PLAN))
     except (InputError, ValueError, RecursionError):
         return {}
     return found if isinstance(found, dict) else {}
@@ -190,6 +193,8 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned
     """The campaign folder ``out``: campaign.toml, jobs/, raw/ and the report skeleton
     (report.toml and text/ are written only where missing: they are the author's).
     A missing target file is created empty (fio lays it out) and recorded in plan.json."""
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "", "is a file, not a folder", "give a new folder")
     if out.exists() and any(out.iterdir()) and not (out / CAMPAIGN_FILE).is_file():
         raise InputError(out, "", "folder is not empty and holds no campaign", "give a new folder")
     if engine == "psync" and campaign.depths[-1] > 1:  # the engine this machine offers
@@ -233,20 +238,15 @@ def _own_jobs(folder: Folder, before: dict[str, object], jobs: dict[str, str]) -
         raise InputError(folder.root / PLAN_FILE, "", "not a plan iopress wrote", MOVE)
     with folder.opened(JOBS) as fd:
         names = os.listdir(fd)
-    ours = _planned_jobs(before, names)
+    listed = before.get("jobs")
+    ours = {n for n in names if n in listed} if isinstance(listed, list) else set()
+    # a plan from before the list: the job files named as iopress names them that this
+    # plan writes again may be replaced, and nothing is removed
+    again = set(filter(_OWN_JOB.match, jobs)) if before and listed is None else set()
     for name in names:
-        if name in jobs and name not in ours and _text(folder, name) != jobs[name]:
+        if name in jobs and name not in ours | again and _text(folder, name) != jobs[name]:
             raise InputError(folder.root / JOBS / name, "", "not a job file iopress planned", MOVE)
     folder.remove(JOBS, keep=lambda name: name not in ours and not _PART.match(name))
-
-
-def _planned_jobs(before: dict[str, object], names: list[str]) -> set[str]:
-    """The job files of ``names`` the earlier plan wrote: those it lists; those named as
-    iopress names them where it is a plan from before the list; none without a plan."""
-    listed = before.get("jobs")
-    if isinstance(listed, list):
-        return {n for n in names if n in listed}
-    return set() if not before else set(filter(_OWN_JOB.match, names))
 
 
 def _kept(before: dict[str, object]) -> dict[str, object]:

@@ -24,6 +24,7 @@ from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
 from pipeline.campaign.targets import (
+    Seen,
     adopt,
     create_missing,
     guard,
@@ -32,6 +33,7 @@ from pipeline.campaign.targets import (
     local,
     look,
     refresh,
+    shared_folder,
     still,
 )
 from pipeline.dataset.results import cut_short, figures
@@ -83,14 +85,17 @@ def valid(result: Path, job: Job) -> tuple[float, float] | None:
 
 def command(campaign: Campaign, job: Path, output: Path) -> list[str]:
     """fio for one point: on this machine, or on every fio server at once (synchronous)."""
-    cmd = [
-        "fio",
-        "--output-format=json+",
-        f"--status-interval={campaign.intervals.seconds}",
-        f"--output={output}",
-    ]
+    options = ["--output-format=json+", f"--status-interval={campaign.intervals.seconds}"]
+    return _on_hosts(campaign, job, [*options, f"--output={output}"])
+
+
+def _on_hosts(campaign: Campaign, job: Path, options: list[str]) -> list[str]:
+    """fio with ``options`` running ``job`` where the campaign's targets are: on this
+    machine, or on every fio server (a fio server's targets are its disks: preconditioning
+    ran here, writing this machine's file or device of the same name)."""
     if campaign.hosts[0].address == "local":
-        return [*cmd, str(job)]
+        return ["fio", *options, str(job)]
+    cmd = ["fio", *options]
     for host in campaign.hosts:  # fio writes a server's port after a comma
         cmd += [f"--client={host.address.replace(':', ',')}", str(job)]
     return cmd
@@ -242,16 +247,33 @@ def _fio(campaign: Campaign, job: Job, session: Session, root: Path) -> Path:
     else's to change), its output there too; the output's path."""
     source = session.scratch / f"{job.name}.fio"
     output = session.scratch / f"{job.name}.json"
-    source.write_text(job.text, encoding="utf-8")
+    _private(source, job.text)
     output.unlink(missing_ok=True)
     _run_fio(command(campaign, source, output), job.name, root, session)
     return output
+
+
+def _private(path: Path, text: str) -> None:
+    """``text`` into a new file of this run's own folder (never through a name there)."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 @contextlib.contextmanager
 def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
     """The campaign folder held (one plan or run at a time), and a folder of this run's
     own (mode 700) for the job texts fio reads and its output."""
+    base = tempfile.gettempdir()
+    if shared_folder(os.path.join(base, "x")):
+        raise InputError(
+            Path(base),
+            "",
+            f"the folder for temporary files lies in {shared_folder(os.path.join(base, 'x'))}, "
+            "which others may change: they could give fio another job text",
+            "set TMPDIR to a folder of your own (or leave it unset: /tmp is sticky)",
+        )
     with folder.locked() as lock, tempfile.TemporaryDirectory(prefix="iopress-run-") as made:
         yield Session(Path(made), lock, results)
 
@@ -259,11 +281,15 @@ def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
 def describe(host: str = "local", targets: tuple[str, ...] = ()) -> Machine:
     """This machine: its name, fio's version, the kernel, the CPU, the memory and the
     models of the devices holding ``targets``."""
-    fio = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False)
+    try:
+        fio = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False)
+        version = fio.stdout.strip()
+    except OSError:
+        version = ""  # no fio here: the first point says so
     return Machine(
         host=host,
         hostname=platform.node(),
-        fio=fio.stdout.strip(),
+        fio=version,
         kernel=" ".join(platform.uname()[:3]),
         cpu=_cpu_model(),
         cpus=os.cpu_count(),
@@ -346,20 +372,21 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _precondition(folder: Folder, job: Job, session: Session) -> None:
+def _precondition(folder: Folder, campaign: Campaign, job: Job, session: Session) -> bool:
     """SNIA preconditioning, once: its fio output is raw/env/precondition.json (one that
     came with the folder, or of another job text, does not count: the targets of this
     machine are preconditioned)."""
     if _vouched(folder, f"{ENV}/precondition.json", job, session):
-        return
+        return False
     source = session.scratch / "precondition.fio"
     output = session.scratch / "precondition.json"
-    source.write_text(job.text, encoding="utf-8")
-    cmd = ["fio", "--output-format=json", f"--output={output}", str(source)]
+    _private(source, job.text)
+    cmd = _on_hosts(campaign, source, ["--output-format=json", f"--output={output}"])
     _run_fio(cmd, "precondition", folder.root, session)
     data = output.read_bytes()
     folder.write(f"{ENV}/precondition.json", data, sync=True)
     session.results[job.name] = _vouch(job, data) or ""
+    return True
 
 
 def run(
@@ -384,15 +411,19 @@ def run(
 
         agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
 
+        judged: list[tuple[list[Seen], list[str]]] = []
+
         def check() -> None:  # before every fio run: a link may point elsewhere now
             # a fio server's targets are out of sight: the names are all there is
             named = still(destroy, agreed) if local(campaign) else destroy
             seen = look(campaign, records)
             guard(source, folder, seen, named)
-            adopt(seen, named, records)
+            judged[:] = [(seen, named)]
 
-        def after() -> None:  # fio wrote the files iopress created: they are its own still
-            refresh(records)
+        def after(ran: bool) -> None:  # fio wrote the files iopress created: its own still
+            if ran and judged:  # a file --destroy-data named holds fio's data alone now
+                adopt(*judged[0], records)
+            refresh(records, campaign)
             planning.save_plan(space, plan, records)
 
         check()
@@ -402,7 +433,7 @@ def run(
         try:
             return _points(space, campaign, jobs, held, (check, after), step)
         finally:
-            after()
+            after(False)
 
 
 def _points(
@@ -410,7 +441,7 @@ def _points(
     campaign: Campaign,
     jobs: list[Job],
     held: Session,
-    around: tuple[Callable[[], None], Callable[[], None]],
+    around: tuple[Callable[[], None], Callable[[bool], None]],
     step: Callable[[int, int, Done | None], None],
 ) -> list[Done]:
     """Preconditioning where planned, then every point (``step`` after each); ``around``:
@@ -419,12 +450,11 @@ def _points(
     todo = [j for j in jobs if j.name != "precondition"]
     for job in jobs[: len(jobs) - len(todo)]:
         check()
-        _precondition(space, job, held)
-        after()
+        after(_precondition(space, campaign, job, held))
     step(0, len(todo), None)
     done: list[Done] = []
     for job in todo:
         done.append(run_point(space, campaign, job, held, check))
-        after()
+        after(not done[-1].skipped)
         step(len(done), len(todo), done[-1])
     return done

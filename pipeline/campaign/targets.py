@@ -228,12 +228,23 @@ def create_missing(source: Path, campaign: Campaign, records: dict[str, Record])
         records[path] = Record.of(path)
 
 
-def refresh(records: dict[str, Record]) -> None:
-    """After fio ran: the files iopress created, as fio left them (gone ones dropped)."""
-    for path in list(records):
+def refresh(records: dict[str, Record], campaign: Campaign) -> None:
+    """After fio ran: the files iopress created, as fio left them. Only the same file
+    (device and inode), or one fio laid out in its place (a smaller file now of the
+    target's size): a file someone put at the name while fio ran is no one's to record
+    (gone ones, and such, are dropped)."""
+    sizes = {key(t): t.size_bytes for t in campaign.targets}
+    for path, old in list(records.items()):
         try:
-            records[path] = Record.of(path)
+            new = Record.of(path)
         except OSError:
+            del records[path]
+            continue
+        same = (new.dev, new.ino) == (old.dev, old.ino)
+        laid_out = old.size < (sizes.get(path) or 0) == new.size
+        if same or laid_out:
+            records[path] = new
+        else:
             del records[path]
 
 
@@ -248,6 +259,7 @@ class Seen:
     holds: tuple[str, ...]  # the data it holds (libblkid's names, "data"); () for none
     created: bool  # a file iopress created (plan.json)
     writes: bool  # the campaign writes to it, or fio lays the file out anew
+    shared: str = ""  # a folder on its way others may write (they could swap the file)
 
     @property
     def at_risk(self) -> bool:
@@ -313,8 +325,29 @@ def look(campaign: Campaign, records: dict[str, Record]) -> list[Seen]:
         if lays_out and os.path.islink(target.path):  # fio unlinks it and makes a file
             holds = (*holds, "a link, which fio replaces with a file where it lays it out")
         created = key(target) in records and not holds
-        seen.append(Seen(index, target, kind, size, holds, created, writes or lays_out))
+        shared = shared_folder(target.path) or shared_folder(key(target))
+        seen.append(Seen(index, target, kind, size, holds, created, writes or lays_out, shared))
     return seen
+
+
+def shared_folder(path: str) -> str:
+    """The first folder on the way to ``path`` that someone else may change: writable by
+    others (a sticky folder such as /tmp excepted: only its owners rename or remove its
+    entries) or owned by another user than root and this one; "" where there is none.
+    Someone who may change a folder on the way may swap the file between iopress's check
+    and fio's open."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return ""  # not there: nothing to swap in it
+        others = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not st.st_mode & stat.S_ISVTX
+        if others or st.st_uid not in (0, os.getuid()):
+            return folder
+        if folder == os.path.dirname(folder):
+            return ""
+        folder = os.path.dirname(folder)
 
 
 def adopt(seen: list[Seen], destroy: list[str], records: dict[str, Record]) -> None:
@@ -353,6 +386,15 @@ def guard(source: Path, folder: Path, seen: list[Seen], destroy: list[str]) -> N
     """A write to a target that holds data needs ``--destroy-data TARGET`` naming it;
     a target that is not there (a device not attached) is an error too."""
     for s in seen:
+        if s.shared and s.writes:
+            raise InputError(
+                source,
+                f"targets[{s.index}].path",
+                f"{s.target.path} lies in {s.shared}, which others may change: they could "
+                "swap the file for another between iopress's check and fio's writes",
+                "give a target in a folder only you (or root) may change (mode 755, or "
+                "sticky as /tmp is)",
+            )
         if s.kind == "missing":
             raise InputError(
                 source,
