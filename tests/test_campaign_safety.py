@@ -921,3 +921,72 @@ def test_plan_into_a_file_is_an_error(tmp_path: Path) -> None:
     afile.write_text("x", encoding="utf-8")
     ran = iopress("plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", afile)
     assert ran.returncode == 1 and "is a file, not a folder" in ran.stderr, ran
+
+
+@needs_fio
+def test_a_result_is_kept_only_for_the_same_command(tmp_path: Path) -> None:
+    """count = 2 × 1 s and count = 1 × 2 s have one job text (runtime=2) but not one
+    command (fio's snapshots every second or every two): the result was kept."""
+    source = _campaign(tmp_path, tmp_path / "b.bin")
+    text = source.read_text("utf-8").replace("count = 1", "count = 2")
+    source.write_text(text, encoding="utf-8")
+    folder = tmp_path / "c"
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    text = text.replace("count = 2", "count = 1").replace("seconds = 1", "seconds = 2")
+    source.write_text(text, encoding="utf-8")
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    ran = iopress("run", folder)
+    assert "1 run, 0 kept" in ran.stdout + ran.stderr, ran
+
+
+@needs_fio
+def test_a_result_of_a_point_planned_no_more_leaves_the_report(tmp_path: Path) -> None:
+    """Planned with levels 1 and 2, run, planned again with level 1: raw/ kept the level 2
+    result and the report read it. It is set aside into raw/unplanned/, never deleted."""
+    folder = _two_points(tmp_path, tmp_path / "b.bin")
+    assert iopress("run", folder).returncode == 0
+    text = (tmp_path / "campaign.toml").read_text("utf-8").replace("[1, 2]", "[1]")
+    (tmp_path / "campaign.toml").write_text(text, encoding="utf-8")
+    assert iopress("plan", tmp_path / "campaign.toml", "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    assert [p.name for p in (folder / "raw").glob("*.json")] == [
+        p.name for p in (folder / "raw").glob("0001-*.json")
+    ]
+    assert len(list((folder / "raw" / "unplanned").glob("0002-*.json"))) == 1
+
+
+@needs_fio
+def test_preconditioning_is_bound_to_the_targets_it_wrote(tmp_path: Path) -> None:
+    """A target file removed and made again after preconditioning: its precondition.json
+    counted, and the new file was measured without it."""
+    target = tmp_path / "b.bin"
+    source = _campaign(tmp_path, target)
+    text = source.read_text("utf-8").replace('id = "safe"', 'id = "safe"\nprecondition = true')
+    source.write_text(text, encoding="utf-8")
+    folder = tmp_path / "c"
+    planned = iopress("plan", source, "-o", folder)
+    assert planned.returncode == 0, planned
+    first = iopress("run", folder)
+    assert first.returncode == 0, first
+    pre = folder / "raw" / "env" / "precondition.json"
+    stamp = pre.stat().st_mtime_ns
+    assert iopress("run", folder).returncode == 0 and pre.stat().st_mtime_ns == stamp
+    target.unlink()
+    for result in (folder / "raw").glob("*.json"):
+        result.unlink()
+    assert iopress("plan", source, "-o", folder).returncode == 0
+    assert iopress("run", folder).returncode == 0
+    assert pre.stat().st_mtime_ns != stamp
+
+
+@needs_fio
+def test_fio_s_own_error_is_said(tmp_path: Path) -> None:
+    """fio writes its errors into --output: the message said "fio failed (exit 1): "."""
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", folder).returncode == 0
+    (tmp_path / "b.bin").unlink()
+    (tmp_path / "b.bin").mkdir()  # fio cannot open a folder as its file
+    ran = iopress("run", folder, "--destroy-data", tmp_path / "b.bin")
+    assert ran.returncode == 1 and "fio failed (exit 1): " in ran.stderr, ran
+    assert not ran.stderr.split("fio failed (exit 1): ")[1].startswith("\n"), ran

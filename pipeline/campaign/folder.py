@@ -172,6 +172,21 @@ class Folder:
                     os.unlink(temp, dir_fd=fd)
         return True
 
+    def set_aside(self, folder: str, keep: Callable[[str], bool], into: str) -> list[str]:
+        """The regular files of ``folder`` that ``keep`` refuses moved into its subfolder
+        ``into`` (under a new name where one is there), never deleted; their names."""
+        moved = []
+        with self.opened(folder) as src, self.opened(f"{folder}/{into}") as dst:
+            for name in sorted(os.listdir(src)):
+                if keep(name) or not _regular(src, name, self.root / folder / name):
+                    continue
+                new = name
+                while _there(dst, new):
+                    new = f"{secrets.token_hex(2)}-{name}"
+                os.rename(name, new, src_dir_fd=src, dst_dir_fd=dst)
+                moved.append(name)
+        return moved
+
     def remove(self, folder: str, keep: Callable[[str], bool]) -> None:
         """Remove the entries of ``folder`` that ``keep`` refuses (links as links)."""
         with self.opened(folder) as fd:
@@ -179,6 +194,14 @@ class Folder:
                 if not keep(name):
                     with contextlib.suppress(FileNotFoundError, IsADirectoryError):
                         os.unlink(name, dir_fd=fd)
+
+
+def _there(fd: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _regular(fd: int, name: str, path: Path) -> bool:

@@ -120,9 +120,20 @@ def job_file(campaign: Campaign, point: Point, engine: Engine) -> str:
     ]
     lines += _data(campaign)
     if point.rate_iops:
-        per_worker = max(1, round(point.rate_iops / (point.level * len(campaign.hosts))))
-        lines.append(f"rate_iops={per_worker}")
+        lines.append(f"rate_iops={_rate(campaign, point)}")
     return "\n".join([*lines, f"[{point.name}]", ""])
+
+
+def _rate(campaign: Campaign, point: Point) -> str:
+    """Each worker's cap: one value for reads or writes alone; a mix's split by its read
+    share (fio caps each direction on its own: one value of 500 at 50 % reads ran 1,000
+    I/Os a second)."""
+    rate = point.rate_iops or 0
+    per_worker = max(1, round(rate / (point.level * len(campaign.hosts))))
+    if not 0 < point.read_pct < 100:
+        return str(per_worker)
+    reads = max(1, round(per_worker * point.read_pct / 100))
+    return f"{reads},{max(1, per_worker - reads)}"
 
 
 def _files(campaign: Campaign) -> list[str]:
@@ -143,7 +154,7 @@ def precondition_job(campaign: Campaign, engine: Engine) -> str:
             f"; iopress campaign {campaign.id}: preconditioning (the target written twice)",
             "[global]",
             f"ioengine={engine}",
-            "direct=1",
+            f"direct={int(campaign.direct)}",  # a tmpfs refuses O_DIRECT here too
             *_files(campaign),
             "rw=write",
             "bs=128k",

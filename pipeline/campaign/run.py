@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline.cache import signature
@@ -29,6 +29,7 @@ from pipeline.campaign.targets import (
     create_missing,
     guard,
     identity,
+    key,
     load_records,
     local,
     look,
@@ -42,6 +43,9 @@ from pipeline.machine import Machine, save_machine
 from pipeline.units import convert_time
 
 ENV = f"{RAW}/env"  # the machine that ran fio, and the preconditioning's output
+# raw/'s results of no planned point (a point planned no more, a file sent with the folder):
+# kept, out of the report's sources (raw/*.json)
+ASIDE = "unplanned"
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Job:
     name: str
     text: str
     planned_ms: int
+    how: str = ""  # fio's command line (its hosts, its snapshots), signed with the result
 
 
 def sound(result: Path, job: Job) -> tuple[float, float] | str:
@@ -129,7 +134,7 @@ def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
         _stop(process)
         raise
     if process.returncode:
-        tail = (said or out).strip().splitlines()[-3:]
+        tail = (said or out or _written(cmd)).strip().splitlines()[-3:]
         raise InputError(
             folder / JOBS / f"{name}.fio",
             "",
@@ -137,6 +142,15 @@ def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
             "fix the campaign (iopress plan again) or the machine, then run again: "
             "finished points are kept",
         )
+
+
+def _written(cmd: list[str]) -> str:
+    """What fio wrote into its ``--output`` (where it puts its errors too)."""
+    for part in cmd:
+        if part.startswith("--output="):
+            with contextlib.suppress(OSError):
+                return Path(part.removeprefix("--output=")).read_text(errors="replace")[-4000:]
+    return ""
 
 
 def _start(cmd: list[str], lock: int) -> subprocess.Popen[str]:
@@ -236,10 +250,12 @@ def _vouched(folder: Folder, result: str, job: Job, session: Session) -> bool:
 
 
 def _vouch(job: Job, data: bytes) -> str | None:
-    """The signature (this user's key) of a point's job text and the result it gave."""
-    text = hashlib.sha256(job.text.encode("utf-8")).digest()
-    made = hashlib.sha256(data).digest()
-    return signature("campaign-result", job.name.encode("utf-8") + b"\0" + text + made)
+    """The signature (this user's key) of a point's job text, fio's command line and
+    the result they gave (a result is measured again when any of them is another: two
+    intervals of 1 s and one of 2 s have the same job text, not the same command)."""
+    parts = (job.text.encode("utf-8"), job.how.encode("utf-8"), data)
+    digests = b"".join(hashlib.sha256(part).digest() for part in parts)
+    return signature("campaign-result", job.name.encode("utf-8") + b"\0" + digests)
 
 
 def _fio(campaign: Campaign, job: Job, session: Session, root: Path) -> Path:
@@ -350,12 +366,14 @@ def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> l
     engine = _planned_engine(folder, plan)
     seconds = campaign.intervals.count * campaign.intervals.seconds
     runtime = round(convert_time(seconds, "s", "ms"))  # fio's job_runtime is in ms
+    how = shlex.join(command(campaign, Path("JOB"), Path("OUTPUT")))
     jobs = [
-        Job(p.name, planning.job_file(campaign, p, engine), runtime * p.level)
+        Job(p.name, planning.job_file(campaign, p, engine), runtime * p.level, how)
         for p in planning.points(campaign)
     ]
     if campaign.precondition:
-        jobs.insert(0, Job("precondition", planning.precondition_job(campaign, engine), 0))
+        text = planning.precondition_job(campaign, engine)
+        jobs.insert(0, Job("precondition", text, 0, shlex.join(_preconditioning(campaign))))
     for name, text in ((j.name, j.text) for j in jobs):
         path = folder.root / JOBS / f"{name}.fio"
         if not folder.check(f"{JOBS}/{name}.fio") or _text(path) != text:
@@ -372,16 +390,24 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
+def _preconditioning(
+    campaign: Campaign, job: Path = Path("JOB"), output: Path = Path("OUTPUT")
+) -> list[str]:
+    return _on_hosts(campaign, job, ["--output-format=json", f"--output={output}"])
+
+
 def _precondition(folder: Folder, campaign: Campaign, job: Job, session: Session) -> bool:
     """SNIA preconditioning, once: its fio output is raw/env/precondition.json (one that
-    came with the folder, or of another job text, does not count: the targets of this
-    machine are preconditioned)."""
+    came with the folder, of another job text, or of targets since replaced by other
+    files does not count: the targets as they are are preconditioned)."""
+    targets = [str(identity(key(t))) for t in campaign.targets] if local(campaign) else []
+    job = replace(job, how=f"{job.how} {' '.join(targets)}")
     if _vouched(folder, f"{ENV}/precondition.json", job, session):
         return False
     source = session.scratch / "precondition.fio"
     output = session.scratch / "precondition.json"
     _private(source, job.text)
-    cmd = _on_hosts(campaign, source, ["--output-format=json", f"--output={output}"])
+    cmd = _preconditioning(campaign, source, output)
     _run_fio(cmd, "precondition", folder.root, session)
     data = output.read_bytes()
     folder.write(f"{ENV}/precondition.json", data, sync=True)
@@ -430,6 +456,8 @@ def run(
         planning.save_plan(space, plan, records)
         space.write_with(f"{ENV}/machine.json", lambda p: save_machine(machine(campaign), p))
         space.remove(RAW, keep=lambda n: not (n.startswith(".") and n.endswith(".json.part")))
+        planned = {f"{j.name}.json" for j in jobs}  # a result of no planned point: set aside
+        space.set_aside(RAW, keep=lambda n: not n.endswith(".json") or n in planned, into=ASIDE)
         try:
             return _points(space, campaign, jobs, held, (check, after), step)
         finally:

@@ -138,7 +138,7 @@ class Resolver:
             else (self._block_size(opts, read_pct, job), None)
         )
         workers = _whole(opts, "numjobs")
-        per_worker = _rate(opts, block)
+        per_worker = _rate(opts, block, read_pct)
         return {
             "access": access,
             "read_pct": read_pct,
@@ -254,24 +254,36 @@ def _mix(opts: dict[str, str]) -> float:
     return value
 
 
-def _rate(opts: dict[str, str], block: int) -> float | None:
-    """The I/O rate one worker was asked for: ``rate_iops=N`` (or ``r,w``), or ``rate=``
-    in bytes per second (``4m``, or ``r,w``) divided by the block size; None if unlimited."""
-    if opts.get("rate_iops"):
-        return _sum_of(opts["rate_iops"], "rate_iops", lambda v: float(v))
-    if opts.get("rate"):
-        return _sum_of(opts["rate"], "rate", lambda v: parse_block_size(v) / block)
+def _rate(opts: dict[str, str], block: int, read_pct: float) -> float | None:
+    """The I/O rate one worker was asked for: ``rate_iops`` (or ``rate=`` in bytes per
+    second, ``4m``, divided by the block size), None if unlimited. fio holds each
+    direction of a mix to its own cap, whatever the mix (``rate=2m,1m`` at 4k and 50 %
+    reads ran 512 reads and 256 writes a second), and one value caps every direction
+    (``rate_iops=500`` at 50 % reads ran 500 and 500: 1,000, not 500): the caps of the
+    directions the mix has, added up; None where one of them has none."""
+    for name, parse in (
+        ("rate_iops", float),
+        ("rate", lambda v: parse_block_size(v) / block),
+    ):
+        if opts.get(name):
+            caps = _caps(opts[name], name, parse)
+            shares = (read_pct / 100, 1 - read_pct / 100)
+            used = [c for c, share in zip(caps, shares, strict=True) if share > 0]
+            return None if 0 in used else sum(used)
     return None
 
 
-def _sum_of(text: str, name: str, parse: Callable[[str], float]) -> float | None:
+def _caps(text: str, name: str, parse: Callable[[str], float]) -> tuple[float, float]:
+    """The reads' and the writes' cap of ``rate_iops``/``rate`` (one value: both; 0 or
+    none: no cap)."""
+    parts = [v.strip() for v in text.split(",")]
     try:
-        values = [parse(v.strip()) for v in text.split(",") if v.strip()]
+        values = [parse(v) if v else 0.0 for v in parts]
     except ValueError:
         raise JobError("rate_bad", name=name, value=repr(text)) from None
-    if any(not math.isfinite(v) or v > MAX_RATE for v in values):
+    if any(not math.isfinite(v) or v > MAX_RATE or v < 0 for v in values):
         raise JobError("rate_range", name=name, value=repr(text))
-    return sum(values) or None
+    return values[0], values[1] if len(values) > 1 else values[0]
 
 
 def _whole(opts: dict[str, str], key: str) -> int:
