@@ -990,3 +990,20 @@ def test_fio_s_own_error_is_said(tmp_path: Path) -> None:
     ran = iopress("run", folder, "--destroy-data", tmp_path / "b.bin")
     assert ran.returncode == 1 and "fio failed (exit 1): " in ran.stderr, ran
     assert not ran.stderr.split("fio failed (exit 1): ")[1].startswith("\n"), ran
+
+
+def test_the_processes_that_hold_a_runs_lock_are_found(tmp_path: Path) -> None:
+    """A fio worker that does not end when asked (a session of its own, out of reach of
+    fio's group) is found by the lock it inherited, to be killed."""
+    from pipeline.campaign.folder import Folder
+    from pipeline.campaign.run import holders
+
+    folder = Folder(tmp_path)
+    with folder.locked() as lock:
+        child = subprocess.Popen(["sleep", "30"], pass_fds=(lock,), start_new_session=True)
+        try:
+            assert holders(lock) == [child.pid]
+        finally:
+            child.kill()
+            child.wait()
+        assert holders(lock) == []

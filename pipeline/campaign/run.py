@@ -128,10 +128,10 @@ def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
             signal.raise_signal(number)  # its own handler now: Ctrl-C, SIGTERM's exit
         out, said = process.communicate()
     except OSError as err:
-        _stop(process)
+        _stop(process, session.lock)
         raise InputError(folder, name, f"fio could not start: {err}", "install fio") from None
     except BaseException:
-        _stop(process)
+        _stop(process, session.lock)
         raise
     if process.returncode:
         tail = (said or out or _written(cmd)).strip().splitlines()[-3:]
@@ -164,10 +164,11 @@ def _start(cmd: list[str], lock: int) -> subprocess.Popen[str]:
     )
 
 
-def _stop(process: subprocess.Popen[str] | None) -> None:
+def _stop(process: subprocess.Popen[str] | None, lock: int) -> None:
     """fio stopped as Ctrl-C stops it: its workers (each a session of its own, out of
-    reach of its group) told to end and waited for; killed where it does not end within
-    ``STOP_SECONDS`` (killing fio's first process at once left a worker writing the
+    reach of its group) told to end and waited for; where it does not end within
+    ``STOP_SECONDS``, every process holding the folder's lock (fio and its workers: they
+    inherit it) is killed (killing fio's first process alone left a worker writing the
     target until its run time ended)."""
     if process is None:
         return
@@ -176,9 +177,27 @@ def _stop(process: subprocess.Popen[str] | None) -> None:
     try:
         process.communicate(timeout=STOP_SECONDS)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        for pid in [process.pid, *holders(lock)]:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         process.wait()
+
+
+def holders(lock: int) -> list[int]:
+    """The other processes that hold the file open as ``lock`` (Linux: /proc)."""
+    held = os.fstat(lock)
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    st = os.stat(f"/proc/{pid}/fd/{fd}")
+                    if (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino):
+                        found.append(int(pid))
+                        break
+    return found
 
 
 STOP_SECONDS = 30
