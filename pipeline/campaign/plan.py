@@ -136,6 +136,9 @@ def _rate(campaign: Campaign, point: Point) -> str:
     return f"{reads},{max(1, per_worker - reads)}"
 
 
+PRECONDITION = "precondition"  # the preconditioning's job, beside the points'
+
+
 def _files(campaign: Campaign) -> list[str]:
     """The job's files and their size in bytes: ``size`` of one file; ``filesize`` of
     several (fio divides ``size`` among them: two 4 MiB targets were 2 MiB each, and a
@@ -224,7 +227,7 @@ def _write(folder: Folder, source: Path, campaign: Campaign, engine: Engine) -> 
     if campaign.precondition:
         jobs["precondition.fio"] = precondition_job(campaign, engine)
     _own_jobs(folder, before, jobs)
-    create_missing(source, campaign, records)
+    kept = _kept(before, create_missing(source, campaign, records))
     if not folder.check(CAMPAIGN_FILE) or not os.path.samefile(source, folder.root / CAMPAIGN_FILE):
         folder.write(CAMPAIGN_FILE, source.read_bytes())
     for name, text in jobs.items():
@@ -232,7 +235,7 @@ def _write(folder: Folder, source: Path, campaign: Campaign, engine: Engine) -> 
     with folder.opened(RAW):
         pass
     plan = {"engine": engine, "points": len(found), "jobs": sorted(jobs)}
-    save_plan(folder, plan | _kept(before), records)
+    save_plan(folder, plan | kept, records)
     _skeleton(folder, campaign, engine)
     return Planned(found, look(campaign, records))
 
@@ -260,11 +263,14 @@ def _own_jobs(folder: Folder, before: dict[str, object], jobs: dict[str, str]) -
     folder.remove(JOBS, keep=lambda name: name not in ours and not _PART.match(name))
 
 
-def _kept(before: dict[str, object]) -> dict[str, object]:
+def _kept(before: dict[str, object], made: list[str]) -> dict[str, object]:
     """What a new plan keeps of the earlier one: its results' signatures (each vouches
-    for a result only while the job text it was measured with is the job's)."""
+    for a result only while the job text it was measured with is the job's), the
+    preconditioning's only where no target file was made anew."""
     results = before.get("results")
-    return {"results": results} if isinstance(results, dict) else {}
+    if not isinstance(results, dict):
+        return {}
+    return {"results": {k: v for k, v in results.items() if not (made and k == PRECONDITION)}}
 
 
 def _text(folder: Folder, name: str) -> str | None:

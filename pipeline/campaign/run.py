@@ -452,7 +452,8 @@ def run(
         plan["results"] = results
         jobs = check_jobs(space, campaign, plan)
         records = load_records(plan)
-        create_missing(source, campaign, records)
+        if create_missing(source, campaign, records):  # a new file: preconditioned again
+            results.pop(planning.PRECONDITION, None)
 
         agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
 

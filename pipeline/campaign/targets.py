@@ -206,11 +206,13 @@ def _creatable(target: Target) -> bool:
     return bool(target.size) and not key(target).startswith("/dev/")
 
 
-def create_missing(source: Path, campaign: Campaign, records: dict[str, Record]) -> None:
+def create_missing(source: Path, campaign: Campaign, records: dict[str, Record]) -> list[str]:
     """Create each missing target file (one with a size) empty, never through a link or
-    over a file, for fio to lay out, and record it: iopress may write it."""
+    over a file, for fio to lay out, and record it: iopress may write it. The files
+    created (a new file may take a removed one's inode number)."""
     if not local(campaign):
-        return
+        return []
+    made = []
     for index, target in enumerate(campaign.targets):
         path = key(target)
         if os.path.lexists(path) or os.path.lexists(target.path) or not _creatable(target):
@@ -226,6 +228,8 @@ def create_missing(source: Path, campaign: Campaign, records: dict[str, Record])
                 "give a file in an existing folder you may write, or a device",
             ) from None
         records[path] = Record.of(path)
+        made.append(path)
+    return made
 
 
 def refresh(records: dict[str, Record], campaign: Campaign) -> None:
