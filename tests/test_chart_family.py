@@ -375,3 +375,56 @@ def test_a_profile_of_one_setup_gets_no_comparison_by_default(tmp_path: Path) ->
     assert compared == {"setups_random_4k"}
     named = [(r.stem, r.alone) for r in ctx.left_out()]
     assert named == [("standard_a_random_64k", False), ("percentiles_a_random_64k_r100", False)]
+
+
+@pytest.mark.parametrize("kind", ["setups", "dual_axis"])
+def test_service_times_far_apart_get_a_log_axis(a800: ReportContext, kind: str) -> None:
+    """One setup's 0.05 µs lay flat on 0 beside another's 1,000 µs: the comparison's
+    service-time axis was linear whatever its span (the standard chart's turns
+    logarithmic beyond a factor of 20)."""
+    fmt = a800.formatter("en")
+    points = a800.dataset.points.filter(pl.col("block_size") == 8192, pl.col("read_pct") == 100)
+    first = points["setup"].unique().sort()[0]
+    apart = points.with_columns(
+        pl.when(pl.col("setup") == first)
+        .then(pl.col("lat_mean_us") / 5000)
+        .otherwise(pl.col("lat_mean_us"))
+        .alias("lat_mean_us")
+    )
+    assert _latency_scales(CHARTS[kind](apart, fmt).to_dict()) == {"log"}
+    assert _latency_scales(CHARTS[kind](points, fmt).to_dict()) == {None}
+
+
+def _latency_scales(spec: Any) -> set[str | None]:
+    """The scale types of every encoding of the field ``latency`` in a spec."""
+    found: set[str | None] = set()
+    if isinstance(spec, dict):
+        if spec.get("field") == "latency" and "scale" in spec:
+            found.add(spec["scale"].get("type"))
+        for value in spec.values():
+            found |= _latency_scales(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found |= _latency_scales(value)
+    return found
+
+
+def test_the_sites_comparison_puts_far_apart_service_times_on_a_log_axis() -> None:
+    from pipeline.charts.family import compare_chart
+    from pipeline.language import Formatter, Strings
+
+    points = pl.DataFrame(
+        {
+            "label": ["A", "A", "B", "B"],
+            "parallelism": [1, 2, 1, 2],
+            "access": ["random"] * 4,
+            "block_size": [4096] * 4,
+            "read_pct": [100.0] * 4,
+            "iops": [1e6, 1.8e6, 5e3, 8e3],
+            "bytes_per_s": [4.1e9, 7.4e9, 2e7, 3.3e7],
+            "lat_mean_us": [0.05, 0.06, 800.0, 1000.0],
+        }
+    )
+    assert _latency_scales(compare_chart(points, Formatter(Strings("en")), "t").to_dict()) == {
+        "log"
+    }
