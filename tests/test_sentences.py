@@ -258,3 +258,31 @@ def test_the_customer_edition_leaves_out_the_audit_pages(
     english = pdf_text(tmp_path / "out" / "fs840.en.pdf")
     assert "not judged, at most 3 intervals per point" in english
     assert "Little's law" in english and "0.0 percentage points" not in english
+
+
+def test_the_method_says_what_each_setup_measured(tmp_path: Path) -> None:
+    """Array B measured 4K only, array A 4K at two mixes and 64K at one: the method said
+    of both "100% read, 100% write for the block sizes 4K random, 64K random" (a review
+    on real fio data). It says each setup's, and each block size's mixes where they
+    differ."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import method_sentences
+    from tests.conftest import DATA
+    from tests.test_chart_family import _two_setups
+
+    folder = _two_setups(tmp_path / "r")
+    shutil.copytree(DATA / "fio-sweep" / "4k_r0", folder / "a" / "4k_r0")
+    ctx = prepare(folder)
+    said = method_sentences(ctx, ctx.formatter("en"))
+    assert (
+        "Array A: We measured 4K random at 100% read and 100% write; 64K random at 100% "
+        "read. Parallelism levels per server: 1, 2, 4, 8, 16." in said
+    ), said
+    assert (
+        "Array B: We measured 100% read for the block size 4K random. Parallelism levels "
+        "per server: 1, 2, 4, 8, 16." in said
+    ), said
+    german = method_sentences(ctx, ctx.formatter("de"))
+    assert any(
+        s.startswith("Array A: Gemessen wurden 4K Random mit 100% Read und ") for s in german
+    )

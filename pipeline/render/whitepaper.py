@@ -140,23 +140,63 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     descriptions, which a campaign's plan fills: engine, direct I/O, warm-up)."""
     points = ctx.dataset.points
     mixes = sorted(points["read_pct"].unique().to_list(), reverse=True)
-    blocks = points.select("access", "block_size").unique().sort("access", "block_size")
-    levels = sorted(points["parallelism"].unique().to_list())
-    named = ", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b in blocks.iter_rows())
-    listed = ", ".join(fmt.integer(p) for p in levels)
-    profiles = fmt.t(
-        "method.profiles",
-        mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
-        blocks=fmt.t.count("method.blocks", blocks.height, blocks=named),
-        intervals=_intervals_sentence(ctx.dataset.intervals, fmt),
-        levels=fmt.t.count("method.levels", len(levels), levels=listed),
-    )
     charts = _chart_sentences(ctx, fmt, mixes)
     hosts = _hosts_sentences(points, fmt)
     units = fmt.t(words_key(f"method.units_{fmt.units}", has_latency(points)))
-    said = [*_setup_sentences(ctx, fmt), profiles, *_depth_sentences(points, fmt)]
+    profiles = _profiles_sentences(ctx, fmt)
+    said = [*_setup_sentences(ctx, fmt), *profiles, *_depth_sentences(points, fmt)]
     said += data_sentences(points, fmt) + _rate_sentences(points, fmt)
     return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
+
+
+def _profiles_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """What was measured (mixes, block sizes), in how many intervals, at which levels:
+    one sentence where every setup measured the same; else what each measured ("Array B:
+    we measured 4K random at …"), as a report of one setup said of two the matrix of the
+    first."""
+    points = ctx.dataset.points
+    intervals = _intervals_sentence(ctx.dataset.intervals, fmt)
+    said = {
+        str(setup): _measured(points.filter(pl.col("setup") == setup), fmt)
+        for setup in points["setup"].unique().sort().to_list()
+    } or {"": _measured(points, fmt)}
+    if len(set(said.values())) == 1:
+        measured, levels = next(iter(said.values()))
+        return [fmt.t("method.profiles", measured=measured, intervals=intervals, levels=levels)]
+    each = {setup: f"{measured} {levels}" for setup, (measured, levels) in said.items()}
+    return [*_per_setup(each, fmt), intervals]
+
+
+def _measured(points: pl.DataFrame, fmt: Formatter) -> tuple[str, str]:
+    """What ``points`` measured, and the levels sentence: its mixes for its block sizes,
+    or, where its block sizes were measured at other mixes, each block size's."""
+    by_block = (
+        points.group_by("access", "block_size")
+        .agg(pl.col("read_pct").unique().sort(descending=True))
+        .sort("access", "block_size")
+    )
+    levels = sorted(points["parallelism"].unique().to_list())
+    listed = ", ".join(fmt.integer(p) for p in levels)
+    said_levels = fmt.t.count("method.levels", len(levels), levels=listed)
+    rows = by_block.rows()
+    if len({tuple(m) for _, _, m in rows}) <= 1:
+        mixes = rows[0][2] if rows else []
+        named = ", ".join(f"{fmt.block(b)} {fmt.t.access(a, True)}" for a, b, _ in rows)
+        measured = fmt.t(
+            "method.measured",
+            mixes=", ".join(fmt.t.mix(m, True) for m in mixes),
+            blocks=fmt.t.count("method.blocks", len(rows), blocks=named),
+        )
+        return measured, said_levels
+    parts = [
+        fmt.t(
+            "method.block_mixes",
+            block=f"{fmt.block(b)} {fmt.t.access(a, True)}",
+            mixes=fmt.listing([fmt.t.mix(m, True) for m in mixes]),
+        )
+        for a, b, mixes in rows
+    ]
+    return fmt.t("method.measured_by_block", profiles="; ".join(parts)), said_levels
 
 
 def _setup_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
