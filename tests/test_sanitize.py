@@ -444,6 +444,11 @@ def test_a_link_reaches_another_chapters_heading(tmp_path: Path) -> None:
         ("method.md#warmup", "## Warm-up {#warm-up}", "names no heading id of that text"),
         ("method.md#warm-up", "## Warm-up", "names no heading id of that text"),
         ("methods.md#warm-up", "## Warm-up {#warm-up}", "methods.md is no chapter's text"),
+        # written otherwise than file.md#id: the link was dropped, its text printed alone
+        ("./method.md#warm-up", "## Warm-up {#warm-up}", "names a text but not as a link"),
+        ("Method.md#warm-up", "## Warm-up {#warm-up}", "names a text but not as a link"),
+        ("method.md", "## Warm-up {#warm-up}", "names a text but not as a link"),
+        ("../de/method.md#warm-up", "## Warm-up {#warm-up}", "names a text but not as a link"),
     ],
 )
 def test_a_link_to_no_heading_of_another_chapter_names_its_line(
@@ -458,3 +463,12 @@ def test_a_link_to_no_heading_of_another_chapter_names_its_line(
     text = str(caught.value)
     assert f"text/en/summary.md: line {lines}: link '{link}': {said}" in text, text
     assert "text/de/summary.md" in text and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("ident", ["aufwärm", "2-warm", "warm.up"])
+def test_a_heading_id_the_outputs_cannot_carry_is_refused(ident: str) -> None:
+    """{#aufwärm} was dropped without a word, and a link to it said "give the heading an
+    id" though it had one."""
+    text = f"## Aufwärmen {{#{ident}}}\n\nText.\n"
+    with pytest.raises(InputError, match=f"heading 'Aufwärmen': id #{re.escape(ident)} is no id"):
+        sanitize.to_typst(text, "text/de/method.md")

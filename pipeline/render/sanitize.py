@@ -70,8 +70,16 @@ def _ids(tree: Any, path: Path | str) -> set[str]:
     seen: dict[str, str] = {}
     for heading in _headings(tree):
         ident, words = heading["c"][1][0], " ".join(_text(heading["c"][2]).split())
-        if not _ID.match(ident or ""):
-            continue
+        if not ident:
+            continue  # no id given (pandoc makes none: auto_identifiers is off)
+        if not _ID.match(ident):
+            raise InputError(
+                path,
+                f"heading {words[:40]!r}",
+                f"id #{ident} is no id the outputs can carry",
+                "begin it with a letter a-z or A-Z, then letters, digits, - and _ "
+                "({#warm-up}, not {#aufwärm} or {#2-warm})",
+            )
         if ident in seen:
             raise InputError(
                 path,
@@ -328,10 +336,13 @@ def chapter_link_problems(
     """The links of a text as its author wrote it to a heading of a chapter's text
     (``method.md#warm-up``) that ``texts`` (the same language's, by file stem: markdown
     and path) does not hold, or whose heading has no such id."""
-    if ".md#" not in markdown:
+    if ".md" not in markdown.lower():
         return []
     found = []
     for url in dict.fromkeys(_link_urls(json.loads(_tree(markdown, path)))):
+        if _MD.search(url.split("#")[0]) and not CHAPTER_LINK.match(url):
+            found.append(_unread_chapter_link(markdown, path, url))
+            continue
         if not (chapter := CHAPTER_LINK.match(url)):
             continue
         target = texts.get(chapter[1])
@@ -339,6 +350,22 @@ def chapter_link_problems(
         if chapter[2] not in ids:
             found.append(_broken_chapter_link(markdown, path, url, target is not None))
     return found
+
+
+_MD = re.compile(r"\.md$", re.IGNORECASE)  # a link to a text file: meant as a chapter's
+
+
+def _unread_chapter_link(markdown: str, path: Path | str, url: str) -> BrokenLink:
+    """A link to a Markdown file that is not ``file.md#id``: removed, it would print as
+    text alone, where its author meant a link."""
+    return BrokenLink(
+        path,
+        f"{_source_line(markdown, f']({url}')}link {url!r}",
+        "names a text but not as a link to a chapter's heading reads: file.md#id, the "
+        "file's name in text/<lang>/ as it is (lower case), no folder",
+        "link to a heading of it: give the heading an id ({#id} after it) and write "
+        "[…](method.md#id)",
+    )
 
 
 def _broken_chapter_link(markdown: str, path: Path | str, url: str, text: bool) -> BrokenLink:
