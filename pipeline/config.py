@@ -558,20 +558,20 @@ def from_validation(
 
 def _error(path: Path, e: Any, doc: str, model: type[BaseModel] | None, text: str) -> InputError:
     loc: tuple[int | str, ...] = e["loc"]
+    keyed = [i for i, part in enumerate(loc) if isinstance(part, str)]  # not a position
+    key = loc[: keyed[-1] + 1] if keyed else ()  # the place up to its last key
+    line = toml_line(text, key) if key and e["type"] != "extra_forbidden" else None
+    placed = _where(loc) if line is None else f"{_where(loc)} (line {line})"
     if e["type"] == "literal_error":  # a name not among the known ones: say which are
         hint = f"use one of {e['ctx']['expected']} (see {doc})"
-        return InputError(path, _where(loc), f"unknown value {e['input']!r}", hint)
+        return InputError(path, placed, f"unknown value {e['input']!r}", hint)
     if e["type"] in _KIND_HINTS:  # a value of the wrong kind: its line and how to write it
-        keyed = [i for i, part in enumerate(loc) if isinstance(part, str)]  # not a position
-        key = loc[: keyed[-1] + 1] if keyed else ()  # the place up to its last key
-        line = toml_line(text, key) if key else None
-        where = _where(loc) if line is None else f"{_where(loc)} (line {line})"
         scalar = isinstance(e["input"], int | float | str) and not isinstance(e["input"], bool)
         shown = e["input"] if scalar else "…"
         hint = _KIND_HINTS[e["type"]].format(key=key[-1] if key else "key", input=shown)
-        return InputError(path, where, _message(e), f"{hint} (see {doc})")
+        return InputError(path, placed, _message(e), f"{hint} (see {doc})")
     if e["type"] != "extra_forbidden":
-        return InputError(path, _where(loc), _message(e), _hint(e["type"], path.name, doc))
+        return InputError(path, placed, _message(e), _hint(e["type"], path.name, doc))
     line = toml_line(text, loc)
     where = _where(loc) if line is None else f"line {line}"
     what = f"unknown key {str(loc[-1])!r}" + (f" in {_where(loc[:-1])}" if len(loc) > 1 else "")

@@ -84,7 +84,8 @@ def test_ingest_with_a_bad_mapping_names_the_file_and_the_field(tmp_path: Path) 
     out = tmp_path / "m.parquet"
     run = iopress("ingest", str(IOGEN / "mapped.csv"), "-o", str(out), "--mapping", str(mapping))
     assert run.returncode == 1
-    assert f"{mapping}: decimal: unknown value ';'\n  hint: use one of '.' or ','" in run.stderr
+    said = f"{mapping}: decimal (line 1): unknown value ';'\n  hint: use one of '.' or ','"
+    assert said in run.stderr
     assert "Traceback" not in run.stderr and not out.exists()
 
 

@@ -75,7 +75,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
         ),
         (
             'bs = "64q"',
-            "sources[0].params.bs: unknown block size unit",
+            "sources[0].params.bs (line {n}): unknown block size unit",
         ),
     ],
 )

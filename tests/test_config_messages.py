@@ -59,13 +59,14 @@ def test_report_toml_and_spc1_errors_have_no_prefix(tmp_path: Path) -> None:
     toml.write_text(toml.read_text().replace('currency = "CHF"', 'currency = "SFR"', 1))
     with pytest.raises(InputErrors) as caught:
         load_report(report)
-    assert f"{toml}: cost[0].currency: unknown currency 'SFR'" in str(caught.value)
+    line = toml.read_text(encoding="utf-8").splitlines().index('currency = "SFR"') + 1
+    assert f"{toml}: cost[0].currency (line {line}): unknown currency 'SFR'" in str(caught.value)
     record = tmp_path / "X.toml"
     text = (spc1.CATALOGUE / "AE00008.toml").read_text(encoding="utf-8")
     record.write_text(text.replace('currency = "USD"', 'currency = "XYZ"'), encoding="utf-8")
     with pytest.raises(InputErrors) as caught:
         spc1.load(record)
-    assert f"{record}: currency: unknown currency 'XYZ'" in str(caught.value)
+    assert f"{record}: currency (line 9): unknown currency 'XYZ'" in str(caught.value)
     assert "Value error" not in str(caught.value)
 
 

@@ -32,7 +32,10 @@ def test_a_misspelt_format_names_report_toml_and_the_source(tmp_path: Path) -> N
     run = iopress("build", str(folder), "-o", str(tmp_path / "out"))
     assert run.returncode == 1 and not (tmp_path / "out").exists()
     toml = folder / "report.toml"
-    assert run.stderr.startswith(f"error: {toml}: sources[1].format: unknown value 'fio-json'\n")
+    line = toml.read_text(encoding="utf-8").splitlines().index('format = "fio-json"') + 1
+    assert run.stderr.startswith(
+        f"error: {toml}: sources[1].format (line {line}): unknown value 'fio-json'\n"
+    )
     assert "  hint: use one of 'fio', " in run.stderr and "'fio-log'" in run.stderr
     assert "--format" not in run.stderr
 
@@ -50,8 +53,9 @@ def test_three_mistakes_of_the_sources_are_said_at_once(tmp_path: Path) -> None:
     with pytest.raises(InputErrors) as caught:
         load_report(folder)
     said = [(e.where, e.message) for e in caught.value.errors]
+    line = (folder / "report.toml").read_text("utf-8").splitlines().index('format = "io-gen"')
     assert said == [
-        ("sources[0].format", "unknown value 'io-gen'"),
+        (f"sources[0].format (line {line + 1})", "unknown value 'io-gen'"),
         ("sources[1].path", "file 'raw/fio.jsn' not found"),
         ("sources[3].path", "'raw/*.nothing' matches no file"),
         ("sources[2].setup", "unknown setup 'nvme'"),
@@ -91,7 +95,10 @@ def test_charts_and_tables_are_said_with_the_sources(tmp_path: Path) -> None:
             line.split(": ", 2)[1] for line in run.stderr.splitlines() if "report.toml: " in line
         ]
         expected = ["sources[1].path", "sources[1].setup", "tables[1]", "charts[0].kind"]
-        assert said == (["sources[0].format"] if fmt else []) + expected, run.stderr
+        lines = toml.read_text(encoding="utf-8").splitlines()
+        format_line = lines.index('format = "io-gen"') + 1 if fmt else 0
+        first = [f"sources[0].format (line {format_line})"] if fmt else []
+        assert said == first + expected, run.stderr
 
 
 def test_a_folders_unknown_setup_is_its_entrys_once(tmp_path: Path) -> None:
