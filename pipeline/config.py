@@ -916,13 +916,18 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
     found = _matches(folder, pattern)
     _not_utf8(found, path, where)
     if not found:
-        raise InputError(
-            path,
-            where,
-            f"{pattern!r} matches no file",
-            "check the pattern, relative to the report folder",
-        )
+        raise InputError(path, where, f"{pattern!r} matches no file", _none_hint(folder, pattern))
     return found
+
+
+def _none_hint(folder: Path, pattern: str) -> str:
+    """How to name the files of a folder that holds them only in its subfolders (a folder
+    is read without them: ``raw/array-a/`` of ``raw/array-a/4k_r100/*.json``)."""
+    target = folder / pattern
+    if not GLOB.search(pattern) and target.is_dir() and any(target.rglob("*")):
+        deeper = pattern.rstrip("/") + "/**/*"
+        return f"a folder is read without its subfolders: name them, e.g. {deeper!r}"
+    return "check the pattern, relative to the report folder"
 
 
 def _expanded(folder: Path, path: Path, report: Report) -> Report:

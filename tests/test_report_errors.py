@@ -3,6 +3,7 @@ fix, and those found before any data is read are said at once (docs/report.md)."
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,16 @@ def test_a_folders_unknown_setup_is_its_entrys_once(tmp_path: Path) -> None:
             "'raw/fio.json' is the same file as sources[0].path ('raw/fio.json', setup 'default')",
         ),
     ]
+
+
+def test_a_folder_of_subfolders_says_how_to_name_their_files(tmp_path: Path) -> None:
+    """``path = "raw/array-a/"`` with the files in raw/array-a/4k_r100/: "matches no file,
+    check the pattern" (a folder is read without its subfolders)."""
+    folder = _folder(tmp_path, MIXED_SOURCES, '[[sources]]\npath = "raw/deep/"\n')
+    (folder / "raw" / "deep" / "4k").mkdir(parents=True)
+    shutil.copy(folder / "raw" / "fio.json", folder / "raw" / "deep" / "4k" / "fio.json")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    (error,) = caught.value.errors
+    assert error.message == "'raw/deep/' matches no file"
+    assert error.hint == "a folder is read without its subfolders: name them, e.g. 'raw/deep/**/*'"

@@ -386,6 +386,12 @@ def named(target: Target, destroy: list[str]) -> bool:
     return target.path in destroy or os.path.realpath(target.path) in real
 
 
+def _named_as(target: Target) -> str:
+    """How ``--destroy-data`` should name a target: as written, or, for a link, the file
+    or device it names (which a moved link could not change)."""
+    return key(target) if os.path.islink(target.path) else target.path
+
+
 def guard(source: Path, folder: Path, seen: list[Seen], destroy: list[str]) -> None:
     """A write to a target that holds data needs ``--destroy-data TARGET`` naming it;
     a target that is not there (a device not attached) is an error too."""
@@ -412,5 +418,5 @@ def guard(source: Path, folder: Path, seen: list[Seen], destroy: list[str]) -> N
                 f"targets[{s.index}].path",
                 f"{s.target.path} holds {', '.join(s.holds)}, and the campaign writes to it",
                 f"to destroy its data, name it: "
-                f"iopress run {folder} --destroy-data {s.target.path}",
+                f"iopress run {folder} --destroy-data {_named_as(s.target)}",
             )

@@ -21,7 +21,9 @@ def figures(result: Path) -> tuple[float, float] | str:
     try:
         read = ingest.read(result, ReadOptions(root=result.parent), "fio")
         repeated = server_snapshots(result)
-    except (InputError, OSError, ValueError) as err:
+    except InputError as err:  # its place and what is wrong: the hint is build's
+        return f"{err.where}: {err.message}" if err.where else err.message
+    except (OSError, ValueError) as err:
         return str(err)
     if repeated:
         return repeated
