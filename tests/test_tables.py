@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import polars as pl
 from polars.testing import assert_frame_equal
@@ -206,3 +207,22 @@ def test_widths_that_do_not_match_the_columns_are_refused() -> None:
     assert "columns: (auto, 1fr, 1fr)" in table(view)
     with pytest.raises(ValueError, match="table t: 2 widths, 3 columns"):
         table(replace(view, widths=("auto", "1fr")))
+
+
+def test_each_tables_note_stands_below_it(tmp_path: Path) -> None:
+    """Performance and key figures in one section: "Values in bold: the vendor's figures"
+    stood under the key figures (which have none), below both tables."""
+    from tests.conftest import A800, edited_copy, typst_text
+
+    folder = edited_copy(
+        A800, tmp_path / "r", 'tables = ["key_figures",', 'tables = ["performance", "key_figures",'
+    )
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import body
+
+    ctx = prepare(folder)
+    text = typst_text(body(ctx, "en"))
+    performance = text.index("<tab-performance>")
+    key_figures = text.index("<tab-key_figures>")
+    note = text.index("Values in italics: the optimum")
+    assert performance < note < key_figures

@@ -448,11 +448,14 @@ def _section(ctx: ReportContext, fmt: Formatter, section: Section, names: list[s
     heading, level, text = SECTIONS[section]
     views = [ctx.views(fmt)[n] for n in names]
     parts = [T.heading(fmt.t(heading), level), *([_narrative(ctx, fmt, text)] if text else [])]
-    parts += [T.table(v) for v in views]
-    notes = list(dict.fromkeys(v.note for v in views if v.note))
-    # a note another one says as part of itself is said once (the key figures' optimum
-    # sentence is the first of the performance table's note)
-    parts += [T.paragraph(n) for n in notes if not any(n != m and n in m for m in notes)]
+    said: list[str] = []
+    for view in views:  # each table's note below it ("Values in bold" under its table)
+        parts.append(T.table(view))
+        # a note said already, or as part of one (the key figures' optimum sentence is
+        # the first of the performance table's), is not said again
+        if view.note and not any(view.note in done for done in said):
+            parts.append(T.paragraph(view.note))
+            said.append(view.note)
     if section == "cost" and ctx.report.cost_note:
         parts.append(T.paragraph(ctx.report.cost_note[fmt.t.lang]))
     if section == "cost" and COST_CHART not in ctx.placed(fmt.t.lang):
