@@ -286,3 +286,17 @@ def test_the_method_says_what_each_setup_measured(tmp_path: Path) -> None:
     assert any(
         s.startswith("Array A: Gemessen wurden 4K Random mit 100% Read und ") for s in german
     )
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "shown"), [(1.001, 1.074, "1"), (20.0, 20.0, "20"), (10.0, 900.0, "10–900")]
+)
+def test_an_interval_length_is_the_shortest_where_points_are_alike(
+    low: float, high: float, shown: str
+) -> None:
+    """fio's runs of 1 s measured 1.001–1.074 s and the method said "1.1 s", beside another
+    setup's "1 s"."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.render.whitepaper import _seconds
+
+    assert _seconds(low, high, Formatter(Strings("en"))) == shown
