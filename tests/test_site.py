@@ -213,6 +213,7 @@ def test_the_sites_address_makes_its_404_page_and_sitemap(
     assert [u for u in listed if not (built / u.removeprefix(url)).is_file()] == []
     date = fs840_build.ctx.report.date.isoformat()  # not the day of the build
     assert set(re.findall(r"<lastmod>([^<]*)</lastmod>", sitemap)) == {date}
+    assert "changefreq" not in sitemap
     packed = (built / "sitemap.xml.gz").read_bytes()
     assert packed[4:8] == b"\0\0\0\0" and gzip.decompress(packed).decode() == sitemap
 

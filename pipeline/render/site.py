@@ -786,14 +786,16 @@ def build_site(
 
 def dated_sitemap(site: Path, date: dt.date) -> None:
     """The sitemap's pages dated by the reports' date, not the day of the build (the
-    site, like the PDFs, is the same whenever it is built), and its gzip copy made again
-    without a time stamp."""
+    site, like the PDFs, is the same whenever it is built), without a change frequency,
+    and its gzip copy made again without a time stamp."""
     sitemap = site / "sitemap.xml"
     text = re.sub(
         r"<lastmod>[^<]*</lastmod>",
         f"<lastmod>{date.isoformat()}</lastmod>",
         sitemap.read_text(encoding="utf-8"),
     )
+    # a published whitepaper does not change daily, as mkdocs' template says
+    text = re.sub(r"\s*<changefreq>[^<]*</changefreq>", "", text)
     sitemap.write_text(text, encoding="utf-8")
     data = gzip.compress(text.encode("utf-8"), mtime=0)
     (site / "sitemap.xml.gz").write_bytes(data)
