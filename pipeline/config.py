@@ -385,6 +385,21 @@ class OwnChapter(Strict):
     title: Text
 
 
+OWN_CHAPTER = '{ file = "name.md", title = { de = "…", en = "…" } }'
+
+
+def _own_chapter(index: int, item: object) -> None:
+    """A chapter of one's own as its table must be; else one error saying so."""
+    if not isinstance(item, dict) or "file" not in item or set(item) - {"file", "title"}:
+        raise ValueError(f"chapters[{index}]: not a chapter: a standard key, or {OWN_CHAPTER}")
+    file = item["file"]
+    if not isinstance(file, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*\.md", file):
+        raise ValueError(
+            f"chapters[{index}].file: {file!r} is no text's name: lower-case letters, "
+            "digits, - and _, then .md (the file in text/de/ and text/en/)"
+        )
+
+
 NumberStyle = Literal["de-CH", "de-DE", "de-AT"]
 Repeats = Literal["refuse", "newest", "mean"]
 Edition = Literal["customer", "audit"]
@@ -418,9 +433,10 @@ class Report(Strict):
                 guess = f" — did you mean {close[0]!r}?" if close else ""
                 raise ValueError(
                     f"chapters[{i}]: unknown chapter {item!r}{guess} (the keys: "
-                    f"{', '.join(keys)}; a chapter of your own is "
-                    '{ file = "name.md", title = { de = "…", en = "…" } })'
+                    f"{', '.join(keys)}; a chapter of your own is {OWN_CHAPTER})"
                 )
+            if not isinstance(item, str):  # one line, not one per form and field
+                _own_chapter(i, item)
         return v
 
     @field_validator("profiles")

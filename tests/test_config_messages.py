@@ -220,3 +220,27 @@ def test_a_top_level_key_below_a_table_that_sets_the_near_name_is_misplaced(
         load_report(_with_figure(tmp_path, 'unit = "GB/s"\nunits = "decimal"\n'))
     said = str(caught.value)
     assert "did you mean" not in said and "'units' is a key of the top level" in said
+
+
+@pytest.mark.parametrize(
+    ("item", "said"),
+    [
+        ('{ access = "random", value = 3 }', "chapters[1]: not a chapter: a standard key, or"),
+        ('{ file = "Notes.md", title = "x" }', "chapters[1].file: 'Notes.md' is no text's name"),
+        ("4", "chapters[1]: not a chapter"),
+    ],
+)
+def test_a_chapter_that_is_none_is_one_line(tmp_path: Path, item: str, said: str) -> None:
+    """Two vendor figures put into `chapters` gave 19 errors in pydantic's words
+    (`chapters[8].literal['preliminary', …]`, `chapters[8].OwnChapter.file`)."""
+    from pipeline.dataset.sources import load_report
+    from tests.conftest import FS840, edited_copy
+
+    folder = edited_copy(
+        FS840, tmp_path / "r", 'id = "fs840"', f'id = "fs840"\nchapters = ["summary", {item}]'
+    )
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    (error,) = caught.value.errors
+    assert said in error.message, error
+    assert "literal" not in str(error) and "OwnChapter" not in str(error)
