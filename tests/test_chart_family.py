@@ -428,3 +428,18 @@ def test_the_sites_comparison_puts_far_apart_service_times_on_a_log_axis() -> No
     assert _latency_scales(compare_chart(points, Formatter(Strings("en")), "t").to_dict()) == {
         "log"
     }
+
+
+def test_a_charts_profile_that_matches_nothing_names_those_that_do(tmp_path: Path) -> None:
+    """'8K random' matched nothing and the hint's example was '8K random 100', which did
+    not exist either: the hint lists the profiles the data holds."""
+    from pipeline.errors import InputError, InputErrors
+
+    folder = _two_setups(
+        tmp_path / "r", '[[charts]]\nkind = "standard"\nprofiles = ["8K random"]\n'
+    )
+    with pytest.raises((InputError, InputErrors)) as caught:
+        prepare(folder)
+    said = str(caught.value)
+    assert "profile '8K random' matches no measured point" in said
+    assert "name one the raw data holds: '4K random', '64K random'" in said

@@ -19,7 +19,7 @@ from pipeline.language import Formatter
 from pipeline.report import chart_registry as kinds
 from pipeline.report.palette import HOUSE, Palette, palette
 from pipeline.report.views import latency
-from pipeline.units import block_stem, parse_block_size
+from pipeline.units import block_label, block_stem, parse_block_size
 
 COST_CHART = "cost"  # the stem of the cost chart (drawn from the cost table)
 PTS_CHART = "pts"  # pts-1 …: the measurement window of points that are not steady
@@ -464,8 +464,27 @@ def _all_match(spec: ChartSpec, keys: list[dict[str, Any]], where: Path, place: 
                 where,
                 f"{place}.profiles[{index}]",
                 f"profile {profile!r} matches no measured point of a {spec.kind!r} chart",
-                "name a block size, access and read % the raw data holds (e.g. '8K random 100')",
+                f"name one the raw data holds: {_profiles_of(keys)}",
             )
+
+
+def _profiles_of(keys: list[dict[str, Any]]) -> str:
+    """The profiles of a kind's charts as ``profiles`` names them ("8K random 100"), the
+    first ``SHOWN_PROFILES`` of them and how many more (a made-up example misled)."""
+    named = list(
+        dict.fromkeys(
+            f"{block_label(k['block_size'])} {k['access']}"
+            + (f" {k['read_pct']:g}" if "read_pct" in k else "")
+            for k in keys
+            if k.get("block_size") is not None
+        )
+    )
+    shown = ", ".join(repr(n) for n in named[:SHOWN_PROFILES])
+    more = len(named) - SHOWN_PROFILES
+    return f"{shown} and {more} more" if more > 0 else shown or "none"
+
+
+SHOWN_PROFILES = 8
 
 
 # The unit of each chart's latency axis is declared with its kind (``Chart.latency``;
