@@ -443,3 +443,20 @@ def test_a_charts_profile_that_matches_nothing_names_those_that_do(tmp_path: Pat
     said = str(caught.value)
     assert "profile '8K random' matches no measured point" in said
     assert "name one the raw data holds: '4K random', '64K random'" in said
+
+
+def test_charts_left_out_at_several_queue_depths_are_named_once() -> None:
+    """A setups chart of a one-setup profile in a queue-depth sweep was named per depth:
+    "…, queue depth 1; …, queue depth 4 and 2 more" (read as queue depths 4 and 2)."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.report.plan import left_out_note
+
+    refs = [
+        ChartRef("setups", f"setups_random_64k_qd{d}", "random", 65536, queue_depth=d, alone=True)
+        for d in (1, 2, 4, 8)
+    ]
+    note = left_out_note(refs, Formatter(Strings("en")))
+    assert note == (
+        "Not drawn, as only one configuration was measured there: 64K random: "
+        "configurations compared, queue depths 1, 2, 4, and 8."
+    )

@@ -626,7 +626,7 @@ def left_out_note(refs: list[ChartRef], fmt: Formatter) -> str:
 
 
 def _left_out_sentence(refs: list[ChartRef], key: str, fmt: Formatter) -> str:
-    named = list(dict.fromkeys(chart_caption(r, fmt) for r in refs))
+    named = list(dict.fromkeys(_left_out_names(refs, fmt)))
     shown = "; ".join(named[:NAMED])
     if len(named) > NAMED:
         shown = fmt.t("chart.left_out_more", charts=shown, n=fmt.integer(len(named) - NAMED))
@@ -634,6 +634,22 @@ def _left_out_sentence(refs: list[ChartRef], key: str, fmt: Formatter) -> str:
 
 
 NAMED = 3  # charts a note names; the others it counts
+
+
+def _left_out_names(refs: list[ChartRef], fmt: Formatter) -> Iterator[str]:
+    """Each chart's caption; the charts of one profile at several queue depths as one
+    ("64K random: configurations compared, queue depths 1, 2, 4 and 8", not "…, queue
+    depth 1; …, queue depth 2; … and 2 more")."""
+    groups: dict[ChartRef, list[ChartRef]] = {}
+    for ref in refs:
+        groups.setdefault(replace(ref, queue_depth=None, stem=""), []).append(ref)
+    for base, members in groups.items():
+        depths = sorted({r.queue_depth for r in members if r.queue_depth is not None})
+        if len(depths) < 2 or len(depths) != len(members):
+            yield from (chart_caption(r, fmt) for r in members)
+            continue
+        listed = fmt.listing([fmt.integer(d) for d in depths])
+        yield fmt.t("chart.left_out_depths", chart=chart_caption(base, fmt), depths=listed)
 
 
 def kind_problems(report: Report, where: Path) -> list[InputError]:
