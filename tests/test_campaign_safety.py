@@ -818,25 +818,25 @@ def test_preconditioning_runs_where_the_targets_are() -> None:
 
 @needs_fio
 def test_destroy_data_adopts_a_file_only_once_fio_wrote_it(tmp_path: Path) -> None:
-    """Every point kept, --destroy-data recorded the file as iopress's though nothing was
-    written: a new file of the user's at that name was then written by the next run
-    without --destroy-data."""
-    target = tmp_path / "db.img"
-    folder = tmp_path / "c"
-    assert iopress("plan", _campaign(tmp_path, target), "-o", folder).returncode == 0
-    assert iopress("run", folder).returncode == 0
-    target.unlink()
+    """--destroy-data recorded the file as iopress's before fio wrote it: a run that
+    stopped first (here: no fio to start) left a user's file recorded, and the next run
+    wrote it without --destroy-data. A result is also the target's it measured: a new
+    file at the name is measured again, not kept."""
     data = _user_file(tmp_path)
-    data.rename(target)
-    before = _digest(target)
-    kept = iopress("run", folder, "--destroy-data", target)
-    assert kept.returncode == 0 and "0 run, 1 kept" in kept.stdout, kept
+    before = _digest(data)
+    folder = tmp_path / "c"
+    assert iopress("plan", _campaign(tmp_path, data), "-o", folder).returncode == 0
+    stopped = iopress("run", folder, "--destroy-data", data, PATH=str(tmp_path / "nofio"))
+    assert stopped.returncode == 1 and "fio could not start" in stopped.stderr, stopped
     assert json.loads((folder / "plan.json").read_text())["created"] == []
-    for result in (folder / "raw").glob("*.json"):
-        result.unlink()
     ran = iopress("run", folder)
     assert ran.returncode == 1 and "holds data" in ran.stderr, ran
-    assert _digest(target) == before
+    assert _digest(data) == before
+    assert iopress("run", folder, "--destroy-data", data).returncode == 0
+    data.unlink()
+    _user_file(tmp_path)  # a new file of the user's at the name
+    again = iopress("run", folder)
+    assert again.returncode == 1 and "holds data" in again.stderr, again
 
 
 def test_a_file_put_at_a_recorded_name_is_not_recorded(tmp_path: Path) -> None:
@@ -1007,3 +1007,80 @@ def test_the_processes_that_hold_a_runs_lock_are_found(tmp_path: Path) -> None:
             child.kill()
             child.wait()
         assert holders(lock) == []
+
+
+def test_another_users_entry_in_a_sticky_folder_is_refused(tmp_path: Path) -> None:
+    """A colleague's empty file in a sticky lab folder (mode 3775): sticky keeps others
+    from renaming over your entries, not the colleague over their own, so they could swap
+    it for a link to your file while fio starts (a review did, as another user)."""
+    if os.getuid() != 0:
+        pytest.skip("making a file another user's needs root")
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    lab.chmod(0o3775)
+    target = lab / "bench.bin"
+    target.touch()
+    os.chown(target, 4343, 5000)
+    (seen,) = look(load_campaign(_campaign(tmp_path, target)), {})
+    assert seen.shared == "is another user's, in a folder others may write"
+    with pytest.raises(InputError, match="is another user's, in a folder others may write"):
+        guard(tmp_path / "campaign.toml", tmp_path, [seen], [])
+    planned = iopress("plan", _campaign(tmp_path, target), "-o", tmp_path / "c")
+    assert "iopress run refuses it (others could swap it" in planned.stdout, planned
+
+
+def test_a_device_without_a_signature_but_not_zeros_holds_data(tmp_path: Path) -> None:
+    """A device whose first MiB was wiped, or encrypted without a header, counted as
+    holding nothing (no signature): a sample of it is read."""
+    from pipeline.campaign.targets import _not_zeros
+
+    image = tmp_path / "disk.img"
+    image.write_bytes(bytes(8 * MiB))
+    with image.open("rb") as fh:
+        assert not _not_zeros(fh, 8 * MiB)
+    with image.open("r+b") as fh:
+        fh.seek(5 * MiB)
+        fh.write(os.urandom(512 * 1024))
+    with image.open("rb") as fh:
+        assert _not_zeros(fh, 8 * MiB)
+
+
+def test_one_fio_server_named_twice_is_refused(tmp_path: Path) -> None:
+    text = _campaign(tmp_path, tmp_path / "b.bin").read_text(encoding="utf-8")
+    text += '[[hosts]]\nname = "a"\naddress = "10.0.0.1:8765"\n'
+    text += '[[hosts]]\nname = "b"\naddress = "10.0.0.1:8765"\n'
+    (tmp_path / "campaign.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors, match="two hosts have the same address"):
+        load_campaign(tmp_path / "campaign.toml")
+
+
+@needs_fio
+def test_a_result_is_the_targets_it_measured(tmp_path: Path) -> None:
+    """A relative target resumed from another folder is another file: its points were
+    kept ("0 run, 1 kept") and the report mixed two targets."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    source = _campaign(tmp_path, "bench.bin")
+    folder = tmp_path / "c"
+    assert iopress("plan", source, "-o", folder, cwd=here).returncode == 0
+    assert iopress("run", folder, cwd=here).returncode == 0
+    assert "0 run, 1 kept" in iopress("run", folder, cwd=here).stdout
+    moved = iopress("run", folder, cwd=there)
+    assert "1 run, 0 kept" in moved.stdout, moved
+
+
+def test_a_key_that_cannot_sign_stops_plan_and_run_at_once(tmp_path: Path) -> None:
+    """With a key iopress could not use, plan recorded an unsigned file, run measured a
+    point and then took its own file for the user's data."""
+    key = tmp_path / "someone-elses.key"
+    key.write_bytes(os.urandom(32))
+    key.chmod(0o644)
+    planned = iopress(
+        "plan", _campaign(tmp_path, tmp_path / "b.bin"), "-o", tmp_path / "c", IOPRESS_CACHE_KEY=key
+    )
+    assert planned.returncode == 1, planned
+    assert f"{key}: the key that signs a campaign's records and results cannot be used" in (
+        planned.stderr
+    )
+    assert not (tmp_path / "b.bin").exists()

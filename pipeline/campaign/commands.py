@@ -41,6 +41,8 @@ def _target(seen: Seen, folder: Path) -> str:
     what = t(f"cli.target_{seen.kind}") + size
     if not seen.writes:
         verdict = t("cli.target_read")
+    elif seen.shared:
+        verdict = t("cli.target_shared", why=seen.shared)
     elif seen.holds:
         verdict = t("cli.target_destroy", folder=folder, path=seen.target.path)
     else:

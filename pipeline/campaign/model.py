@@ -234,6 +234,9 @@ class Campaign(Strict):
         names = [h.name for h in self.hosts]
         if len(set(names)) != len(names):
             raise ValueError("two hosts have the same name")
+        addresses = [h.address for h in self.hosts]
+        if len(set(addresses)) != len(addresses):  # one fio server twice: its jobs twice
+            raise ValueError("two hosts have the same address: give each fio server once")
         local = [h for h in self.hosts if h.address == "local"]
         if local and len(self.hosts) > 1:
             raise ValueError("'local' runs on this machine only: give every host a fio server")

@@ -13,7 +13,15 @@ from pathlib import Path
 
 from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, PSYNC, Campaign, Engine
-from pipeline.campaign.targets import Record, Seen, create_missing, dump_records, load_records, look
+from pipeline.campaign.targets import (
+    Record,
+    Seen,
+    create_missing,
+    dump_records,
+    load_records,
+    look,
+    require_key,
+)
 from pipeline.errors import InputError
 from pipeline.inputs import read_text
 from pipeline.units import parse_block_size
@@ -214,6 +222,7 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned
     if engine == "psync" and campaign.depths[-1] > 1:  # the engine this machine offers
         raise InputError(source, "queue_depth", PSYNC, "install fio with io_uring or libaio")
     out.mkdir(parents=True, exist_ok=True)
+    require_key()
     folder = Folder(out)
     with folder.locked():  # not while a run (or its fio) uses the folder
         return _write(folder, source, campaign, engine)

@@ -34,6 +34,7 @@ from pipeline.campaign.targets import (
     local,
     look,
     refresh,
+    require_key,
     shared_folder,
     still,
 )
@@ -419,8 +420,6 @@ def _precondition(folder: Folder, campaign: Campaign, job: Job, session: Session
     """SNIA preconditioning, once: its fio output is raw/env/precondition.json (one that
     came with the folder, of another job text, or of targets since replaced by other
     files does not count: the targets as they are are preconditioned)."""
-    targets = [str(identity(key(t))) for t in campaign.targets] if local(campaign) else []
-    job = replace(job, how=f"{job.how} {' '.join(targets)}")
     if _vouched(folder, f"{ENV}/precondition.json", job, session):
         return False
     source = session.scratch / "precondition.fio"
@@ -443,6 +442,7 @@ def run(
     iopress created are recorded again after each fio run."""
     source = folder / CAMPAIGN_FILE
     campaign = load_campaign(source)
+    require_key()
     space = Folder(folder)
     results: dict[str, object] = {}
     with session(space, results) as held:
@@ -454,6 +454,9 @@ def run(
         records = load_records(plan)
         if create_missing(source, campaign, records):  # a new file: preconditioned again
             results.pop(planning.PRECONDITION, None)
+        # a result is the targets' it measured: resumed from another folder (a relative
+        # path), or on a file made anew, a point is measured again
+        jobs = [replace(j, how=f"{j.how} {_targets_now(campaign)}") for j in jobs]
 
         agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
 
@@ -482,6 +485,14 @@ def run(
             return _points(space, campaign, jobs, held, (check, after), step)
         finally:
             after(False)
+
+
+def _targets_now(campaign: Campaign) -> str:
+    """The targets as they are: each real path and the file or device there (a fio
+    server's as written: out of sight)."""
+    if not local(campaign):
+        return " ".join(t.path for t in campaign.targets)
+    return " ".join(f"{key(t)}={identity(key(t))}" for t in campaign.targets)
 
 
 def _points(

@@ -17,8 +17,9 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import BinaryIO
 
-from pipeline.cache import signature
+from pipeline.cache import NOTES, key_file, signature
 from pipeline.campaign.model import Campaign, Target
 from pipeline.errors import InputError
 
@@ -192,6 +193,20 @@ def _signed(record: Record) -> str | None:
     return signature("campaign-record", json.dumps(asdict(record), sort_keys=True).encode())
 
 
+def require_key() -> None:
+    """The user's key must sign the records and results: without it a run measured, then
+    took its own file for the user's data (and kept no result)."""
+    if signature("campaign-key", b"") is None:
+        said = NOTES[-1] if NOTES else "it cannot be read or made"
+        raise InputError(
+            key_file(),
+            "",
+            f"the key that signs a campaign's records and results cannot be used ({said})",
+            "set IOPRESS_CACHE_KEY to a file of your own, or remove this one if it is "
+            "yours (a new key is made, mode 600)",
+        )
+
+
 def dump_records(records: dict[str, Record]) -> list[dict[str, object]]:
     return [asdict(r) | {"mac": _signed(r) or ""} for r in records.values()]
 
@@ -263,7 +278,7 @@ class Seen:
     holds: tuple[str, ...]  # the data it holds (libblkid's names, "data"); () for none
     created: bool  # a file iopress created (plan.json)
     writes: bool  # the campaign writes to it, or fio lays the file out anew
-    shared: str = ""  # a folder on its way others may write (they could swap the file)
+    shared: str = ""  # why others could swap the file: a folder on its way, its entry
 
     @property
     def at_risk(self) -> bool:
@@ -289,9 +304,27 @@ def _device(path: str) -> tuple[int | None, tuple[str, ...]]:
     try:
         with open(path, "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
-        return size, tuple(signatures(Path(path)))
+            written = _not_zeros(fh, size)
+        found = tuple(signatures(Path(path)))
     except OSError as err:
         return None, (f"unknown data (it cannot be read: {err})",)
+    return size, found or (("data (no signature, but not zeros)",) if written else ())
+
+
+SAMPLES = 64  # places a device is read at, SAMPLE bytes each, to tell it from an empty one
+SAMPLE = 64 * 1024
+
+
+def _not_zeros(fh: BinaryIO, size: int) -> bool:
+    """Whether a device holds anything but zeros at its start, its end or ``SAMPLES``
+    places between: a device without a signature may still hold data (a volume encrypted
+    without a header, a database's raw volume, a disk whose first MiB was wiped)."""
+    places = {0, max(0, size - SAMPLE)} | {size * i // SAMPLES for i in range(1, SAMPLES)}
+    for place in sorted(places):
+        fh.seek(place - place % 4096)
+        if fh.read(SAMPLE).strip(b"\0"):
+            return True
+    return False
 
 
 def _look(target: Target, records: dict[str, Record]) -> tuple[str, int | None, tuple[str, ...]]:
@@ -329,9 +362,28 @@ def look(campaign: Campaign, records: dict[str, Record]) -> list[Seen]:
         if lays_out and os.path.islink(target.path):  # fio unlinks it and makes a file
             holds = (*holds, "a link, which fio replaces with a file where it lays it out")
         created = key(target) in records and not holds
-        shared = shared_folder(target.path) or shared_folder(key(target))
+        shared = _swappable(target.path) or _swappable(key(target))
         seen.append(Seen(index, target, kind, size, holds, created, writes or lays_out, shared))
     return seen
+
+
+def _swappable(path: str) -> str:
+    """Why someone else could put another file at ``path`` between iopress's check and
+    fio's open, or "": a folder on its way they may change, or the entry itself theirs
+    in a folder they may write (in a sticky folder an entry's owner may still rename
+    over it)."""
+    folder = shared_folder(path)
+    if folder:
+        return f"lies in {folder}, which others may change"
+    try:
+        entry = os.lstat(path)
+    except OSError:
+        return ""
+    parent = os.stat(os.path.dirname(os.path.abspath(path)))
+    written = parent.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    if written and entry.st_uid not in (0, os.getuid()):
+        return "is another user's, in a folder others may write"
+    return ""
 
 
 def shared_folder(path: str) -> str:
@@ -400,10 +452,10 @@ def guard(source: Path, folder: Path, seen: list[Seen], destroy: list[str]) -> N
             raise InputError(
                 source,
                 f"targets[{s.index}].path",
-                f"{s.target.path} lies in {s.shared}, which others may change: they could "
-                "swap the file for another between iopress's check and fio's writes",
-                "give a target in a folder only you (or root) may change (mode 755, or "
-                "sticky as /tmp is)",
+                f"{s.target.path} {s.shared}: they could swap the file for another "
+                "between iopress's check and fio's writes",
+                "give a target of your own in folders only you (or root) may change, "
+                "every folder up to / (mode 755; a sticky one as /tmp is, for your own file)",
             )
         if s.kind == "missing":
             raise InputError(
