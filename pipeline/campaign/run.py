@@ -24,6 +24,7 @@ from pipeline.campaign.folder import Folder
 from pipeline.campaign.model import CAMPAIGN_FILE, Campaign, Engine, load_campaign
 from pipeline.campaign.plan import ENGINES, JOBS, PLAN_FILE, RAW
 from pipeline.campaign.targets import (
+    Record,
     Seen,
     adopt,
     create_missing,
@@ -446,18 +447,7 @@ def run(
     space = Folder(folder)
     results: dict[str, object] = {}
     with session(space, results) as held:
-        plan = planning.read_plan(space)
-        found = plan.get("results")
-        results.update(found if isinstance(found, dict) else {})
-        plan["results"] = results
-        jobs = check_jobs(space, campaign, plan)
-        records = load_records(plan)
-        if create_missing(source, campaign, records):  # a new file: preconditioned again
-            results.pop(planning.PRECONDITION, None)
-        # a result is the targets' it measured: resumed from another folder (a relative
-        # path), or on a file made anew, a point is measured again
-        jobs = [replace(j, how=f"{j.how} {_targets_now(campaign)}") for j in jobs]
-
+        plan, jobs, records = _read(space, campaign, source, results)
         agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
 
         judged: list[tuple[list[Seen], list[str]]] = []
@@ -485,6 +475,24 @@ def run(
             return _points(space, campaign, jobs, held, (check, after), step)
         finally:
             after(False)
+
+
+def _read(
+    space: Folder, campaign: Campaign, source: Path, results: dict[str, object]
+) -> tuple[dict[str, object], list[Job], dict[str, Record]]:
+    """plan.json (its results into ``results``), the checked jobs and the records of the
+    files iopress created, the missing ones created now."""
+    plan = planning.read_plan(space)
+    found = plan.get("results")
+    results.update(found if isinstance(found, dict) else {})
+    plan["results"] = results
+    jobs = check_jobs(space, campaign, plan)
+    records = load_records(plan)
+    if create_missing(source, campaign, records):  # a new file: preconditioned again
+        results.pop(planning.PRECONDITION, None)
+    # a result is the targets' it measured: resumed from another folder (a relative
+    # path), or on a file made anew, a point is measured again
+    return plan, [replace(j, how=f"{j.how} {_targets_now(campaign)}") for j in jobs], records
 
 
 def _targets_now(campaign: Campaign) -> str:
