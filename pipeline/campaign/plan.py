@@ -221,8 +221,8 @@ def plan(source: Path, out: Path, campaign: Campaign, engine: Engine) -> Planned
         raise InputError(out, "", "folder is not empty and holds no campaign", "give a new folder")
     if engine == "psync" and campaign.depths[-1] > 1:  # the engine this machine offers
         raise InputError(source, "queue_depth", PSYNC, "install fio with io_uring or libaio")
+    require_key()  # before anything is made: a refused plan leaves no folder
     out.mkdir(parents=True, exist_ok=True)
-    require_key()
     folder = Folder(out)
     with folder.locked():  # not while a run (or its fio) uses the folder
         return _write(folder, source, campaign, engine)
@@ -234,7 +234,7 @@ def _write(folder: Folder, source: Path, campaign: Campaign, engine: Engine) -> 
     records = load_records(before)
     jobs = {f"{p.name}.fio": job_file(campaign, p, engine) for p in found}
     if campaign.precondition:
-        jobs["precondition.fio"] = precondition_job(campaign, engine)
+        jobs[f"{PRECONDITION}.fio"] = precondition_job(campaign, engine)
     _own_jobs(folder, before, jobs)
     kept = _kept(before, create_missing(source, campaign, records))
     if not folder.check(CAMPAIGN_FILE) or not os.path.samefile(source, folder.root / CAMPAIGN_FILE):

@@ -119,9 +119,8 @@ class Session:
 
 
 def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
-    """fio in a process group of its own, holding the folder's lock: stopped (Ctrl-C,
-    SIGTERM, an error), the run kills the whole group, workers included (killing fio's
-    first process left a worker writing the target until its run time ended)."""
+    """fio in a process group of its own (Ctrl-C reaches the run, which stops fio:
+    ``_stop``), holding the folder's lock with its workers."""
     process: subprocess.Popen[str] | None = None
     try:
         with _deferred() as caught:  # a Ctrl-C while fio starts would leave it running
@@ -236,7 +235,7 @@ def run_point(
     if kept:
         return Done(job.name, True, *kept)
     check()
-    output = _fio(campaign, job, session, folder.root)
+    output = _fio(lambda j, o: command(campaign, j, o), job, session, folder.root)
     found = sound(output, job)
     if isinstance(found, str):
         raise InputError(
@@ -279,14 +278,14 @@ def _vouch(job: Job, data: bytes) -> str | None:
     return signature("campaign-result", job.name.encode("utf-8") + b"\0" + digests)
 
 
-def _fio(campaign: Campaign, job: Job, session: Session, root: Path) -> Path:
-    """fio on ``job``'s text, written into the session's folder (this run's own, no one
-    else's to change), its output there too; the output's path."""
+def _fio(fio: Callable[[Path, Path], list[str]], job: Job, session: Session, root: Path) -> Path:
+    """``fio(job file, output)`` on ``job``'s text, written into the session's folder
+    (this run's own, no one else's to change), its output there too; the output's path."""
     source = session.scratch / f"{job.name}.fio"
     output = session.scratch / f"{job.name}.json"
     _private(source, job.text)
     output.unlink(missing_ok=True)
-    _run_fio(command(campaign, source, output), job.name, root, session)
+    _run_fio(fio(source, output), job.name, root, session)
     return output
 
 
@@ -303,11 +302,11 @@ def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
     """The campaign folder held (one plan or run at a time), and a folder of this run's
     own (mode 700) for the job texts fio reads and its output."""
     base = tempfile.gettempdir()
-    if shared_folder(os.path.join(base, "x")):
+    if shared := shared_folder(os.path.join(base, "x")):
         raise InputError(
             Path(base),
             "",
-            f"the folder for temporary files lies in {shared_folder(os.path.join(base, 'x'))}, "
+            f"the folder for temporary files lies in {shared}, "
             "which others may change: they could give fio another job text",
             "set TMPDIR to a folder of your own (or leave it unset: /tmp is sticky)",
         )
@@ -394,7 +393,8 @@ def check_jobs(folder: Folder, campaign: Campaign, plan: dict[str, object]) -> l
     ]
     if campaign.precondition:
         text = planning.precondition_job(campaign, engine)
-        jobs.insert(0, Job("precondition", text, 0, shlex.join(_preconditioning(campaign))))
+        how = shlex.join(_preconditioning(campaign))
+        jobs.insert(0, Job(planning.PRECONDITION, text, 0, how))
     for name, text in ((j.name, j.text) for j in jobs):
         path = folder.root / JOBS / f"{name}.fio"
         if not folder.check(f"{JOBS}/{name}.fio") or _text(path) != text:
@@ -423,11 +423,7 @@ def _precondition(folder: Folder, campaign: Campaign, job: Job, session: Session
     files does not count: the targets as they are are preconditioned)."""
     if _vouched(folder, f"{ENV}/precondition.json", job, session):
         return False
-    source = session.scratch / "precondition.fio"
-    output = session.scratch / "precondition.json"
-    _private(source, job.text)
-    cmd = _preconditioning(campaign, source, output)
-    _run_fio(cmd, "precondition", folder.root, session)
+    output = _fio(lambda j, o: _preconditioning(campaign, j, o), job, session, folder.root)
     data = output.read_bytes()
     folder.write(f"{ENV}/precondition.json", data, sync=True)
     session.results[job.name] = _vouch(job, data) or ""
@@ -514,8 +510,8 @@ def _points(
     """Preconditioning where planned, then every point (``step`` after each); ``around``:
     what is done before each fio run (the targets judged) and after it (recorded)."""
     check, after = around
-    todo = [j for j in jobs if j.name != "precondition"]
-    for job in jobs[: len(jobs) - len(todo)]:
+    todo = [j for j in jobs if j.name != planning.PRECONDITION]
+    for job in (j for j in jobs if j.name == planning.PRECONDITION):
         check()
         after(_precondition(space, campaign, job, held))
     step(0, len(todo), None)
