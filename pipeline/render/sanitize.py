@@ -42,7 +42,7 @@ MARKDOWN = (
 )
 SCHEMES = ("http://", "https://", "mailto:")
 # a link to a heading of another chapter's text: method.md#warm-up
-CHAPTER_LINK = re.compile(r"^([a-z0-9][a-z0-9_-]*)\.md#([A-Za-z][A-Za-z0-9_-]*)$")
+CHAPTER_LINK = re.compile(r"^([a-z0-9][a-z0-9_-]*)\.md#([A-Za-z][A-Za-z0-9_-]*)$")  # as _ID
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 TAGS = {
     "p", "br", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1",
@@ -346,10 +346,17 @@ def chapter_link_problems(
         if not (chapter := CHAPTER_LINK.match(url)):
             continue
         target = texts.get(chapter[1])
-        ids = set() if target is None else _ids(json.loads(_tree(*target))["blocks"], target[1])
+        ids = frozenset() if target is None else heading_ids(*target)
         if chapter[2] not in ids:
             found.append(_broken_chapter_link(markdown, path, url, target is not None))
     return found
+
+
+@functools.lru_cache(maxsize=256)  # texts: a report has a few dozen
+def heading_ids(markdown: str, path: Path | str) -> frozenset[str]:
+    """The heading ids of a text, parsed once however many links of other texts name it
+    (each parse is a pandoc process)."""
+    return frozenset(_ids(json.loads(_tree(markdown, path))["blocks"], path))
 
 
 _MD = re.compile(r"\.md$", re.IGNORECASE)  # a link to a text file: meant as a chapter's
