@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.cache import signature
@@ -116,6 +116,7 @@ class Session:
     scratch: Path
     lock: int
     results: dict[str, object]  # plan.json's: point -> signature of its job and result
+    campaign: Campaign
 
 
 def _run_fio(cmd: list[str], name: str, folder: Path, session: Session) -> None:
@@ -246,7 +247,7 @@ def run_point(
         )
     data = output.read_bytes()
     folder.write(result, data, sync=True)
-    session.results[job.name] = _vouch(job, data) or ""
+    session.results[job.name] = _vouch(job, data, session) or ""
     return Done(job.name, False, *found)
 
 
@@ -263,17 +264,21 @@ def _vouched(folder: Folder, result: str, job: Job, session: Session) -> bool:
     if not folder.check(result):
         return False
     signed = session.results.get(job.name)
-    expected = _vouch(job, (folder.root / result).read_bytes())
+    expected = _vouch(job, (folder.root / result).read_bytes(), session)
     if not isinstance(signed, str) or not expected:
         return False
     return hmac.compare_digest(signed, expected)
 
 
-def _vouch(job: Job, data: bytes) -> str | None:
-    """The signature (this user's key) of a point's job text, fio's command line and
-    the result they gave (a result is measured again when any of them is another: two
-    intervals of 1 s and one of 2 s have the same job text, not the same command)."""
-    parts = (job.text.encode("utf-8"), job.how.encode("utf-8"), data)
+def _vouch(job: Job, data: bytes, session: Session) -> str | None:
+    """The signature (this user's key) of a point's job text, fio's command line, the
+    targets as they are (their real paths and the files there, after fio wrote them: it
+    may lay a file out anew) and the result they gave: a result is measured again when
+    any of them is another (two intervals of 1 s and one of 2 s have the same job text,
+    not the same command; a relative target resumed from another folder is another
+    file)."""
+    how = f"{job.how} {_targets_now(session.campaign)}"
+    parts = (job.text.encode("utf-8"), how.encode("utf-8"), data)
     digests = b"".join(hashlib.sha256(part).digest() for part in parts)
     return signature("campaign-result", job.name.encode("utf-8") + b"\0" + digests)
 
@@ -298,7 +303,7 @@ def _private(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
+def session(folder: Folder, results: dict[str, object], campaign: Campaign) -> Iterator[Session]:
     """The campaign folder held (one plan or run at a time), and a folder of this run's
     own (mode 700) for the job texts fio reads and its output."""
     base = tempfile.gettempdir()
@@ -311,7 +316,7 @@ def session(folder: Folder, results: dict[str, object]) -> Iterator[Session]:
             "set TMPDIR to a folder of your own (or leave it unset: /tmp is sticky)",
         )
     with folder.locked() as lock, tempfile.TemporaryDirectory(prefix="iopress-run-") as made:
-        yield Session(Path(made), lock, results)
+        yield Session(Path(made), lock, results, campaign)
 
 
 def describe(host: str = "local", targets: tuple[str, ...] = ()) -> Machine:
@@ -426,7 +431,7 @@ def _precondition(folder: Folder, campaign: Campaign, job: Job, session: Session
     output = _fio(lambda j, o: _preconditioning(campaign, j, o), job, session, folder.root)
     data = output.read_bytes()
     folder.write(f"{ENV}/precondition.json", data, sync=True)
-    session.results[job.name] = _vouch(job, data) or ""
+    session.results[job.name] = _vouch(job, data, session) or ""
     return True
 
 
@@ -442,7 +447,7 @@ def run(
     require_key()
     space = Folder(folder)
     results: dict[str, object] = {}
-    with session(space, results) as held:
+    with session(space, results, campaign) as held:
         plan, jobs, records = _read(space, campaign, source, results)
         agreed = {identity(d) for d in destroy}  # what --destroy-data names as the run begins
 
@@ -486,9 +491,7 @@ def _read(
     records = load_records(plan)
     if create_missing(source, campaign, records):  # a new file: preconditioned again
         results.pop(planning.PRECONDITION, None)
-    # a result is the targets' it measured: resumed from another folder (a relative
-    # path), or on a file made anew, a point is measured again
-    return plan, [replace(j, how=f"{j.how} {_targets_now(campaign)}") for j in jobs], records
+    return plan, jobs, records
 
 
 def _targets_now(campaign: Campaign) -> str:
