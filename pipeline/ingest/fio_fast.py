@@ -427,9 +427,10 @@ def _direction(d: str) -> list[pl.Expr]:
     lat = pl.when(stat).then(c("lat") * SCALE).when(c("clat_set") & (part != 0)).then(part)
     names = ("iops", "bw_bytes", "bw", "runtime", "total_ios", "lat", "lat_max", "clat")
     fields = [*names, "slat", *(f"p{j}" for j in range(len(_PCT_KEYS)))]
-    ok = pl.all_horizontal(
-        *(_in_bounds(f"_{d}_{k}") for k in fields),
-        ~((iops > 0) & (runtime_s <= 0) & c("runtime").is_not_null()),
+    # the largest magnitude of the figures (the decode gives neither NaN nor infinity)
+    largest = pl.max_horizontal(*(pl.col(f"_{d}_{k}").abs() for k in fields))
+    ok = largest.le(LARGEST).fill_null(True) & ~(
+        (iops > 0) & (runtime_s <= 0) & c("runtime").is_not_null()
     )
     pct = [
         pl.when(iops > 0).then(pl.when(c(f"p{j}") > 0).then(c(f"p{j}") * SCALE))
@@ -447,9 +448,8 @@ def _direction(d: str) -> list[pl.Expr]:
         pl.when((iops > 0) & stat).then(c("lat_max") * SCALE).alias(f"{d}_max"),
         ok.alias(f"{d}_ok"),
         *(p.alias(f"{d}_p{j}") for j, p in enumerate(pct)),
-        pl.when(pl.any_horizontal(*(p.is_not_null() for p in pct)))
-        .then(c("pof"))
-        .alias(f"{d}_pof"),
+        # a table is taken only where one of its figures is above 0 (``_table``)
+        pl.when(iops > 0).then(c("pof")).alias(f"{d}_pof"),
     ]
 
 
