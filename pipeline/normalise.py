@@ -65,8 +65,8 @@ def _interval_sums() -> tuple[pl.Expr, ...]:
     until the point joins them (``_point_means``): joined here, an interval without one
     host's file would list the other files twice."""
     ios = pl.col("iops") * pl.col("interval_s")
-    reads = ios * pl.col("read_pct") / 100
-    writes = ios * (100 - pl.col("read_pct")) / 100
+    reads = _measured_ios("read_iops", ios * pl.col("read_pct") / 100)
+    writes = _measured_ios("write_iops", ios * (100 - pl.col("read_pct")) / 100)
     return (
         pl.col("iops").sum(),
         pl.col("bytes_per_s").sum(),
@@ -84,6 +84,17 @@ def _interval_sums() -> tuple[pl.Expr, ...]:
         writes.sum().alias("writes"),
         pl.col("host").n_unique().alias("hosts"),
         pl.col("source").unique().alias("source"),
+    )
+
+
+def _measured_ios(rate: str, planned: pl.Expr) -> pl.Expr:
+    """A direction's I/Os in the interval, which weigh its latency: as measured where the
+    tool gave the direction's rate (vdbench's observed read%, fio's sides), else as the
+    mix asked for (``planned``): a 75 % read point that read 74 % weighs as it ran."""
+    return (
+        pl.when(pl.col(rate).is_not_null())
+        .then(pl.col(rate) * pl.col("interval_s"))
+        .otherwise(planned)
     )
 
 

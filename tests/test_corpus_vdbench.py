@@ -25,7 +25,13 @@ def _totals() -> dict[float, dict[str, str]]:
     found = {}
     for _, rate, rest in AVG_LINE.findall(text):
         cells = rest.split()
-        found[float(rate)] = {"rate": cells[0], "mb": cells[1], "resp": cells[4]}
+        found[float(rate)] = {
+            "rate": cells[0],
+            "mb": cells[1],
+            "resp": cells[4],
+            "read_resp": cells[5],
+            "write_resp": cells[6],
+        }
     return found
 
 
@@ -45,6 +51,10 @@ def test_flatfile_points_reproduce_totals_avg_lines() -> None:
         assert _close(row["iops"], printed["rate"]), (row["iops"], printed)
         assert _close(row["bytes_per_s"] / MIB, printed["mb"]), (row["bytes_per_s"], printed)
         assert _close(row["lat_mean_us"] / 1000, printed["resp"]), (row["lat_mean_us"], printed)
+        # each direction weighted by the I/Os it did (the observed read%), not by rdpct=75
+        for side in ("read", "write"):
+            ours = row[f"{side}_lat_mean_us"] / 1000
+            assert _close(ours, printed[f"{side}_resp"]), (side, ours, printed)
 
 
 def test_three_requested_rates_stay_three_points() -> None:

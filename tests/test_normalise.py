@@ -53,6 +53,18 @@ def test_hosts_add_up_and_latency_is_io_weighted() -> None:
     assert row["intervals"] == 1
 
 
+def test_a_directions_latency_weighs_the_ios_it_did_not_the_mix_asked_for() -> None:
+    """Both hosts asked for 70 % reads; a read 90 % of its I/Os, b 50 %: a's read
+    latency weighs 900 reads, b's 500 (vdbench's avg_ lines weigh them so)."""
+    frame = _intervals([("a", 1, 1000, 100, 100, 50), ("b", 1, 1000, 250, 300, 200)])
+    frame = frame.with_columns(
+        read_iops=pl.Series([900.0, 500.0]), write_iops=pl.Series([100.0, 500.0])
+    )
+    row = to_points(frame).row(0, named=True)
+    assert row["read_lat_mean_us"] == pytest.approx((900 * 100 + 500 * 300) / 1400)
+    assert row["write_lat_mean_us"] == pytest.approx((100 * 50 + 500 * 200) / 600)
+
+
 def test_intervals_are_averaged_with_min_max_and_deviation() -> None:
     points = to_points(
         _intervals(
