@@ -1,0 +1,58 @@
+"""The method's sentence on target rates says which points reached their target: vdbench's
+sample asked for 50, 500 and 5,000 IOPS and ran 50, 212 and 310 (the system's limit), so
+"a point reaches its target, not what the system can do" would be false of two of them."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline import ingest
+from pipeline.dataset.assemble import combine
+from pipeline.ingest.base import ReadOptions
+from pipeline.language import Formatter
+from pipeline.language.strings import Strings
+from pipeline.render.whitepaper import _rate_sentences
+from tests.conftest import DATA
+
+
+def _said(points: pl.DataFrame, lang: str = "en") -> list[str]:
+    return _rate_sentences(points, Formatter(Strings(lang)))
+
+
+def _points(pairs: list[tuple[float | None, float]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"target_iops": [t for t, _ in pairs], "iops": [i for _, i in pairs]},
+        schema={"target_iops": pl.Float64, "iops": pl.Float64},
+    )
+
+
+def test_vdbench_targets_the_system_fell_short_of_are_named() -> None:
+    result = ingest.read(DATA / "vdbench" / "vdbconvert_flatfile.html", ReadOptions())
+    points = combine([result]).points
+    assert _said(points) == [
+        "The load generators were held to target rates of 50, 500, 5,000 IOPS. 2 of 3 points "
+        "fell short of their targets (500, 5,000 IOPS): their figures are what the system "
+        "did; the others reached their targets, not what the system can do."
+    ]
+    assert (
+        "2 von 3 Messpunkten blieben unter ihrer Ziel-IO-Rate (500, 5’000 IOPS)"
+        in (_said(points, "de")[0])
+    )
+
+
+def test_every_target_reached_or_none() -> None:
+    reached = _points([(500.0, 499.0), (1000.0, 996.0), (None, 20_000.0)])
+    assert _said(reached) == [
+        "The load generators were held to target rates of 500, 1,000 IOPS: a point reaches "
+        "its target, not what the system can do."
+    ]
+    none = _points([(5000.0, 310.0)])
+    assert _said(none) == [
+        "The load generators were held to a target rate of 5,000 IOPS. No point reached its "
+        "target rate: the figures are what the system did, not the targets."
+    ]
+    one_short = _points([(500.0, 499.0), (5000.0, 310.0), (5000.0, 4990.0)])
+    assert (
+        "1 of 3 points fell short of its target (5,000 IOPS): its figures" in (_said(one_short)[0])
+    )
+    assert _said(_points([(None, 1.0)])) == []
