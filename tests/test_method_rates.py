@@ -4,6 +4,9 @@ sample asked for 50, 500 and 5,000 IOPS and ran 50, 212 and 310 (the system's li
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import polars as pl
 
 from pipeline import ingest
@@ -56,3 +59,40 @@ def test_every_target_reached_or_none() -> None:
         "1 of 3 points fell short of its target (5,000 IOPS): its figures" in (_said(one_short)[0])
     )
     assert _said(_points([(None, 1.0)])) == []
+
+
+REPORT = """id = "vd"
+title = "vdbench sample"
+author = "A"
+version = "1"
+date = "2026-11-29"
+classification = "public"
+[system]
+name = "Array"
+vendor = "V"
+[[sources]]
+path = "raw/flatfile.html"
+"""
+
+
+def test_vdbench_totals_are_not_said_to_be_one_servers(tmp_path: Path) -> None:
+    """vdbench's flatfile holds its totals over every host (the sample's parmfile names
+    two, one thread each): "on one server", "per server" would be false."""
+    from pipeline.prepare import prepare
+    from pipeline.render.appendix import DEFINITIONS, _definitions
+    from pipeline.render.whitepaper import method_sentences
+
+    (tmp_path / "raw").mkdir()
+    shutil.copy(DATA / "vdbench" / "vdbconvert_flatfile.html", tmp_path / "raw" / "flatfile.html")
+    (tmp_path / "report.toml").write_text(REPORT, encoding="utf-8")
+    ctx = prepare(tmp_path)
+    for lang, words in (
+        ("en", ("one server", "per server")),
+        ("de", ("einem Server", "pro Server")),
+    ):
+        fmt = ctx.formatter(lang)
+        said = " ".join(method_sentences(ctx, fmt) + _definitions(ctx, fmt, DEFINITIONS))
+        assert not [w for w in words if w in said], said
+    said = " ".join(method_sentences(ctx, ctx.formatter("en")))
+    assert "vdbench gives its totals over every host it drove" in said
+    assert "Parallelism level (threads over all hosts together): 2." in said

@@ -189,3 +189,12 @@ def stored_presentation(path: Path) -> Presentation | None:
 
 def read_intervals(path: Path) -> pl.DataFrame:
     return conform(pl.read_parquet(intervals_path(path)), INTERVAL_FIELDS)
+
+
+def tool_sums_hosts(tool: str) -> bool:
+    """Whether the records of ``tool`` are its totals over every host it drove (the
+    readers' registry, ``Reader.HOSTS_SUMMED``: vdbench's flatfile), for the report's
+    words. (The registry imported here, when asked: it loads every reader.)"""
+    from pipeline import ingest
+
+    return ingest.hosts_summed(tool)

@@ -80,12 +80,19 @@ __all__ = [
     "Reject",
     "detect",
     "get_format",
+    "hosts_summed",
     "read",
 ]
 
 
 def names() -> list[str]:
     return [fmt.NAME for fmt in FORMATS]
+
+
+def hosts_summed(tool: str) -> bool:
+    """Whether the records of ``tool`` (a row's ``tool``) are its totals over every host
+    it drove (``Reader.HOSTS_SUMMED``)."""
+    return any(f.HOSTS_SUMMED for f in FORMATS if tool == f.NAME)
 
 
 def get_format(name: str) -> Reader:

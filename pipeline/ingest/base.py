@@ -213,6 +213,12 @@ class Reader(Protocol):
         """The names of files of this format that the tool may leave empty (read as
         holding no record, not refused as empty), if any."""
 
+    @property
+    def HOSTS_SUMMED(self) -> bool:
+        """Whether its records are the tool's totals over every host it drove, whose
+        number and threads per host they do not say (vdbench's flatfile): the report
+        then says so instead of "one server", "per server"."""
+
     def sniff(self, head: bytes) -> bool:
         """Whether the file's first bytes are this format's (never raises)."""
 

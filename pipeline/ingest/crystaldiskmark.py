@@ -30,6 +30,7 @@ NAME = "crystaldiskmark"
 DESCRIPTION = "CrystalDiskMark text export (Save text / Copy), versions 3 to 8"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = False
 HINT = "give CrystalDiskMark's text export as it saved it (File > Save text)"
 _BANNER = re.compile(r"^\s*(CrystalDiskMark|KDiskMark)\b", re.MULTILINE)
 _VERSION = re.compile(r"\b(?:CrystalDiskMark|KDiskMark)\s*\(?\s*(\d[\w.]*(?: (?:x64|x86|ARM64))?)")

@@ -22,6 +22,7 @@ NAME = "diskspd"
 DESCRIPTION = "Microsoft DiskSpd results, text (-Rtext) or XML (-Rxml)"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = False
 _XML = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?<Results>\s*<System>")
 _TEXT = re.compile(r"^Input parameters:\s*$[\s\S]*^\s*timespan:\s*\d+\s*$", re.MULTILINE)
 

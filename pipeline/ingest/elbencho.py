@@ -23,6 +23,7 @@ NAME = "elbencho"
 DESCRIPTION = "elbencho results file (--csvfile, --jsonfile or --resfile)"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = False
 HINT = "give elbencho's --csvfile (or --jsonfile, --resfile) as it wrote it"
 REQUIRED = ("operation", "threads", "block size", "IO depth", "time ms [last]", "IOPS [last]")
 _RWMIX = re.compile(r'"--rwmixpct"\s+"(\d+)"|--rwmixpct[= ](\d+)')

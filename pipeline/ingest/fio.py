@@ -29,6 +29,7 @@ NAME = "fio"
 DESCRIPTION = "fio --output-format=json or json+ (2.x, 3.x, client/server), text around it allowed"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = False
 ALL_CLIENTS = "All clients"
 FIO_PERCENTILE_KEYS = ("50.000000", "90.000000", "99.000000", "99.900000", "99.990000")
 # fio computes "All clients" from summed I/Os over the longest runtime, the hosts' records

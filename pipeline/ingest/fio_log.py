@@ -72,6 +72,7 @@ LOG_NAME = re.compile(
 )
 OPTIONS = {"params": FioParams}  # report.toml [sources.params]
 EMPTY = LOG_NAME  # fio writes empty logs (e.g. slat with some engines)
+HOSTS_SUMMED = False
 PRIMARY_ORDER = ("iops", "bw", "lat", "clat")
 COLUMNS = ("time_ms", "value", "ddir", "bs", "offset", "prio", "extra")
 _LINE = re.compile(rb"^\s*\d+\s*,\s*\d+\s*,\s*[012]\s*,\s*\d+(\s*,\s*\d+){0,3}\s*$")

@@ -57,6 +57,7 @@ NAME = "iogen"
 DESCRIPTION = "IOgen tabular export or any delimited table with a column mapping"
 OPTIONS = {"mapping": ColumnMapping}  # report.toml [sources.mapping]
 EMPTY = None
+HOSTS_SUMMED = False
 
 
 def mapping_of(options: ReadOptions) -> ColumnMapping:

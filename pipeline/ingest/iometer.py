@@ -22,6 +22,7 @@ NAME = "iometer"
 DESCRIPTION = "Iometer results CSV (2006/2008 or 1.1 header)"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = False
 HINT = "give Iometer's results file as it wrote it (the .csv of Results Since Start)"
 SIGNATURE = "'Target Type,Target Name,Access Specification Name"
 # bandwidth columns by header set: name, bytes in its MB (1.1 tells binary and decimal apart;

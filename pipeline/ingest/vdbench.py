@@ -22,6 +22,7 @@ NAME = "vdbench"
 DESCRIPTION = "vdbench flatfile.html of raw (SD/WD) block runs"
 OPTIONS = NO_OPTIONS
 EMPTY = None
+HOSTS_SUMMED = True  # flatfile.html: totals over every hd= host, threads over them all
 REQUIRED = (
     "tod",
     "run",

@@ -11,7 +11,7 @@ from pipeline.machine import Machine
 from pipeline.provenance import LARGE, MANY, InputFile, grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
-from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART, has_latency, words_key
+from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART, has_latency, hosts_summed, words_key
 from pipeline.report.views import Span, TableView, optimum_verdict
 from pipeline.validate import Problem, message, point_name, where
 
@@ -346,6 +346,8 @@ def _definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> l
     """The definitions; where no point has a latency, none of service time or optimum."""
     timed = has_latency(ctx.dataset.points)
     keys = tuple(k for k in keys if timed or k != "service")
+    if hosts_summed(ctx.dataset.points):  # vdbench's totals: no "per server"
+        keys = tuple(f"{k}_summed" if k in ("parallelism", "totals") else k for k in keys)
     named = (f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}" for k in keys)
     return [fmt.t(words_key(key, timed)) for key in named]
 

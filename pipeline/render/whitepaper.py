@@ -28,6 +28,7 @@ from pipeline.report.plan import (
     axis_symbol,
     figures,
     has_latency,
+    hosts_summed,
     left_out_note,
     words_key,
 )
@@ -177,7 +178,8 @@ def _measured(points: pl.DataFrame, fmt: Formatter) -> tuple[str, str]:
     )
     levels = sorted(points["parallelism"].unique().to_list())
     listed = ", ".join(fmt.integer(p) for p in levels)
-    said_levels = fmt.t.count("method.levels", len(levels), levels=listed)
+    key = "method.levels_summed" if hosts_summed(points) else "method.levels"
+    said_levels = fmt.t.count(key, len(levels), levels=listed)
     rows = by_block.rows()
     if len({tuple(m) for _, _, m in rows}) <= 1:
         mixes = rows[0][2] if rows else []
@@ -377,7 +379,12 @@ def _hosts_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
         .agg(pl.col("hosts").min().alias("low"), pl.col("hosts").max())
         .rows()
     )
-    said = {s: hosts_sentence(low, n, has_latency(points), fmt) for s, low, n in by_setup}
+    timed = has_latency(points)
+    said = {s: hosts_sentence(low, n, timed, fmt) for s, low, n in by_setup}
+    for (setup,), rows in points.group_by("setup"):
+        if hosts_summed(rows):  # one row of vdbench's is every host's: not "one server"
+            tools = ", ".join(sorted(rows["tool"].unique().to_list()))
+            said[setup] = fmt.t(words_key("method.hosts_summed", timed), tool=tools)
     return _per_setup(said, fmt)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.config import ChartSpec, Report
+from pipeline.dataset import tool_sums_hosts
 from pipeline.errors import InputError
 from pipeline.language import Formatter
 from pipeline.report import chart_registry as kinds
@@ -558,11 +559,13 @@ UNTIMED = {
     "method.chart_dual_axis": "method.chart_dual_axis_rate",
     "chart.alt_frontend_backend": "chart.alt_frontend_backend_rate",
     "method.hosts": "method.hosts_rate",
+    "method.hosts_summed": "method.hosts_summed_rate",
     "method.hosts_range": "method.hosts_rate_range",
     "method.units_binary": "method.units_binary_rate",
     "method.units_decimal": "method.units_decimal_rate",
     "method.repeats_mean": "method.repeats_mean_rate",
     "appendix.def_totals": "appendix.def_totals_rate",
+    "appendix.def_totals_summed": "appendix.def_totals_summed_rate",
     "appendix.def_optimum": "appendix.def_optimum_rate",
     "compare.alt": "compare.alt_rate",
 }
@@ -585,6 +588,14 @@ def words_key(key: str, timed: bool) -> str:
     """``key``, or its words without the service time where the chart (or, for the
     method's, notes' and definitions' general words, the document) has none."""
     return key if timed else UNTIMED.get(key, key)
+
+
+def hosts_summed(points: pl.DataFrame) -> bool:
+    """Whether every point's tool gives its totals over all the hosts it drove (vdbench's
+    flatfile: ``Reader.HOSTS_SUMMED``), so that the text says neither "one server" nor
+    "per server"."""
+    tools = points["tool"].unique().to_list()
+    return bool(tools) and all(tool_sums_hosts(str(t)) for t in tools)
 
 
 def has_latency(points: pl.DataFrame) -> bool:
