@@ -27,9 +27,18 @@ POINT = ("setup", "queue_depth", "access", "block_size", "read_pct", "parallelis
 RATE = "target_iops"  # a rate sweep measures a point per target rate
 
 
-def _lines_by_point(intervals: pl.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+def _lines_by_point(
+    intervals: pl.DataFrame, whole: pl.DataFrame | None
+) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """The raw lines per point: by its key and target rate (rows that name their rate),
-    and by its key alone (rows of every rate: an interpolation between levels)."""
+    and by its key alone (rows of every rate: an interpolation between levels). The lines
+    of ``whole`` (the dataset's references) where they are the same file's record of the
+    same run and host: fio's final record (a point's percentiles where its snapshots have
+    none), vdbench's avg_ line (the run's CPU); not another file's view of the run."""
+    if whole is not None and not whole.is_empty():
+        own = [*POINT, RATE, "host", "source"]
+        whole = whole.join(intervals.select(own).unique(), on=own, how="semi", nulls_equal=True)
+        intervals = pl.concat([intervals, whole.select(intervals.columns)])
     found: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for key in ([*POINT, RATE], list(POINT)):
         grouped = intervals.group_by([*key, "source"], maintain_order=True).agg(pl.col("line"))
@@ -81,7 +90,7 @@ def figures(ctx: ReportContext) -> list[dict[str, Any]]:
 
 
 def _figures(ctx: ReportContext) -> Iterator[dict[str, Any]]:
-    lines = _lines_by_point(ctx.dataset.intervals)
+    lines = _lines_by_point(ctx.dataset.intervals, ctx.dataset.references)
     for name, frame in ctx.tables.items():
         yield from _rows(ctx, BY_NAME[name], frame, lines)
 

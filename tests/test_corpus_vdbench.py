@@ -107,3 +107,23 @@ def test_each_run_has_the_cpu_load_of_its_own_avg_line() -> None:
     points = combine([ingest.read(path, ReadOptions(root=path.parent))]).points
     found = dict(zip(points["target_iops"].to_list(), points["cpu_pct"].to_list(), strict=True))
     assert found == pytest.approx(averages) and len(found) == 3
+
+
+def test_the_manifest_cites_each_runs_avg_line_its_cpu_comes_from() -> None:
+    """vdbench measures CPU per run: its figure is on the run's avg_ line, which the
+    manifest's lines of the point must name beside the intervals'; a record of the run
+    from another file (read twice) is not named."""
+    from pipeline.manifest import POINT, RATE, _lines_by_point
+
+    result = ingest.read(SAMPLE / "vdbconvert_flatfile.html", ReadOptions())
+    data = combine([result])
+    assert data.references is not None
+    other = data.references.with_columns(source=pl.lit("logs/other.log"), line=pl.col("line") * 0 + 7)
+    lines = _lines_by_point(data.intervals, pl.concat([data.references, other]))
+    point = data.intervals.filter(pl.col("target_iops") == 5000).row(0, named=True)
+    cited = lines[tuple(point[k] for k in [*POINT, RATE])]
+    assert [c["source"] for c in cited] == ["vdbconvert_flatfile.html"]
+    text = (SAMPLE / "vdbconvert_flatfile.html").read_text(encoding="utf-8").splitlines()
+    avg = cited[0]["lines"][-1]
+    assert "avg_2-60" in text[avg - 1] and "rd3" in text[avg - 1]
+    assert result.records_read == 180  # the avg_ lines are not records

@@ -53,6 +53,7 @@ class _Run:
 
     rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     avg: tuple[int, int, dict[str, str]] | None = None
+    avg_line: int = 0
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -120,7 +121,7 @@ def _runs(
         run = runs.setdefault(row["run"], _Run())
         avg = _AVG.match(row["interval"])
         if avg:
-            run.avg = (int(avg[1]), int(avg[2]), row)
+            run.avg, run.avg_line = (int(avg[1]), int(avg[2]), row), n
         else:
             run.rows.append((n, row))
     return runs
@@ -252,10 +253,12 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     rejects: list[Reject] = []
     notes: list[str] = []
     by_run: dict[str, list[dict[str, Any]]] = {}
+    whole: list[dict[str, Any]] = []
     for name, run in runs.items():
         accepted, rejected = _read_run(name, run, mib, options, label)
         rows += accepted
         rejects += rejected
+        whole += _whole_run(run, accepted, mib, options, label)
         notes += _seek_note(name, run) + _avg_check(name, run, accepted, mib)
         by_run[name] = accepted
     totals = path.with_name("totals.html")
@@ -265,7 +268,9 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         pl.DataFrame(rows, schema={f.name: f.dtype for f in INTERVAL_FIELDS}), INTERVAL_FIELDS
     )
     sidecars = [totals] if used else []
-    return ReadResult(frame, rejects, len(rows) + len(rejects), notes, label, sidecars=sidecars)
+    result = ReadResult(frame, rejects, len(rows) + len(rejects), notes, label, sidecars=sidecars)
+    result.reference = whole
+    return result
 
 
 def _read_run(
@@ -287,18 +292,39 @@ def _read_run(
         except _BadRecord as err:
             rejects.append(Reject(label, where, err.reason))
             continue
-        rows.append(
-            {
-                **rec,
-                "system": options.system,
-                "setup": options.setup,
-                "tool": NAME,
-                "host": f"{options.host}",
-                "source": label,
-                "line": n,
-            }
-        )
+        rows.append(_placed(rec, options, label, n))
     return rows, rejects
+
+
+def _placed(rec: dict[str, Any], options: ReadOptions, label: str, line: int) -> dict[str, Any]:
+    """A record with what names its point and its place."""
+    return {
+        **rec,
+        "system": options.system,
+        "setup": options.setup,
+        "tool": NAME,
+        "host": f"{options.host}",
+        "source": label,
+        "line": line,
+    }
+
+
+def _whole_run(
+    run: _Run, accepted: list[dict[str, Any]], mib: float, options: ReadOptions, label: str
+) -> list[dict[str, Any]]:
+    """The run's avg_ line as a record of the whole run beside its intervals (not counted,
+    as fio's final records): the run's CPU is its figure, so the manifest cites its line,
+    and validation compares it with the intervals' averages."""
+    if run.avg is None or not accepted:
+        return []
+    first, last, row = run.avg
+    length = _interval_length(run) * (last - first + 1)
+    try:
+        rec = _record({**row, "interval": "1"}, mib, length)
+    except _BadRecord:
+        return []
+    cpu = _maybe(row, "cpu_used")
+    return [_placed(rec | {"cpu_pct": cpu}, options, label, run.avg_line)]
 
 
 def _averages(rows: list[dict[str, Any]]) -> dict[str, float]:
