@@ -118,7 +118,8 @@ def test_the_manifest_cites_each_runs_avg_line_its_cpu_comes_from() -> None:
     result = ingest.read(SAMPLE / "vdbconvert_flatfile.html", ReadOptions())
     data = combine([result])
     assert data.references is not None
-    other = data.references.with_columns(source=pl.lit("logs/other.log"), line=pl.col("line") * 0 + 7)
+    seven = pl.col("line") * 0 + 7
+    other = data.references.with_columns(source=pl.lit("logs/other.log"), line=seven)
     lines = _lines_by_point(data.intervals, pl.concat([data.references, other]))
     point = data.intervals.filter(pl.col("target_iops") == 5000).row(0, named=True)
     cited = lines[tuple(point[k] for k in [*POINT, RATE])]
