@@ -74,3 +74,23 @@ def test_a_json_beside_its_logs_is_compared_with_them(stem: str, warned: bool) -
         values = found[0].values
         assert (values["ours"], values["theirs"]) == (f"{stem}.json", f"{stem}_iops.1.log")
         assert values["apart"] > 2
+
+
+def test_any_one_log_of_a_job_listed_reads_the_job_once() -> None:
+    """docs/formats/fio-log.md: "give any of them". Listed alone, the bw log read nothing
+    ("read together with clonefull_iops.1.log", a log nobody read); listed with the iops
+    log, the job is read once, by the first of them in fio's order."""
+    from pipeline.dataset.sources import read_files
+
+    def read(*metrics: str) -> list[ReadResult]:
+        paths = [LOGS / f"clonefull_{m}.1.log" for m in metrics]
+        results, errors, failed = read_files(paths, "fio-log", ("s", "x"), {}, False)
+        assert not errors and not failed
+        return results
+
+    alone = read("bw")
+    assert alone[0].accepted > 0
+    both = read("lat", "iops")
+    assert [r.accepted > 0 for r in both] == [False, True]
+    assert "read together with clonefull_iops.1.log" in both[0].notes
+    assert both[1].accepted == alone[0].accepted

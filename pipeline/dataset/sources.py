@@ -52,9 +52,14 @@ def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Data
     """Read every raw file of the report. A file that cannot be read, holds no job or
     gives no accepted record fails the build; with ``keep_going`` it is listed among the
     rejects and the build goes on with the others."""
+    paths = [
+        inside(folder, s.path, folder / REPORT_FILE, s.place(i))
+        for i, s in enumerate(report.sources)
+    ]
+    listed = frozenset(paths)
     jobs = [
         (
-            inside(folder, src.path, folder / REPORT_FILE, src.place(i)),
+            path,
             ReadOptions(
                 system=report.system.name,
                 setup=src.setup,
@@ -62,10 +67,11 @@ def read_sources(folder: Path, report: Report, keep_going: bool = False) -> Data
                 options=src.options(),
                 root=folder,
                 units=report.units,
+                listed=listed,
             ),
             src.format,
         )
-        for i, src in enumerate(report.sources)
+        for path, src in zip(paths, report.sources, strict=True)
     ]
     results, errors, failed = read_jobs(jobs, keep_going)
     if errors:
@@ -83,6 +89,7 @@ def read_files(
 ) -> Outcomes:
     """Files named on the command line (``iopress ingest``): each in ``fmt`` or sniffed,
     as system and setup ``names``."""
+    listed = frozenset(paths)
     jobs = [
         (
             path,
@@ -92,6 +99,7 @@ def read_files(
                 label=str(path),
                 options=options,
                 root=Path.cwd() if is_inside(Path.cwd(), path) else None,
+                listed=listed,
             ),
             fmt,
         )

@@ -48,6 +48,9 @@ class ReadOptions:
     options: Mapping[str, BaseModel] = field(default_factory=dict)
     root: Path | None = None  # sidecar files must lie inside (default: the file's folder)
     units: Convention = "binary"  # what KB/s, MB/s mean in the file
+    # every file of this read (none given: unknown): a reader that reads several files as
+    # one (a fio job's logs) leaves them to the first of them listed
+    listed: frozenset[Path] = frozenset()
 
     def option(self, key: str, model: type[Model]) -> Model | None:
         """The option ``key`` of a reader that declares it as ``model``, if given."""

@@ -445,11 +445,7 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     label = options.source_label(path)
     if path not in files.values():
         return ReadResult(_empty(), [], 0, ["empty log: nothing to read"], label, skipped=True)
-    primary = (
-        next(files[m] for m in PRIMARY_ORDER if m in files)
-        if any(m in files for m in PRIMARY_ORDER)
-        else path
-    )
+    primary = _primary(path, files, options)
     if primary != path:
         note = f"read together with {primary.name}"
         return ReadResult(_empty(), [], 0, [note], label, skipped=True)
@@ -465,6 +461,16 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         _sum_clones([_per_direction(_joined(f, job), job, block) for f in clones.values()])
     )
     return _result(windows, job, options, label, path, clones)
+
+
+def _primary(path: Path, files: dict[str, Path], options: ReadOptions) -> Path:
+    """The log that reads the job's logs: the first by ``PRIMARY_ORDER`` among those this
+    read lists (a user who names only ``NAME_bw.1.log`` gets the job read through it,
+    not left to an iops log nobody reads); any of them where the list is unknown."""
+    order = [files[m] for m in PRIMARY_ORDER if m in files]
+    if options.listed:
+        order = [p for p in order if p in options.listed]
+    return order[0] if order else path
 
 
 def _clone_path(path: Path, clone: int) -> Path:
