@@ -67,7 +67,7 @@ def _from_report(path: Path) -> Side:
 def _from_dataset(path: Path, label: str) -> Side:
     points = read_points(path)
     if intervals_path(path).is_file():
-        intervals = read_intervals(path)
+        intervals = read_intervals(path, points)
     else:  # no interval level: no noise known
         intervals = pl.DataFrame(schema=polars_schema(INTERVAL_FIELDS))
     settings = Settings.read(read_figures(path))

@@ -480,3 +480,25 @@ def test_a_build_output_keeps_its_report_s_units(tmp_path: Path, fs840_build: Bu
         path, metadata=meta | {PRESENTATION_KEY: json.dumps(shown)}
     )
     assert load_side(path).units == "decimal" and load_side(fs840_build.out).units == "binary"
+
+
+def test_a_wrong_or_foreign_interval_file_is_bad_input_not_a_regression(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    """Exit 1 means "regressed" to a CI gate: the intervals' file given as the dataset
+    (a traceback, exit 1), a broken intervals' file beside the points (a traceback) and
+    another report's intervals beside them (accepted, its noise used) are exit 2."""
+    import shutil
+
+    points = fs840_build.out / "dataset.parquet"
+    wrong = iopress("compare", intervals_path(points), points)
+    assert wrong.returncode == 2 and "this is the intervals level" in wrong.stderr
+    side = tmp_path / "side.parquet"
+    shutil.copy(points, side)
+    intervals_path(side).write_bytes(b"junk")
+    broken = iopress("compare", points, side)
+    assert broken.returncode == 2 and "not a readable Parquet file" in broken.stderr
+    other = pl.read_parquet(intervals_path(points)).with_columns(parallelism=pl.lit(999))
+    other.write_parquet(intervals_path(side))
+    foreign = iopress("compare", points, side)
+    assert foreign.returncode == 2 and "another report's intervals" in foreign.stderr

@@ -18,10 +18,13 @@ from pipeline.schema import (
     INTERVAL_FIELDS,
     METADATA_KEY,
     POINT_FIELDS,
+    POINT_KEY,
     READABLE_VERSIONS,
     SCHEMA_VERSION,
     conform,
 )
+
+LEVEL_KEY = "iopress.level"  # which level of a dataset a Parquet file holds
 
 
 @dataclass
@@ -77,7 +80,7 @@ def write(
 ) -> None:
     meta = {
         METADATA_KEY: str(SCHEMA_VERSION),
-        "iopress.level": "points",
+        LEVEL_KEY: "points",
         "iopress.accounting": json.dumps(dataset.accounting()),
     }
     if figures:
@@ -85,9 +88,7 @@ def write(
     if presentation:
         meta[PRESENTATION_KEY] = presentation.model_dump_json()
     dataset.points.write_parquet(path, metadata=meta)
-    dataset.intervals.write_parquet(
-        intervals_path(path), metadata={**meta, "iopress.level": "intervals"}
-    )
+    dataset.intervals.write_parquet(intervals_path(path), metadata={**meta, LEVEL_KEY: "intervals"})
 
 
 HIVE = "parquet"  # the output's hive-partitioned copy: parquet/{points,intervals}/system=…/setup=…/
@@ -123,7 +124,7 @@ def write_hive(dataset: Dataset, folder: Path, name: str) -> list[Path]:
             where = folder / level / hive_value("system", str(system))
             where = where / hive_value("setup", str(setup)) / f"{name}.parquet"
             where.parent.mkdir(parents=True, exist_ok=True)
-            meta = {METADATA_KEY: str(SCHEMA_VERSION), "iopress.level": level}
+            meta = {METADATA_KEY: str(SCHEMA_VERSION), LEVEL_KEY: level}
             part = part.drop("system", "setup").with_columns(report=pl.lit(name))
             part.write_parquet(where, metadata=meta)
             written.append(where)
@@ -131,16 +132,16 @@ def write_hive(dataset: Dataset, folder: Path, name: str) -> list[Path]:
 
 
 def read_points(path: Path) -> pl.DataFrame:
-    """Read a points file written by ``write``; refuse unknown schema versions."""
-    try:
-        meta = pl.read_parquet_metadata(path)
-    except (OSError, pl.exceptions.ComputeError) as exc:
+    """Read a points file written by ``write``; refuse unknown schema versions and the
+    intervals' file (the same metadata, another level)."""
+    meta = _metadata(path)
+    if meta.get(LEVEL_KEY, "points") != "points":
         raise InputError(
             path,
-            "",
-            f"not a readable Parquet file ({exc})",
-            "give a dataset written by 'iopress ingest' or 'iopress build'",
-        ) from None
+            f"metadata {LEVEL_KEY}",
+            f"this is the {meta[LEVEL_KEY]} level of a dataset, not its points",
+            f"give {path.name.replace('.intervals', '')} (the points; its intervals lie beside it)",
+        )
     version = meta.get(METADATA_KEY)
     if version not in READABLE_VERSIONS:
         raise InputError(
@@ -187,8 +188,49 @@ def stored_presentation(path: Path) -> Presentation | None:
         ) from None
 
 
-def read_intervals(path: Path) -> pl.DataFrame:
-    return conform(pl.read_parquet(intervals_path(path)), INTERVAL_FIELDS)
+def _metadata(path: Path) -> dict[str, str]:
+    try:
+        return pl.read_parquet_metadata(path)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InputError(
+            path,
+            "",
+            f"not a readable Parquet file ({exc})",
+            "give a dataset written by 'iopress ingest' or 'iopress build'",
+        ) from None
+
+
+def read_intervals(path: Path, points: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The interval level beside the points file ``path``: refused where it cannot be
+    read, is another level, or (given the ``points``) holds other points than they."""
+    where = intervals_path(path)
+    if _metadata(where).get(LEVEL_KEY, "intervals") != "intervals":
+        raise InputError(where, f"metadata {LEVEL_KEY}", "not a dataset's intervals", REBUILD)
+    try:
+        intervals = conform(pl.read_parquet(where), INTERVAL_FIELDS)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InputError(where, "", f"not a dataset's intervals ({exc})", REBUILD) from None
+    if points is not None and not _same_points(points, intervals):
+        raise InputError(
+            where,
+            "",
+            f"its points are not those of {path.name} beside it (another report's intervals)",
+            REBUILD,
+        )
+    return intervals
+
+
+REBUILD = "build the report again: it writes both levels together"
+
+
+def _same_points(points: pl.DataFrame, intervals: pl.DataFrame) -> bool:
+    key = [k for k in POINT_KEY if k in points.columns]
+    ours = points.select(key).unique()
+    theirs = intervals.select(key).unique()
+    return (
+        ours.height == theirs.height
+        and ours.join(theirs, on=key, how="anti", nulls_equal=True).is_empty()
+    )
 
 
 def tool_sums_hosts(tool: str) -> bool:
