@@ -8,6 +8,7 @@ import datetime as dt
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -20,6 +21,7 @@ from pipeline.compute.compare import (
     compare,
     figures,
     labels,
+    levels_lost,
 )
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.csvfile import write_csv
@@ -150,6 +152,11 @@ def run(
     old: Side, new: Side, threshold_pct: float, metrics: tuple[Metric, ...]
 ) -> tuple[Comparison, Side, Side]:
     """Both sides aligned (setups, parallelism grid) and compared."""
+    if old.label == new.label:  # two runs of one campaign: "only in nullrun" said nothing
+        old, new = (
+            replace(old, label=f"{old.label} (OLD)"),
+            replace(new, label=f"{new.label} (NEW)"),
+        )
     old, new, notes = align_setups(old, new)
     cells, apart, grid = common_points(old.points, new.points)
     a, b = _on_cells(old, cells), _on_cells(new, cells)
@@ -166,6 +173,7 @@ def run(
         labels(old.points), on=MATCH, how="anti", nulls_equal=True
     )
     result.apart = apart
+    result.lost = levels_lost(old.points, new.points)
     if old.settings != new.settings:
         notes.append(Message.in_table("compare", "note_settings"))
     notes += [
@@ -195,6 +203,7 @@ def as_csv(result: Comparison) -> pl.DataFrame:
             (result.only_old, "old only"),
             (result.only_new, "new only"),
             (result.apart, "no common level"),
+            (result.lost.drop("missing", strict=False), "levels not measured in new"),
         )
     ]
     return pl.concat([result.rows, *one_side], how="diagonal_relaxed").select(
@@ -271,4 +280,11 @@ def failing(result: Comparison) -> list[str]:
     found = []
     for row in result.regressions.iter_rows(named=True):
         found.append(f"{profile(row, fmt)} ({metric(row, fmt)})")
+    for row in result.lost.iter_rows(named=True):
+        found.append(f"{profile(row, fmt)} ({fmt.t('compare.not_measured', levels=lost(row))})")
     return found
+
+
+def lost(row: dict[str, Any]) -> str:
+    """The levels of a profile NEW did not measure, as "P 128, 256"."""
+    return "P\u00a0" + ", ".join(str(p) for p in row["missing"])

@@ -502,3 +502,30 @@ def test_a_wrong_or_foreign_interval_file_is_bad_input_not_a_regression(
     other.write_parquet(intervals_path(side))
     foreign = iopress("compare", points, side)
     assert foreign.returncode == 2 and "another report's intervals" in foreign.stderr
+
+
+def test_levels_the_new_run_left_out_fail_the_gate(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    """A new run that measured one profile only up to P 8 lost the levels where its old
+    maximum lay: compared over the common levels, every figure read "unchanged" and the
+    gate passed. Those levels are named and fail the gate; a run with more levels than
+    the old one does not."""
+    fewer = READ_4K & (pl.col("parallelism") > 8)
+    points = fs840_build.out / "dataset.parquet"
+    path = _variant(fs840_build, tmp_path / "short.parquet", lambda f: f.filter(~fewer))
+    pl.read_parquet(intervals_path(points)).filter(~fewer).write_parquet(intervals_path(path))
+    done = iopress("compare", fs840_build.out, path)
+    assert done.returncode == 1, done
+    assert re.search(r"4K random 100% read: P\s16, .* not measured in the new run", done.stdout)
+    assert "1 regression(s): 4K random 100% read (P" in done.stdout
+    grown = iopress("compare", path, fs840_build.out)
+    assert grown.returncode == 0, grown
+
+
+def test_two_runs_of_one_campaign_are_told_apart(tmp_path: Path, fs840_build: BuildResult) -> None:
+    """Both sides named by the report's id: "only in fs840" said nothing of which."""
+    out = fs840_build.out
+    old, new = load_side(out), load_side(out)
+    result, a, b = run(old, new, 5.0, METRICS)
+    assert (a.label, b.label) == (f"{old.label} (OLD)", f"{old.label} (NEW)")

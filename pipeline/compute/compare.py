@@ -78,6 +78,8 @@ class Comparison:
     new_points: pl.DataFrame = field(default_factory=pl.DataFrame)
     targets_differ: int = 0  # levels matched though their target rates differ
     levels_apart: int = 0  # points of a common level left without a match (other targets)
+    # profiles of both sides at levels OLD measured and NEW did not ("missing": the levels)
+    lost: pl.DataFrame = field(default_factory=pl.DataFrame)
 
     @property
     def regressions(self) -> pl.DataFrame:
@@ -309,6 +311,24 @@ def common_points(
     if a != b:
         note = Message.in_table("compare", "note_levels", old=_levels(a), new=_levels(b))
     return both, apart, note
+
+
+def levels_lost(old: pl.DataFrame, new: pl.DataFrame) -> pl.DataFrame:
+    """The profiles both sides measured at a common level where NEW lacks levels OLD
+    measured ("missing": those levels): compared over the common levels alone, OLD's
+    maximum at a level NEW left out would be compared with a lower one of its own and a
+    run that stopped early would pass the gate."""
+    cells = [*MATCH, "parallelism"]
+    gone = (
+        old.select(cells)
+        .unique()
+        .join(new.select(cells).unique(), on=cells, how="anti", nulls_equal=True)
+    )
+    shared = old.select(cells).join(new.select(cells), on=cells, nulls_equal=True)
+    gone = gone.join(labels(shared), on=MATCH, how="semi", nulls_equal=True)
+    return gone.group_by(MATCH, maintain_order=True).agg(
+        pl.col("parallelism").unique().sort().alias("missing")
+    )
 
 
 def _levels(levels: list[int]) -> str:

@@ -93,7 +93,15 @@ def _one_side(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> li
         if frame.height:
             parts.append(T.paragraph(text))
             parts.append(T.bullets(profile(r, fmt) for r in frame.iter_rows(named=True)))
+    if result.lost.height:  # levels OLD measured and NEW did not: the gate fails on them
+        parts.append(T.paragraph(fmt.t("compare.lost", side=labels[1])))
+        parts.append(T.bullets(_lost(r, fmt) for r in result.lost.iter_rows(named=True)))
     return parts
+
+
+def _lost(row: dict[str, Any], fmt: Formatter) -> str:
+    levels = "P\u00a0" + ", ".join(fmt.integer(p) for p in row["missing"])
+    return f"{profile(row, fmt)}: {fmt.t('compare.not_measured', levels=levels)}"
 
 
 def _charts(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:
