@@ -527,5 +527,5 @@ def test_two_runs_of_one_campaign_are_told_apart(tmp_path: Path, fs840_build: Bu
     """Both sides named by the report's id: "only in fs840" said nothing of which."""
     out = fs840_build.out
     old, new = load_side(out), load_side(out)
-    result, a, b = run(old, new, 5.0, METRICS)
+    _, a, b = run(old, new, 5.0, METRICS)
     assert (a.label, b.label) == (f"{old.label} (OLD)", f"{old.label} (NEW)")
