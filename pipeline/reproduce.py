@@ -160,8 +160,8 @@ def reproduce(ctx: ReportContext, path: Path) -> Reproduced:
 def _report(published: Mapping[str, Any], ctx: ReportContext) -> Iterator[Difference]:
     now = {"id": ctx.report.id, "version": ctx.report.version}
     for key, value in now.items():
-        if str(published.get(key)) != value:
-            said = SAID("cli.manifest_differs", published=published[key], now=value)
+        if str(published.get(key)) != value:  # one the manifest lacks differs as well
+            said = SAID("cli.manifest_differs", published=published.get(key, NONE), now=value)
             yield Difference(f"report {key}", said)
 
 
@@ -172,7 +172,7 @@ def _inputs(published: list[PublishedInput], now: list[InputFile]) -> Iterator[D
         current = read.get(file.path)
         if current is None:
             yield Difference(file.path, SAID("cli.manifest_input_gone", sha256=file.sha256))
-        elif (current.size, current.sha256) != (file.size, file.sha256):
+        elif (current.size, current.sha256) != (file.size, file.sha256.lower()):
             said = SAID("cli.manifest_input_changed", size=file.size, sha256=file.sha256)
             yield Difference(file.path, f"{said} {_now(current)}")
     listed = {file.path for file in published}
@@ -187,12 +187,25 @@ def _now(current: InputFile) -> str:
 def _accounting(published: Mapping[str, int], now: Mapping[str, int]) -> Iterator[Difference]:
     for key, value in now.items():
         if published.get(key) != value:
-            said = SAID("cli.manifest_differs", published=published[key], now=value)
+            said = SAID("cli.manifest_differs", published=published.get(key, NONE), now=value)
             yield Difference(key, said)
 
 
+NONE = "–"  # what a manifest lacks, shown as published
+
+
 def _key(table: str, row: Mapping[str, Any], column: str) -> tuple[str, str, str]:
-    return table, json.dumps(row, sort_keys=True, default=str), column
+    """A figure's identity, whatever the JSON's spelling of its row's numbers: ``jq .`` or
+    JavaScript's JSON.stringify write iopress's ``100.0`` as ``100``."""
+    same = {k: _number(v) for k, v in row.items()}
+    return table, json.dumps(same, sort_keys=True, default=str), column
+
+
+def _number(value: Any) -> Any:
+    """A row's number as one kind (a float), its other values as they are."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def _name(table: str, row: Mapping[str, Any], column: str) -> str:

@@ -197,3 +197,27 @@ def test_verify_needs_a_transcription_or_a_manifest() -> None:
 )
 def test_same_figure(published: float | None, now: float | None, equal: bool) -> None:
     assert same(published, now) is equal
+
+
+def test_a_reformatted_manifest_is_the_same_and_a_missing_key_a_difference(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    """``jq .`` writes iopress's ``100.0`` as ``100`` (and a SHA-256 may come upper-case):
+    the same figures, not 942 differences; a manifest without its report id or one of
+    its counts is a difference named, not a traceback."""
+    listed = json.loads((fs840_build.out / "manifest.json").read_text(encoding="utf-8"))
+    for figure in listed["figures"]:
+        row = figure["row"]
+        row.update({k: int(v) for k, v in row.items() if isinstance(v, float) and v.is_integer()})
+    listed["inputs"][0]["sha256"] = listed["inputs"][0]["sha256"].upper()
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps(listed, indent=2), encoding="utf-8")
+    ran = iopress("verify", FS840, "--manifest", manifest)
+    assert ran.returncode == 0 and ran.stdout.rstrip().endswith("0 differ"), ran
+    del listed["report"]["id"]
+    del listed["accounting"]["records_read"]
+    manifest.write_text(json.dumps(listed), encoding="utf-8")
+    ran = iopress("verify", FS840, "--manifest", manifest)
+    assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran
+    assert "report id: published –, now fs840" in ran.stdout, ran
+    assert "records_read: published –, now" in ran.stdout, ran
