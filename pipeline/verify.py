@@ -16,7 +16,7 @@ import csv
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,6 +46,9 @@ _UNIT = r"MiB/s|GiB/s|MB/s|GB/s|IOPS|IOs|µs|us|ms|kW|W|TB|USD|U|%|×|x|CHF|EUR|
 # one figure: an optional "P " (the parallelism of Tabelle 3's cells), the number with its
 # marks, "Mio.", then a parallelism word or a unit
 _FIGURE = re.compile(
+    # a minus sign where a figure may begin (after a space, "(" or the cell's start, not
+    # between numbers: "1-8"); ASCII or the typographic minus
+    r"(?P<sign>(?<![^\s(])[-\u2212])?"
     r"(?:(?<!\w)(?P<p>P)[ \u00a0]*|(?<![\w'’.,]))"
     r"(?P<number>\d(?:[\d'’.,]*\d)?)"
     r"(?P<million>[ \u00a0]*Mio\.)?"
@@ -162,9 +165,11 @@ def parse(text: str) -> list[Printed]:
         readings = candidates(match["number"])
         if not readings:
             raise ValueError(f"{match['number']!r} is no number as printed")
+        if match["sign"]:  # "-40%": the figure is negative, the sign part of it
+            readings = [replace(r, value=-r.value) for r in readings]
         unit = match["count"] or match["unit"] or ""
         count = bool(match["p"] or match["count"])
-        span = match.span("number")
+        span = (match.start("sign" if match["sign"] else "number"), match.end("number"))
         parts.append(Printed(readings, unit, bool(match["million"]), count, span, match.end()))
     return parts
 

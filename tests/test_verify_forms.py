@@ -215,3 +215,29 @@ def test_one_changed_digit_is_exactly_that_difference(
         changed = [*lines[:index], (row, column, _one_digit(printed)), *lines[index + 1 :]]
         found = verify(ctx, _published(tmp_path, name, changed)).found
         assert [(d.line, d.exact, d.note) for d in found] == [(index + 2, printed, "")], printed
+
+
+def test_a_negative_figure_is_read_with_its_sign(tmp_path: Path) -> None:
+    """A slower new system prints "-40%" as its application gain: the sign was dropped
+    on reading, so "-40%" differed from -40 (written back as "--40%") and "38%" passed
+    for a printed "-38%"."""
+    import shutil
+
+    from tests.conftest import FS840
+
+    folder = tmp_path / "fs840"
+    shutil.copytree(FS840, folder)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    assert text.count("new_ms = 0.5\n") == 1
+    toml.write_text(text.replace("new_ms = 0.5\n", "new_ms = 1.5\n"), encoding="utf-8")
+    ctx = prepare(folder)
+    lines = [line for line in _speedup(ctx, "speedup", "en", "de-CH") if line[1] == "app_gain_pct"]
+    printed = dict((case, text) for case, _, text in lines)
+    assert printed["example-2"].startswith("-"), printed
+    right = verify(ctx, _published(tmp_path, "speedup", lines), tolerance=0.0)
+    assert right.found == [], right.found
+    unsigned = [(c, col, t.lstrip("-")) if c == "example-2" else (c, col, t) for c, col, t in lines]
+    wrong = verify(ctx, _published(tmp_path, "speedup", unsigned), tolerance=0.0)
+    assert [d.row for d in wrong.found] == ["example-2"], wrong.found
+    assert "--" not in str(wrong.found[0]), wrong.found[0]
