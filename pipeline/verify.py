@@ -458,19 +458,30 @@ def blank(text: str, names: list[str]) -> str:
 MAX_PUBLISHED = 64 * 1024 * 1024  # bytes: a transcription of printed figures
 
 
+_FIELDS_WRONG = "not 4 fields (table,row,column,printed)"
+_QUOTE_HINT = 'put a cell that holds a comma or a line break in quotes: "1,008,045 @ 0.5 ms"'
+
+
 def read_published(path: Path) -> list[tuple[int, dict[str, str]]]:
     """Each transcribed cell with the line it starts on (a quoted cell may span lines, as
     a cell copied from a PDF does)."""
     text = read_text(path, MAX_PUBLISHED)  # a regular file only: a FIFO is refused at once
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if set(reader.fieldnames or ()) != {"table", "row", "column", "printed"}:
-        raise InputError(
-            path, "line 1", "the header must be table,row,column,printed", "see docs/verify.md"
-        )
-    rows, start = [], 2
-    for row in reader:
-        rows.append((start, row))
-        start = reader.line_num + 1
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[int, dict[str, str]]] = []
+    start = 2  # the line the next cell starts on
+    try:
+        if set(reader.fieldnames or ()) != {"table", "row", "column", "printed"}:
+            raise InputError(
+                path, "line 1", "the header must be table,row,column,printed", "see docs/verify.md"
+            )
+        for row in reader:
+            if None in row or None in row.values():  # too many fields, or too few
+                raise InputError(path, f"line {start}", _FIELDS_WRONG, _QUOTE_HINT)
+            rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as err:  # a quote never closed, a character after one
+        said = "a quote opened here is never closed" if "end of data" in str(err) else str(err)
+        raise InputError(path, f"line {start}", f"not CSV: {said}", _QUOTE_HINT) from None
     if not rows:
         raise InputError(path, "line 2", "no transcribed cell", "see docs/verify.md")
     return rows

@@ -225,3 +225,20 @@ def test_a_unit_after_any_kind_of_space_is_read(space: str) -> None:
     figure was taken in the table's unit: 0.20 read as another latency."""
     (found,) = parse(f"0.20{space}ms")
     assert (found.readings[0].value, found.unit) == (0.2, "ms")
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("min_latency,random 1K 100\n", "line 2: not 4 fields"),  # a TypeError traceback
+        (f"{OPTIMUM},648,293 IOPS\n", "line 2: not 4 fields"),  # the last field dropped
+        (f"{OPTIMUM},648'293\n{OPTIMUM},\"128 Prozesse\n", "line 3: not CSV: a quote opened"),
+    ],
+)
+def test_a_transcription_line_that_is_not_four_fields_names_its_line(
+    tmp_path: Path, a800_context: ReportContext, body: str, said: str
+) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text("table,row,column,printed\n" + body, encoding="utf-8")
+    with pytest.raises(InputError, match=said):
+        verify(a800_context, path)
