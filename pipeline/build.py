@@ -254,11 +254,11 @@ def build(
     """Build one report into ``out`` (refused unless it is missing, empty or an earlier
     output); a failure leaves the earlier output as it was. ``edition`` in place of
     report.toml's (``--edition``); ``site_url`` the site's address (``--site-url``)."""
-    out = check_target(out, folder)
+    out = check_target(out, folder, "build")
     say = step or (lambda _: None)
     say("ingest")
     ctx = _accepted(folder, keep_going, edition, strict, require_steady)
-    with staging(out) as work:
+    with staging(out, "build") as work:
         write_outputs(ctx, work, say, site_url)
     return BuildResult(out, ctx.dataset, ctx)
 

@@ -232,7 +232,7 @@ def build(
 ) -> None:
     """Build both PDFs, the site, the dataset and the tables of one report (skipped when
     nothing it depends on has changed since the last build into the same folder)."""
-    target = check_target(out or Path("build") / _report_id(report_dir), report_dir)
+    target = check_target(out or Path("build") / _report_id(report_dir), report_dir, "build")
     chosen: Literal["customer", "audit"] | None = (
         None if edition is None else "customer" if edition is EditionChoice.customer else "audit"
     )

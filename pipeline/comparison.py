@@ -214,7 +214,7 @@ def as_csv(result: Comparison) -> pl.DataFrame:
 def check_out(out: Path, *inputs: Path | None) -> Path:
     """``out`` checked like a build's output, and never one of the inputs, inside a report
     folder given, or holding an input."""
-    target = check_target(out)
+    target = check_target(out, kind="compare")
     for given in inputs:
         if given is None:
             continue
@@ -236,7 +236,7 @@ def write(result: Comparison, old: Side, new: Side, out: Path, threshold: float)
 
     target = check_out(out, old.path, new.path)
     date = max((d for d in (old.date, new.date) if d), default=dt.date.today())
-    with staging(target) as work:
+    with staging(target, "compare") as work:
         write_csv(as_csv(result), work / "compare.csv")
         (work / "charts").mkdir()
         shutil.copy(TEMPLATES / "typst" / TEMPLATE_NAME, work / TEMPLATE_NAME)

@@ -33,9 +33,41 @@ def _is_output(folder: Path) -> bool:
     return (folder / MARK).is_file() or (folder / OLD_STAMP).is_file()
 
 
-def check_target(out: Path, report: Path | None = None) -> Path:
+# What an output folder holds (its mark says; a mark of before the kinds, by its files):
+# a command replaces only an output of its own kind (compare -o pointed at a build output
+# replaced its PDFs, site and manifest); datasheets may go beside a build's.
+KINDS = ("build", "compare", "site", "datasheet")
+_MAY_WRITE_INTO = {"datasheet": ("datasheet", "build")}
+
+
+def output_kind(folder: Path) -> str | None:
+    """The kind of iopress output ``folder`` holds; None where it cannot be told."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        words = (folder / MARK).read_text(encoding="utf-8").split()
+        if len(words) == 3 and words[1] in KINDS:  # "iopress build output"
+            return words[1]
+    found = {"compare.csv": "compare", "manifest.json": "build", "site": "site"}
+    return next((kind for name, kind in found.items() if (folder / name).exists()), None)
+
+
+def mark_text(kind: str) -> str:
+    return f"iopress {kind} output\n"
+
+
+def _check_kind(target: Path, out: Path, kind: str | None) -> None:
+    theirs = output_kind(target) if kind and _is_output(target) else None
+    if theirs is not None and kind is not None and theirs not in _MAY_WRITE_INTO.get(kind, (kind,)):
+        raise UsageError(
+            f"output folder {out} holds an iopress {theirs} output: writing the {kind} "
+            "there would replace it",
+            "name another folder for it (-o)",
+        )
+
+
+def check_target(out: Path, report: Path | None = None, kind: str | None = None) -> Path:
     """The absolute output folder (relative paths against the working folder), or a
-    ``UsageError`` when writing there could destroy something that is not ours."""
+    ``UsageError`` when writing there could destroy something that is not ours (or an
+    iopress output of another ``kind``)."""
     target = Path(os.path.abspath(out)).resolve()
     if report is not None:
         folder = report.resolve()
@@ -51,6 +83,7 @@ def check_target(out: Path, report: Path | None = None) -> Path:
             f"output folder {out} is not empty and holds no earlier iopress output",
             "name a missing or empty folder, or an earlier iopress output",
         )
+    _check_kind(target, out, kind)
     return target
 
 
@@ -137,15 +170,16 @@ def publish(work: Path, out: Path) -> None:
 
 
 @contextlib.contextmanager
-def staging(out: Path) -> Iterator[Path]:
+def staging(out: Path, kind: str) -> Iterator[Path]:
     """A folder that replaces ``out`` only if the block succeeds; one build at a time
-    (:func:`lock`); a failure to write is one line naming the file (:func:`writing`)."""
+    (:func:`lock`); a failure to write is one line naming the file (:func:`writing`).
+    Its mark says which ``kind`` of output it is."""
     with lock(out):
         with writing(out):
             clear_leftovers(out)
             work = scratch_name(out)
             work.mkdir()
-            (work / MARK).write_text("iopress output\n", encoding="utf-8")
+            (work / MARK).write_text(mark_text(kind), encoding="utf-8")
         try:
             with writing(out, work):
                 yield work

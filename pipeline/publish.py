@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline.build import BuildResult, Step, build, draw_charts, draw_compare
 from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError
-from pipeline.output import MARK, check_target, lock, scratch, staging, writing
+from pipeline.output import MARK, check_target, lock, mark_text, scratch, staging, writing
 from pipeline.paths import TEMPLATES
 from pipeline.prepare import prepare
 
@@ -21,7 +21,7 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
     """Only the datasheets, into ``out`` (made atomically: a failure leaves it untouched)."""
     from pipeline.render import datasheet
 
-    out = check_target(out, folder)
+    out = check_target(out, folder, "datasheet")
     ctx = prepare(folder)
     with lock(out), writing(out), _datasheet_scratch(out) as tmp:
         ref = datasheet.chart(ctx)
@@ -36,7 +36,8 @@ def write_datasheets(folder: Path, out: Path) -> list[Path]:
 @contextlib.contextmanager
 def _datasheet_scratch(out: Path) -> Iterator[str]:
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARK).touch()
+    if not (out / MARK).is_file():  # a build's output keeps its own mark
+        (out / MARK).write_text(mark_text("datasheet"), encoding="utf-8")
     with tempfile.TemporaryDirectory(dir=out, prefix=".datasheet-") as tmp:
         yield tmp
 
@@ -46,7 +47,7 @@ def build_many(
 ) -> list[BuildResult]:
     """Each report into ``out/<id>/``, and one site listing them all into ``out/site``
     (published at ``site_url``, if given)."""
-    out = check_target(out)
+    out = check_target(out, kind="site")
     for folder in folders:
         check_target(out, folder)
     ids = [load_report(folder).id for folder in folders]
@@ -55,7 +56,7 @@ def build_many(
     with lock(out):
         with writing(out):
             out.mkdir(parents=True, exist_ok=True)
-            (out / MARK).write_text("iopress output\n", encoding="utf-8")
+            (out / MARK).write_text(mark_text("site"), encoding="utf-8")
         pairs = zip(folders, ids, strict=True)
         results = [build(folder, out / rid, step) for folder, rid in pairs]
         write_combined_site(results, out / "site", site_url)
@@ -68,7 +69,7 @@ def write_combined_site(
     """One site listing the built reports ``results`` (each with its PDFs), into ``target``."""
     from pipeline.render import site
 
-    with staging(target) as work, scratch(target) as tmp:
+    with staging(target, "site") as work, scratch(target) as tmp:
         # mkdocs empties its site folder first, but keeps dot files such as the mark
         built = [site.Built(r.ctx, r.out) for r in results]
         site.build_site(built, tmp / "docs", work, draw_compare, site_url)

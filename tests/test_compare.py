@@ -20,6 +20,7 @@ from tests.cli import iopress
 
 ROOT = Path(__file__).resolve().parent.parent
 A800 = ROOT / "data" / "examples" / "a800"
+FS840_DIR = ROOT / "data" / "examples" / "fs840"
 READ_4K = (pl.col("block_size") == 4096) & (pl.col("access") == "random")
 READ_4K &= pl.col("read_pct") == 100
 RATES = ("iops", "bytes_per_s", "read_iops", "read_bytes_per_s")
@@ -529,3 +530,22 @@ def test_two_runs_of_one_campaign_are_told_apart(tmp_path: Path, fs840_build: Bu
     old, new = load_side(out), load_side(out)
     _, a, b = run(old, new, 5.0, METRICS)
     assert (a.label, b.label) == (f"{old.label} (OLD)", f"{old.label} (NEW)")
+
+
+@pytest.mark.slow
+def test_an_output_of_another_kind_is_never_replaced(
+    tmp_path: Path, fs840_build: BuildResult
+) -> None:
+    """compare -o pointed at a build output replaced its PDFs, site and manifest; a build
+    pointed at a comparison's output would replace that. Each is refused before any work
+    (exit 2)."""
+    out = fs840_build.out
+    before = sorted(p.name for p in out.iterdir())
+    onto = iopress("compare", out, out, "-o", out)
+    assert onto.returncode == 2 and "holds an iopress build output" in onto.stderr, onto
+    assert sorted(p.name for p in out.iterdir()) == before
+    cmp = tmp_path / "cmp"
+    assert iopress("compare", out, out, "-o", cmp).returncode == 0
+    built = iopress("build", FS840_DIR, "-o", cmp)
+    assert built.returncode == 2 and "holds an iopress compare output" in built.stderr, built
+    assert (cmp / "compare.csv").is_file()
