@@ -139,6 +139,19 @@ def _on_cells(side: Side, cells: pl.DataFrame) -> Side:
     return replace(side, points=keep(side.points), intervals=keep(side.intervals))
 
 
+def _settings_note(old: Side, new: Side) -> Message:
+    """Which latency limits and margin judged both sides (OLD's), and NEW's own."""
+
+    def said(s: Settings) -> dict[str, str]:
+        small, large = s.limits_us
+        return {"small": f"{small:g}", "large": f"{large:g}", "margin": f"{s.margin_pp:g}"}
+
+    theirs = {f"new_{k}": v for k, v in said(new.settings).items()}
+    return Message.in_table(
+        "compare", "note_settings", old=old.label, new=new.label, **said(old.settings), **theirs
+    )
+
+
 def _unit_note(old: Side, new: Side) -> list[Message]:
     if old.units and new.units and old.units != new.units:
         return [
@@ -160,9 +173,9 @@ def run(
     old, new, notes = align_setups(old, new)
     cells, apart, grid = common_points(old.points, new.points)
     a, b = _on_cells(old, cells), _on_cells(new, cells)
-    result = compare(
+    result = compare(  # one rule for both: the baseline's (OLD's) limits and margin
         figures(a.points, a.intervals, a.settings),
-        figures(b.points, b.intervals, b.settings),
+        figures(b.points, b.intervals, a.settings),
         threshold_pct,
         metrics,
     )
@@ -175,7 +188,7 @@ def run(
     result.apart = apart
     result.lost = levels_lost(old.points, new.points)
     if old.settings != new.settings:
-        notes.append(Message.in_table("compare", "note_settings"))
+        notes.append(_settings_note(old, new))
     notes += [
         Message.in_table("compare", "note_no_noise", side=s.label)
         for s in (a, b)

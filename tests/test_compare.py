@@ -549,3 +549,27 @@ def test_an_output_of_another_kind_is_never_replaced(
     built = iopress("build", FS840_DIR, "-o", cmp)
     assert built.returncode == 2 and "holds an iopress compare output" in built.stderr, built
     assert (cmp / "compare.csv").is_file()
+
+
+def test_both_sides_are_judged_by_the_old_sides_latency_limits(
+    fs840_build: BuildResult,
+) -> None:
+    """NEW's report raised its limits to 3 and 10 ms and lost 20 % of one profile's rate:
+    judged each by its own limits, the rate at the limit read as an improvement. Both are
+    judged by OLD's limits, and the note names both sides' limits."""
+    from dataclasses import replace
+
+    old = load_side(fs840_build.out)
+    scaled = [pl.when(READ_4K).then(pl.col(c) * 0.8).otherwise(pl.col(c)).alias(c) for c in RATES]
+    new = replace(
+        old,
+        label="new",
+        points=old.points.with_columns(scaled),
+        intervals=old.intervals.with_columns(scaled),
+        settings=Settings((3000.0, 10000.0), old.settings.small_block, 0.0),
+    )
+    result, _, _ = run(old, new, 5.0, ("limit",))
+    rows = result.rows.filter(READ_4K)
+    assert rows["status"].to_list() == ["regression"], rows
+    (note,) = [n for n in result.notes if n.key == "note_settings"]
+    assert "(1000 µs and 3000 µs, 0 pp); those of new differ (3000 µs and 10000 µs" in str(note)
