@@ -295,7 +295,13 @@ def verify(
         Path | None,
         typer.Option("--published", metavar="FILE.csv", help="CSV table,row,column,printed"),
     ] = None,
-    tolerance: Annotated[float, typer.Option(metavar="PCT", help="Relative tolerance in %")] = 1.0,
+    tolerance: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PCT",
+            help="Relative tolerance of --published's figures in % (default 1; 0 to below 100)",
+        ),
+    ] = None,
     manifest: Annotated[
         Path | None,
         typer.Option(
@@ -312,7 +318,10 @@ def verify(
 
     if published is None and manifest is None:
         raise typer.BadParameter("give --published FILE.csv, --manifest FILE.json or both")
-    if not commands.verify(report_dir, published, tolerance, manifest, keep_going):
+    if tolerance is not None and published is None:  # a manifest's figures are exact
+        raise typer.BadParameter("--tolerance applies to --published only")
+    pct = commands.parse_percent("--tolerance", tolerance or "1", 100, "1")
+    if not commands.verify(report_dir, published, pct, manifest, keep_going):
         raise typer.Exit(1)
 
 

@@ -323,12 +323,20 @@ class CompareOptions:
 
 
 def parse_threshold(text: str) -> float:
+    return parse_percent("--threshold", text, 1000, "5")
+
+
+def parse_percent(option: str, text: str, below: float, example: str) -> float:
+    """A percentage as ``option`` takes it ("5" or "5%"): finite, from 0 to ``below``."""
     try:
         value = float(text.strip().removesuffix("%"))
     except ValueError:
         value = -1.0
-    if not 0 <= value < 1000:
-        raise UsageError(f"--threshold {text!r}: give a percentage such as 5 or 5%")
+    if not 0 <= value < below:  # NaN and infinity fail too
+        raise UsageError(
+            f"{option} {text!r}: give a percentage from 0 to below {below:g}, such as "
+            f"{example} or {example}%"
+        )
     return value
 
 

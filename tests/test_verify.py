@@ -242,3 +242,17 @@ def test_a_transcription_line_that_is_not_four_fields_names_its_line(
     path.write_text("table,row,column,printed\n" + body, encoding="utf-8")
     with pytest.raises(InputError, match=said):
         verify(a800_context, path)
+
+
+@pytest.mark.parametrize("given", ["inf", "nan", "-5", "100", "1e9"])
+def test_a_tolerance_that_is_no_percentage_is_refused(given: str, tmp_path: Path) -> None:
+    """--tolerance inf passed every figure; -5, nan and 1e9 were taken as given."""
+    path = tmp_path / "p.csv"
+    path.write_text(f"table,row,column,printed\n{OPTIMUM},648'293\n", encoding="utf-8")
+    ran = iopress("verify", A800, "--published", path, "--tolerance", given)
+    assert ran.returncode == 2 and f"--tolerance {given!r}: give a percentage" in ran.stderr, ran
+
+
+def test_a_tolerance_with_a_manifest_alone_is_refused(tmp_path: Path) -> None:
+    ran = iopress("verify", A800, "--manifest", tmp_path / "m.json", "--tolerance", "5")
+    assert ran.returncode == 2 and "--tolerance applies to --published only" in ran.stderr, ran
