@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 from dataclasses import dataclass, replace
@@ -104,8 +105,8 @@ class Discrepancy:
     def __str__(self) -> str:
         text = (
             f"line {self.line}: {self.table} / {self.row} / {self.column}: printed "
-            f"{self.printed!r}, exact {self.exact!r}"
-        )
+            f"{_SPACES.sub(' ', self.printed)!r}, exact {_SPACES.sub(' ', self.exact)!r}"
+        )  # a no-break space shown as one, not as \xa0 (control characters stay escaped)
         return f"{text} ({self.note})" if self.note else text
 
 
@@ -219,10 +220,16 @@ def agrees(
     return False
 
 
-def pair(printed: list[Printed], expected: list[Expected]) -> list[tuple[Printed, Expected]] | None:
+def pair(
+    printed: list[Printed],
+    expected: list[Expected],
+    table: dict[str, tuple[str, float]] | None = None,
+) -> list[tuple[Printed, Expected]] | None:
     """Each printed figure with the exact one it stands for: a parallelism by its word, the
-    others in order, leaving out the optional ones the transcription does not print; None
-    when the cell's figures and the printed ones do not correspond."""
+    others in order, leaving out the optional ones the transcription does not print (of
+    several ways, the first whose printed units measure what its figures do: "X @ Y ms
+    (CPU 32 %)" leaves out the parallelism, not the CPU); None when the cell's figures
+    and the printed ones do not correspond."""
     counts = [p for p in printed if p.count]
     rest = [p for p in printed if not p.count]
     pairs: list[tuple[Printed, Expected]] = []
@@ -232,11 +239,29 @@ def pair(printed: list[Printed], expected: list[Expected]) -> list[tuple[Printed
             return None
         pairs.append((counts[0], parallelism[0]))
         expected = [e for e in expected if e is not parallelism[0]]
-    if len(rest) != len(expected):
-        expected = [e for e in expected if not e.optional]
-    if len(rest) != len(expected):
+    ways = _printed_ways(expected, len(rest))
+    if not ways:
         return None
-    return pairs + list(zip(rest, expected, strict=True))
+    units = table or unit_table("binary")
+    fitting = (w for w in ways if all(_measures(p, e, units) for p, e in zip(rest, w, strict=True)))
+    return pairs + list(zip(rest, next(fitting, ways[0]), strict=True))
+
+
+def _printed_ways(expected: list[Expected], n: int) -> list[list[Expected]]:
+    """The cell's figures without as many optional ones as leave ``n``, in order."""
+    optional = [i for i, e in enumerate(expected) if e.optional]
+    drop = len(expected) - n
+    if not 0 <= drop <= len(optional):
+        return []
+    return [
+        [e for i, e in enumerate(expected) if i not in left_out]
+        for left_out in map(set, itertools.combinations(optional, drop))
+    ]
+
+
+def _measures(printed: Printed, expected: Expected, table: dict[str, tuple[str, float]]) -> bool:
+    """Whether a printed unit (if any) measures what the exact figure does."""
+    return not printed.unit or factor(printed, expected, expected.unit, table) is not None
 
 
 def number(value: float, places: int, group: str, decimal: str) -> str:
@@ -498,7 +523,7 @@ class Checker:
     def compare(self, text: str, cell: Cell, printed: list[Printed]) -> tuple[str, str] | None:
         """None when every printed figure agrees; else the exact figures (in the printed
         form where the figures correspond) and a note."""
-        pairs = pair(printed, cell.figures)
+        pairs = pair(printed, cell.figures, self.table)
         if pairs is None:
             note = f"the cell holds {len(cell.figures)} figures, {len(printed)} printed"
             return listed(cell.figures, self.english, self.table), note

@@ -256,3 +256,18 @@ def test_a_tolerance_that_is_no_percentage_is_refused(given: str, tmp_path: Path
 def test_a_tolerance_with_a_manifest_alone_is_refused(tmp_path: Path) -> None:
     ran = iopress("verify", A800, "--manifest", tmp_path / "m.json", "--tolerance", "5")
     assert ran.returncode == 2 and "--tolerance applies to --published only" in ran.stderr, ran
+
+
+def test_a_cell_without_its_parallelism_but_with_its_cpu_agrees(
+    tmp_path: Path, a800_context: ReportContext
+) -> None:
+    """"648'293 IOPS @ 590 µs (CPU 58 %)": every printed figure right, the parallelism left
+    out; both optional figures were dropped at once and the cell "held 4 figures, 3
+    printed". A wrong CPU is still named, shown with plain spaces (not "CPU\\xa058\\xa0%")."""
+    path = tmp_path / "p.csv"
+    right, wrong = "648'293 IOPS @ 590 µs (CPU 58 %)", "648'293 IOPS @ 590 µs (CPU 68 %)"
+    path.write_text(f'table,row,column,printed\n{OPTIMUM},"{right}"\n', encoding="utf-8")
+    assert verify(a800_context, path).found == []
+    path.write_text(f'table,row,column,printed\n{OPTIMUM},"{wrong}"\n', encoding="utf-8")
+    (found,) = verify(a800_context, path).found
+    assert "\\xa0" not in str(found) and "CPU 58 %" in str(found), str(found)
