@@ -261,7 +261,7 @@ def test_a_tolerance_with_a_manifest_alone_is_refused(tmp_path: Path) -> None:
 def test_a_cell_without_its_parallelism_but_with_its_cpu_agrees(
     tmp_path: Path, a800_context: ReportContext
 ) -> None:
-    """"648'293 IOPS @ 590 µs (CPU 58 %)": every printed figure right, the parallelism left
+    """The cell "648'293 IOPS @ 590 µs (CPU 58 %)": every printed figure right, the parallelism left
     out; both optional figures were dropped at once and the cell "held 4 figures, 3
     printed". A wrong CPU is still named, shown with plain spaces (not "CPU\\xa058\\xa0%")."""
     path = tmp_path / "p.csv"
