@@ -275,7 +275,9 @@ TABLES: tuple[Table, ...] = (
             *NAMED,
             LIMIT,
             *(_new(f.name, pl.Float64, f.unit, True) for f in RATES),
+            # of an interpolated rate (measured false): the lower neighbouring level
             _new("parallelism", pl.Int64, "workers/host", True),
+            _new("measured", pl.Boolean, "", True),
         ),
         PROFILE_KEY,
         "limit_grid",

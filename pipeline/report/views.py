@@ -472,8 +472,11 @@ def _limit_cell(table: Rows, key: RowKey, mix: float, fmt: Formatter) -> Cell:
     if hit is None or hit["iops"] is None:
         return [Span(fmt.t("table.none"))]
     if key.access == "sequential":
-        return [Span(bandwidth(fmt, "iops_at_latency", hit["bytes_per_s"], with_unit=True))]
-    return [Span(rate(fmt, hit["iops"]))]
+        text = bandwidth(fmt, "iops_at_latency", hit["bytes_per_s"], with_unit=True)
+    else:
+        text = rate(fmt, hit["iops"])
+    # interpolated between two measured points: "≈", as the narrative's placeholder says it
+    return [Span(text if hit.get("measured", True) else fmt.t("table.about", value=text))]
 
 
 def rate(fmt: Formatter, iops: float) -> str:
