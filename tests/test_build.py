@@ -413,9 +413,12 @@ def test_setups_alike_share_their_queue_depth_sentence() -> None:
     ctx = prepare(ROOT / "data" / "examples" / "fs820")
     said = [s for s in method_sentences(ctx, ctx.formatter("en")) if "Queue depths" in s]
     assert len(said) == 2 and said[0].startswith("One FC link, without MPIO and two FC")
-    fmt = Formatter(Strings("en"), {"a": "a single link", "b": "iSCSI path"})
+    described = {"a": "a single link", "b": "iSCSI path", "c": "nvme8n1 rw", "d": "scratch0 file"}
+    fmt = Formatter(Strings("en"), described)
     assert _setups_named(["a"], fmt) == "A single link"
     assert _setups_named(["b"], fmt) == "iSCSI path"
+    # a device's name is no word to capitalise ("Nvme8n1 rw", "Scratch0 file")
+    assert [_setups_named([k], fmt) for k in "cd"] == ["nvme8n1 rw", "scratch0 file"]
     assert _setups_named(["plain-id"], fmt) == "plain-id"
 
 

@@ -262,11 +262,13 @@ def _per_setup(said: dict[str, str], fmt: Formatter) -> list[str]:
 
 def _setups_named(names: list[str], fmt: Formatter) -> str:
     """The setups as a sentence begins with them: a description's first word capitalised
-    where it is a plain lower-case one ("one FC link" -> "One FC link", "a link" -> "A
-    link"; "iSCSI" stays); a setup's name, an identifier, as written."""
+    where it is a plain lower-case word ("one FC link" -> "One FC link", "a link" -> "A
+    link"; "iSCSI" stays, and so does a device's name: "nvme8n1 rw", "scratch0 file");
+    a setup's name, an identifier, as written."""
     listed = fmt.listing([fmt.setup(n) for n in names])
     described = fmt.setup(names[0]) != names[0]
-    if described and listed[:1].islower() and not listed[1:2].isupper():
+    first = listed.split(" ", 1)[0]
+    if described and first.isalpha() and first.islower():
         return listed[0].upper() + listed[1:]
     return listed
 
