@@ -131,3 +131,21 @@ def test_a_lat_table_of_zeros_gives_way_to_the_clat_table(tmp_path: Path) -> Non
         [row] = result.intervals.to_dicts()
         assert row["percentile_of"] == "clat"
         assert row["lat_p99_us"] == read["clat_ns"]["percentile"]["99.000000"] / 1000
+
+
+def test_percentiles_of_jobs_reported_one_by_one_are_said_to_be_an_upper_bound() -> None:
+    """fio without group_reporting prints one record per job clone; their percentiles are
+    combined as the largest (an upper bound), on one host as on several: the method's
+    caveat was said only where a point ran on several hosts."""
+    from pipeline import ingest
+    from pipeline.dataset.assemble import combine
+    from pipeline.ingest.base import ReadOptions
+    from pipeline.render.whitepaper import _percentiles_combined
+    from tests.conftest import DATA
+
+    clones = DATA / "fio-log" / "clonefull.json"  # numjobs=3, one host
+    data = combine([ingest.read(clones, ReadOptions(root=clones.parent), "fio")])
+    assert data.points["hosts"].to_list() == [1]
+    assert _percentiles_combined(data.intervals)
+    one = data.intervals.head(1)
+    assert not _percentiles_combined(one)

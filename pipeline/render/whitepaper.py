@@ -409,12 +409,20 @@ def _chart_sentences(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> 
     said += [fmt.t("method.colour_setups")] if "setup" in meant else []
     if said:  # a document with both says what each colour stands for
         found.append(fmt.t("method.colours", list="; ".join(said)))
-    spread = ctx.dataset.points.filter(pl.col("lat_p99_us").is_not_null())["hosts"].max()
-    if "percentiles" in kinds and isinstance(spread, int) and spread > 1:
+    if "percentiles" in kinds and _percentiles_combined(ctx.dataset.intervals):
         found.append(fmt.t("method.percentiles_hosts"))  # fio's maps do not add up
     if any(ref.clat for ref in ctx.charts):
         found.append(fmt.t("method.percentiles_clat"))  # below the mean they may lie
     return found
+
+
+def _percentiles_combined(intervals: pl.DataFrame) -> bool:
+    """Whether a point with percentiles combines several records in one interval (several
+    servers, or fio's jobs reported one by one without group_reporting): its percentiles
+    are then the largest of theirs, an upper bound."""
+    timed = intervals.filter(pl.col("lat_p99_us").is_not_null())
+    most = timed.group_by([*POINT_KEY, "interval"]).len()["len"].max()
+    return isinstance(most, int) and most > 1
 
 
 def _mix_colours(ctx: ReportContext, fmt: Formatter, mixes: list[float]) -> str:
