@@ -182,7 +182,7 @@ def test_a_block_size_series_gives_the_block_size_chart() -> None:
     ]  # fmt: skip
     assert left["encoding"]["y"]["title"] == "MB/s" and right["encoding"]["y"]["title"] == "IOPS"
     colour = left["encoding"]["color"]["scale"]
-    assert colour["domain"] == ["100% read", "50% read", "100% write"]
+    assert colour["domain"] == ["100% read", "50% read / 50% write", "100% write"]
     assert lines_with_one_x(chart) == []
     assert chart["title"] == "Random: MB/s and IOPS against block size"  # as the others
     assert chart_caption(ctx.charts[0], ctx.formatter("en")) == chart["title"]
@@ -286,7 +286,7 @@ def test_a_block_size_series_of_two_setups_has_a_line_per_setup(tmp_path: Path) 
     assert [r.stem for r in ctx.charts if r.kind == "block_size"] == ["block_size_random"]
     chart = _specs(ctx)["block_size_random"]
     mb_s, iops = (row["hconcat"] for row in chart["vconcat"])
-    assert [p["title"] for p in mb_s] == ["100% read", "50% read", "100% write"]
+    assert [p["title"] for p in mb_s] == ["100% read", "50% read / 50% write", "100% write"]
     colour = mb_s[0]["encoding"]["color"]
     assert colour["field"] == "setup_label"
     assert colour["scale"]["domain"] == ["1 link", "2 links"]

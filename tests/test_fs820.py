@@ -213,7 +213,7 @@ def test_the_block_size_chart_has_every_size_per_mix_and_both_setups(
     sizes are no point on the axis."""
     lines = _lines(_chart(fs820_build, "block_size_sequential_qd8_p4"), "block")
     one, two = "one FC link, without MPIO", "two FC links with Multipath I/O (MPIO)"
-    mixes = ("100% read", "50% read", "100% write")
+    mixes = ("100% read", "50% read / 50% write", "100% write")
     assert set(lines) == {(setup, mix) for setup in (one, two) for mix in mixes}
     sizes = ["512B", "1K", "2K", "4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1024K"]
     assert all(blocks == sizes for blocks in lines.values())
