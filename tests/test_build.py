@@ -668,3 +668,24 @@ def test_the_page_header_names_the_version(fs840_build: BuildResult) -> None:
     for lang in ("en", "de"):
         page = PdfReader(fs840_build.out / f"fs840.{lang}.pdf").pages[3].extract_text()
         assert "Version 1.03" in page.splitlines()[0]
+
+
+def test_a_host_of_the_data_report_toml_does_not_describe_is_listed(tmp_path: Path) -> None:
+    """pbench's client/server run described perf36 only: the method said "on 2 servers"
+    and the list of test servers named one. A host of the data that no [[hosts]] entry
+    names (nor lists among its raw names, nor among "vm1, vm2, vm3") is listed too."""
+    from pipeline.render.whitepaper import _setup
+    from pipeline.report.chapters import declared
+
+    folder = tmp_path / "fs840"
+    shutil.copytree(FS840, folder)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    start = text.index('[[hosts]]\nname = "S824"')
+    end = text.index("\n\n", start)
+    toml.write_text(text[:start] + text[end + 2 :], encoding="utf-8")
+    ctx = prepare(folder)
+    chapter = next(c for c in declared(ctx.report) if c.key == "setup")
+    said = "\n".join(_setup(ctx, ctx.formatter("en"), chapter))
+    assert "S824 (not described in report.toml)" in said
+    assert "p760 (not described" not in said

@@ -123,9 +123,21 @@ def _setup(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     ]
     parts.append(T.bullets(d[lang] for d in report.system.description))
     if report.hosts:
+        lines = [_host_line(h, lang, fmt) for h in report.hosts]
+        lines += [fmt.t("setup.undescribed_host", name=n) for n in _undescribed(ctx)]
         parts.append(T.heading(fmt.t("section.hosts"), 2))
-        parts.append(T.bullets(_host_line(h, lang, fmt) for h in report.hosts))
+        parts.append(T.bullets(lines))
     return parts
+
+
+def _undescribed(ctx: ReportContext) -> list[str]:
+    """The hosts of the data that report.toml's [[hosts]] neither names nor lists among
+    their raw names (pbench's perf84 beside a described perf36: the method said "on 2
+    servers", the list named one). A host entry may name several ("vm1, vm2, vm3")."""
+    names = (n for h in ctx.report.hosts for n in (h.name, *h.name.split(","), *h.raw))
+    known = {n.strip() for n in names}
+    found = ctx.dataset.intervals["host"].unique().sort().to_list()
+    return [str(n) for n in found if n is not None and n not in known]
 
 
 def _host_line(host: Host, lang: str, fmt: Formatter) -> str:
