@@ -58,12 +58,12 @@ class Side:
 
 
 def _from_report(path: Path) -> Side:
-    from pipeline.prepare import prepare
+    from pipeline.prepare import measured
 
-    ctx = prepare(path)
-    r, limits = ctx.report, ctx.report.latency_limits
+    given = measured(path)
+    r, limits = given.report, given.report.latency_limits
     settings = Settings((limits.small_us, limits.large_us), limits.small_block, r.optimum_margin_pp)
-    return Side(r.id, ctx.dataset.points, ctx.dataset.intervals, settings, r.units, r.date)
+    return Side(r.id, given.dataset.points, given.dataset.intervals, settings, r.units, r.date)
 
 
 def _from_dataset(path: Path, label: str) -> Side:

@@ -46,6 +46,14 @@ def prepare(
     return ctx
 
 
+def measured(folder: Path) -> ReportInputs:
+    """What a comparison reads of a report folder: its settings and data, read as a build
+    reads them (inside the folder, hashed), its texts neither filled nor checked (a new
+    run without a profile that a sentence quotes is still compared, not refused)."""
+    with ledger(folder, SPC1_CATALOGUE):
+        return read_report(folder)
+
+
 def read_inputs(
     folder: Path, keep_going: bool = False, edition: Edition | None = None
 ) -> ReportInputs:

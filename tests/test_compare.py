@@ -573,3 +573,16 @@ def test_both_sides_are_judged_by_the_old_sides_latency_limits(
     assert rows["status"].to_list() == ["regression"], rows
     (note,) = [n for n in result.notes if n.key == "note_settings"]
     assert "(1000 µs and 3000 µs, 0 pp); those of new differ (3000 µs and 10000 µs" in str(note)
+
+
+def test_a_report_folder_is_compared_whatever_its_texts_say(tmp_path: Path) -> None:
+    """A new run without a profile its summary quotes failed compare with exit 2 (the
+    placeholder names nothing): a comparison reads the data and settings, not the texts."""
+    import shutil
+
+    folder = tmp_path / "a800"
+    shutil.copytree(A800, folder)
+    summary = folder / "text" / "de" / "summary.md"
+    summary.write_text(summary.read_text(encoding="utf-8") + "\n{{ nope }}\n", encoding="utf-8")
+    done = iopress("compare", A800, folder, "--old-setup", "48vcpu", "--new-setup", "48vcpu")
+    assert done.returncode == 0 and "0 regression(s)" in done.stdout, done
