@@ -4,6 +4,7 @@ bad input (``InputError``) becomes a message and exit status 1 here and only her
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import signal
@@ -25,8 +26,9 @@ from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, U
 if TYPE_CHECKING:
     from urllib.parse import SplitResult
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
+from pipeline.inputs import MAX_TOML_BYTES, read_text
 from pipeline.output import check_target, lock, writing
-from pipeline.paths import TOOL, languages
+from pipeline.paths import ID_PATTERN, MAX_ID, TOOL, languages
 
 
 def _house_style(param: Parameter) -> None:
@@ -193,15 +195,19 @@ class RepeatRule(StrEnum):  # report.toml ``repeats``
 
 
 def _report_id(report_dir: Path) -> str:
-    """The report's id from report.toml, read cheaply (the build validates it properly)."""
+    """The report's id from report.toml (the default output folder's name), read as every
+    input is (a FIFO refused at once, the size limited) and used only where it is an id:
+    "/tmp/x" or "../x" would make folders and lock files anywhere before the build
+    refused it. Where it is none, a name that is one (the build then says what is wrong)."""
     path = report_dir / "report.toml"
-    if not path.resolve().is_relative_to(report_dir.resolve()):
-        return report_dir.name  # the build refuses it and says why
-    try:
-        rid = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("id")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return report_dir.name  # the build itself reports what is wrong
-    return rid if isinstance(rid, str) and rid else report_dir.name
+    rid = None
+    with contextlib.suppress(InputError, ValueError, RecursionError, OSError):
+        if path.resolve().is_relative_to(report_dir.resolve()):
+            rid = tomllib.loads(read_text(path, MAX_TOML_BYTES)).get("id")
+    for name in (rid, report_dir.resolve().name):
+        if isinstance(name, str) and len(name) <= MAX_ID and re.match(ID_PATTERN, name):
+            return name
+    return "report"
 
 
 @command()

@@ -26,9 +26,17 @@ from pydantic import (
 
 from pipeline import schema
 from pipeline.errors import InputError, InputErrors, is_utf8, shown
-from pipeline.inputs import CONTROL, OUTSIDE_HINT, inside, is_inside, read_text, real
+from pipeline.inputs import (
+    CONTROL,
+    MAX_TOML_BYTES,
+    OUTSIDE_HINT,
+    inside,
+    is_inside,
+    read_text,
+    real,
+)
 from pipeline.language.strings import Variant
-from pipeline.paths import TOOL, languages
+from pipeline.paths import ID_PATTERN, MAX_ID, TOOL, languages
 from pipeline.tomlplace import item_line
 from pipeline.units import Access, Convention, parse_block_size, rate_factor
 
@@ -359,7 +367,6 @@ class DatasheetConfig(Strict):
 
 # A report's id names its files (<id>.datasheet.de.typ and more): a file name has at most
 # 255 bytes, and ids are short names anyway.
-MAX_ID = 128
 ChapterKey = Literal[
     "preliminary",
     "introduction",
@@ -407,7 +414,7 @@ EDITIONS: tuple[Edition, ...] = ("customer", "audit")
 
 
 class Report(Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=MAX_ID)  # names files
+    id: str = Field(pattern=ID_PATTERN, max_length=MAX_ID)  # names files
     title: Text
     subtitle: Text = Field(default_factory=lambda: _both_languages(""))
     author: str
@@ -717,20 +724,26 @@ def read_toml(path: Path) -> dict[str, Any]:
 def read_toml_text(path: Path) -> tuple[dict[str, Any], str]:
     """``read_toml``'s data, and the text it was read from (for the lines of errors)."""
     if not path.is_file():
-        raise InputError(path, "", "file not found", "check the path")
+        found = path.exists()
+        said = "not a regular file (a FIFO, device or folder)" if found else "file not found"
+        raise InputError(path, "", said, "name a file" if found else "check the path")
     text = read_text(path, MAX_TOML_BYTES)
     try:
         data = tomllib.loads(text)
+        problems = [InputError(path, place, why, fix) for place, why, fix in _bad_values(data, "")]
     except tomllib.TOMLDecodeError as exc:
         where, message = _toml_place(text, str(exc))
         raise InputError(path, where, f"not valid TOML: {message}", "fix the TOML syntax") from None
-    problems = [InputError(path, place, why, fix) for place, why, fix in _bad_values(data, "")]
+    except RecursionError:  # [[[[…]]]] thousands deep: the parser's stack, not a traceback
+        raise InputError(path, "", "arrays or tables nested too deeply", NESTING_HINT) from None
     if problems:
         raise InputErrors(problems)
     return data, text
 
 
-MAX_TOML_BYTES = 16 * 1024 * 1024
+NESTING_HINT = "nest arrays and tables a few levels deep, as report.toml's keys are"
+
+
 MAX_WORD = 1000  # characters without a space, here and in the narrative (an address ≈ 300)
 MAX_TOML_TEXT = 10_000  # characters of one text (the title goes into the PDF's metadata,
 # whose strings hold at most 32,767)

@@ -33,6 +33,7 @@ OUTSIDE_HINT = "keep every file the report names inside the report folder (no li
 # Whole-file readers (fio JSON, IOgen and vdbench tables, narrative, TOML) refuse larger
 # files up front instead of growing without bound; fio logs are streamed and not limited.
 MAX_TEXT_BYTES = 512 * 1024 * 1024
+MAX_TOML_BYTES = 16 * 1024 * 1024  # a TOML file (report.toml, SPC-1 records, mappings)
 DEEP = "nested deeper than iopress reads (arrays or objects in each other)"
 
 # Longest BOM first: the UTF-32-LE BOM begins with the UTF-16-LE one.

@@ -12,6 +12,9 @@ FONTS = TEMPLATES / "fonts"
 # the locale files, one per language (``<lang>.toml``); IOPRESS_LOCALES names another
 # folder of them (a language added as files: docs/architecture.md#languages)
 LOCALES = Path(os.environ.get("IOPRESS_LOCALES") or ROOT / "locales")
+# a report's id: it names files and the default output folder (report.toml ``id``)
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+MAX_ID = 128
 TOOL = "en"  # the command line's language, and that of its CSV files and errors ([cli])
 FIGURES = ROOT / "figures"
 MKDOCS_CONFIG = ROOT / "mkdocs.yml"
