@@ -218,8 +218,10 @@ def _failed(output: Path, count: int, others: bool) -> InputError:
 
 def _not_an_input(output: Path, inputs: list[Path]) -> None:
     """Refuse an output that is one of the inputs (the same file under any name: a link,
-    a hard link, a relative path): writing it would destroy the raw data."""
-    for target in (output, intervals_path(output)):
+    a hard link, a relative path): writing it would destroy the raw data. So are the files
+    written beside it (its intervals, its rejects: ``d.rejects.csv`` as an input was
+    replaced by the list of its rejects)."""
+    for target in (output, intervals_path(output), rejects_path(output)):
         for path in inputs:
             with contextlib.suppress(OSError):
                 if os.path.samefile(path, target):

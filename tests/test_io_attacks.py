@@ -310,11 +310,19 @@ def _intervals(raw: Path) -> Path:
     return raw.parent / raw.name.replace(".intervals.parquet", ".parquet")
 
 
-@pytest.mark.parametrize("name", [_same, _relative, _symlink, _hard_link, _intervals])
+def _rejects(raw: Path) -> Path:
+    """The output's list of rejects (x.rejects.csv) is the input: it was replaced."""
+    return raw.parent / raw.name.replace(".rejects.csv", ".parquet")
+
+
+COMPANIONS = {_intervals: "fio.intervals.parquet", _rejects: "fio.rejects.csv"}
+
+
+@pytest.mark.parametrize("name", [_same, _relative, _symlink, _hard_link, _intervals, _rejects])
 def test_ingest_never_writes_over_its_input(name: object, tmp_path: Path) -> None:
     folder = tmp_path / "raw"
     folder.mkdir()
-    raw = folder / ("fio.intervals.parquet" if name is _intervals else "fio.json")
+    raw = folder / COMPANIONS.get(name, "fio.json")  # type: ignore[call-overload]
     shutil.copy(MIXED / "raw" / "fio.json", raw)
     before = sha(raw)
     ran = iopress("ingest", raw, "--format", "fio", "-o", name(raw), cwd=tmp_path)  # type: ignore[operator]
