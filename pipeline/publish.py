@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.build import BuildResult, Step, build, draw_charts, draw_compare
+from pipeline.config import REPORT_FILE
 from pipeline.dataset.sources import load_report
 from pipeline.errors import InputError
 from pipeline.output import MARK, check_target, lock, mark_text, scratch, staging, writing
@@ -42,6 +43,9 @@ def _datasheet_scratch(out: Path) -> Iterator[str]:
         yield tmp
 
 
+SITE = "site"  # the folder of ``iopress site``'s output that holds the combined site
+
+
 def build_many(
     folders: list[Path], out: Path, step: Step | None = None, site_url: str | None = None
 ) -> list[BuildResult]:
@@ -53,13 +57,21 @@ def build_many(
     ids = [load_report(folder).id for folder in folders]
     if len(set(ids)) != len(ids):
         raise InputError(out, "", "two reports have the same id", "give each report its own id")
+    for folder, rid in zip(folders, ids, strict=True):
+        if rid == SITE:  # out/site is the site's: the report's build there was replaced
+            raise InputError(
+                folder / REPORT_FILE,
+                "id",
+                f"a report of a site may not be called {SITE!r}: the site is written there",
+                "give the report another id",
+            )
     with lock(out):
         with writing(out):
             out.mkdir(parents=True, exist_ok=True)
             (out / MARK).write_text(mark_text("site"), encoding="utf-8")
         pairs = zip(folders, ids, strict=True)
         results = [build(folder, out / rid, step) for folder, rid in pairs]
-        write_combined_site(results, out / "site", site_url)
+        write_combined_site(results, out / SITE, site_url)
     return results
 
 

@@ -15,7 +15,7 @@ import pytest
 from pipeline.build import BuildResult
 from pipeline.render import site
 from pipeline.report.context import ReportContext
-from tests.conftest import pdf_text
+from tests.conftest import FS840, pdf_text
 
 CAPTION = {"de": r"(?:Tabelle|Abbildung) \d+ – [^<*]+", "en": r"(?:Table|Figure) \d+ – [^<*]+"}
 
@@ -256,3 +256,20 @@ def test_a_downloaded_pdf_keeps_its_build_name(fs840_build: BuildResult) -> None
         assert f'<a download="{name}" href="downloads/fs840/{stored}">' in page
         assert (fs840_build.out / name).is_file()
         assert (fs840_build.out / "site" / "downloads" / "fs840" / stored).is_file()
+
+
+def test_a_report_called_site_is_refused_by_the_site_command(tmp_path: Path) -> None:
+    """out/<id> is a report's build and out/site the combined site: a report with id
+    "site" was built there, then replaced by the site (its manifest and tables gone)."""
+    import shutil
+
+    from tests.cli import iopress
+
+    folder = tmp_path / "vendor"
+    shutil.copytree(FS840, folder)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('id = "fs840"', 'id = "site"', 1), encoding="utf-8")
+    ran = iopress("site", folder, "-o", tmp_path / "out")
+    assert ran.returncode == 1 and "may not be called 'site'" in ran.stderr, ran
+    assert not (tmp_path / "out" / "site").exists()
