@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from pipeline import cache, validate
 from pipeline.build import STAGES, build
@@ -298,19 +300,19 @@ def _rich_cell(cell: Cell) -> str:
         "mono": "{}",
         "link": "{}",
     }
-    return "\n".join(
-        styles[s.style].format((f"{s.text}: {s.href}" if s.href else s.text).replace("[", r"\["))
-        for s in cell
+    return "\n".join(  # the data's own text never read as markup ("[/]", "[link=…]")
+        styles[s.style].format(escape(f"{s.text}: {s.href}" if s.href else s.text)) for s in cell
     )
 
 
 def _rich_table(view: TableView) -> Table:
     """The table with its note below (what the second line of a cell is, the optimum,
     where styles do not show: output to a file or a pipe)."""
-    table = Table(title=view.caption, caption=view.note or None, show_lines=True)
+    note = Text(view.note) if view.note else None
+    table = Table(title=Text(view.caption), caption=note, show_lines=True)
     table.caption_justify = "left"
     for i, head in enumerate(view.header):
-        table.add_column(head, justify="left" if i == 0 else "right")
+        table.add_column(Text(head), justify="left" if i == 0 else "right")
     for row in view.rows:
         table.add_row(*(_rich_cell(c) for c in row))
     return table
@@ -364,13 +366,13 @@ STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
 def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> Table:
     from pipeline.render import compare_doc  # the charts of a comparison load altair
 
-    table = Table(title=f"{labels[1]} compared with {labels[0]}")
+    table = Table(title=Text(f"{labels[1]} compared with {labels[0]}"))
     for column in ("profile", "figure", "old", "new", "change %", "noise %", "verdict"):
         table.add_column(column, justify="left" if column in ("profile", "figure") else "right")
     for r in result.rows.iter_rows(named=True):
-        table.add_row(
-            compare_doc.profile(r, fmt),
-            compare_doc.metric(r, fmt),
+        table.add_row(  # a setup's name is the data's: text, not markup
+            Text(compare_doc.profile(r, fmt)),
+            Text(compare_doc.metric(r, fmt)),
             compare_doc.value(r["old"], r["unit"], fmt),
             compare_doc.value(r["new"], r["unit"], fmt),
             compare_doc.change(r["change_pct"], fmt),

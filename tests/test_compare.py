@@ -586,3 +586,23 @@ def test_a_report_folder_is_compared_whatever_its_texts_say(tmp_path: Path) -> N
     summary.write_text(summary.read_text(encoding="utf-8") + "\n{{ nope }}\n", encoding="utf-8")
     done = iopress("compare", A800, folder, "--old-setup", "48vcpu", "--new-setup", "48vcpu")
     assert done.returncode == 0 and "0 regression(s)" in done.stdout, done
+
+
+@pytest.mark.parametrize("name", ["x[/]y", "[link=https://evil.example/]d[/link]", "a\\[b]"])
+def test_a_setups_name_is_printed_as_text_not_markup(
+    tmp_path: Path, fs840_build: BuildResult, name: str
+) -> None:
+    """A setup's name is the data's: "x[/]" crashed compare and tables with a MarkupError
+    (exit 1, a regression to a gate), "[link=…]" printed a hidden terminal hyperlink."""
+
+    def two(frame: pl.DataFrame) -> pl.DataFrame:  # two setups: each row names its own
+        return pl.concat([frame.with_columns(setup=pl.lit(s)) for s in (name, "plain")])
+
+    path = _variant(fs840_build, tmp_path / "named.parquet", two)
+    source = intervals_path(fs840_build.out / "dataset.parquet")
+    two(pl.read_parquet(source)).write_parquet(intervals_path(path))
+    for args in (("compare", path, path), ("tables", path)):
+        ran = iopress(*args)
+        assert ran.returncode == 0, ran
+        assert "\x1b]8;" not in ran.stdout and "Traceback" not in ran.stderr
+    assert name in iopress("compare", path, path).stdout.replace("\n", "")
