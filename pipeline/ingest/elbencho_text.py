@@ -17,7 +17,11 @@ from pipeline.errors import InputError
 HINT = "give elbencho's --resfile as it wrote it, or its --csvfile"
 HEADER = re.compile(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", re.MULTILINE)
 # "WRITE       Elapsed time     :    2m3.241s    2m5.755s", "            IOPS    :  1  2"
-ROW = re.compile(r"^(?P<op>[A-Z][A-Z0-9_]*)?\s+(?P<name>[^:]+?)\s*:\s*(?P<values>.*)$")
+# a row's name begins and ends with a non-space (as a lazy "[^:]+?\s*", a line of spaces
+# was tried in every split of them: a 10,000-character line took minutes)
+ROW = re.compile(
+    r"^(?P<op>[A-Z][A-Z0-9_]*)?\s+(?P<name>[^:\s](?:[^:]*[^:\s])?)\s*:\s*(?P<values>.*)$"
+)
 LATENCY = re.compile(
     r"\bavg=(?P<avg>[\d.]+)(?P<avg_unit>[a-zµ]*)\s.*\bmax=(?P<max>[\d.]+)(?P<max_unit>[a-zµ]*)"
 )

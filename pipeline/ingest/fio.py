@@ -67,20 +67,29 @@ def _documents(text: str) -> tuple[list[tuple[int, dict[str, Any]]], str, int]:
     """Every JSON object that starts a line, with its offset; the first decoding error;
     and where the last one ends."""
     decoder = json.JSONDecoder()
-    found, first_error, end = [], "", 0
+    found, first_error, end, failed = [], "", 0, 0
+    inside = 0  # the end of the last object decoded: a line's "{" before it is nested in it
     for match in _DOC_START.finditer(text):
+        if match.start() < inside:
+            continue
+        if failed >= MAX_BROKEN:  # each try may read to the text's end: thousands, for ever
+            break
         try:
-            obj, after = decoder.raw_decode(text, match.start())
+            obj, inside = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError as exc:
             # stopped at the end of the text, or in a string the text ends inside of
             cut = not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string")
             said = CUT_SHORT if cut else exc.msg
             first_error = first_error or f"line {exc.lineno}, column {exc.colno}: {said}"
+            failed += 1
             continue
         if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):
             found.append((match.start(), obj))
-            end = after
+            end = inside
     return found, first_error, end
+
+
+MAX_BROKEN = 4  # documents that do not decode, tried before the rest of a file is given up
 
 
 class _Stats(TypedDict, total=False):

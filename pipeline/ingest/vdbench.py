@@ -367,7 +367,9 @@ def _avg_check(name: str, run: _Run, rows: list[dict[str, Any]], mib: float) -> 
 
 
 _TOTALS_RUN = re.compile(r"Starting RD=([^;\s]+);")
-_TOTALS_AVG = re.compile(r"\d+:\d\d:\d\d\.\d+\s*avg_\d+-\d+\s+(.+)")  # time and label may touch
+# time and label may touch; a time starts after a non-digit (else a line of 2 million
+# digits is tried from each of them: hours)
+_TOTALS_AVG = re.compile(r"(?<!\d)\d+:\d\d:\d\d\.\d+\s*avg_\d+-\d+\s+(.+)")
 
 
 def _totals(path: Path) -> dict[str, dict[str, float | None]]:

@@ -1,0 +1,71 @@
+"""Small hostile files that cost time out of all proportion: a JSON document of fio's
+that never ends with a "{" at the start of each of its lines (each one decoded again to
+the end of the file: minutes for 6 MB), an elbencho line of spaces (a regular
+expression tried in every split of them: minutes per line), a totals.html line of two
+million digits beside a vdbench flatfile (hours). Each input here would hang the test
+if the old cost came back; none is timed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.ingest import elbencho_text, fio, vdbench
+
+
+def test_a_broken_document_is_decoded_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    line = '{"p":[' + ",".join(["1"] * 400) + '],"c":'
+    text = '{"fio version":"fio-3.33","x":\n' + "\n".join([line] * 800) + "\n"
+    tries = []
+    original = json.JSONDecoder.raw_decode
+
+    def counted(self: json.JSONDecoder, s: str, idx: int = 0) -> tuple[object, int]:
+        tries.append(idx)
+        return original(self, s, idx)
+
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
+    found, error, _ = fio._documents(text)
+    assert found == [] and "cut short" in error
+    assert len(tries) == fio.MAX_BROKEN
+
+
+def test_a_lines_nested_objects_are_not_tried_as_documents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A document whose lines begin with "{" (nested objects at the margin) is decoded
+    once, not once more from each of them."""
+    inner = "\n".join('{"a": 1},' for _ in range(500))
+    text = '{"jobs": [\n' + inner + '\n{"a": 2}]}\n'
+    tries = []
+    original = json.JSONDecoder.raw_decode
+
+    def counted(self: json.JSONDecoder, s: str, idx: int = 0) -> tuple[object, int]:
+        tries.append(idx)
+        return original(self, s, idx)
+
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
+    found, error, _ = fio._documents(text)
+    assert len(found) == 1 and not error and tries == [0]
+
+
+@pytest.mark.parametrize(
+    "line", [" " * 9_999, "A" + " x" * 4_999, "WRITE " + " " * 9_000 + "x", "X" + "\t " * 4_000]
+)
+def test_an_elbencho_line_without_a_row_is_none_at_once(line: str) -> None:
+    assert elbencho_text.ROW.match(line) is None
+
+
+def test_elbencho_rows_still_read() -> None:
+    row = elbencho_text.ROW.match("WRITE  Elapsed time      :     1.208s      1.216s")
+    assert row is not None and (row["op"], row["name"]) == ("WRITE", "Elapsed time")
+    assert row["values"] == "1.208s      1.216s"
+
+
+def test_a_totals_line_of_digits_is_no_average_at_once() -> None:
+    assert vdbench._TOTALS_AVG.search("1" * 2_000_000) is None
+    line = "13:50:00.270  avg_2-60      50.02     0.20    4096  75.91    5.395"
+    found = vdbench._TOTALS_AVG.search(line)
+    assert found is not None and found[1].split()[0] == "50.02"
