@@ -69,3 +69,21 @@ def test_a_totals_line_of_digits_is_no_average_at_once() -> None:
     line = "13:50:00.270  avg_2-60      50.02     0.20    4096  75.91    5.395"
     found = vdbench._TOTALS_AVG.search(line)
     assert found is not None and found[1].split()[0] == "50.02"
+
+
+@pytest.mark.parametrize("opener", ["> ", "- ", "1. ", "> - "])
+def test_markdown_nested_thousands_deep_is_refused_before_pandoc(
+    opener: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 24 KB line of "> > > …" took pandoc 97 s before its document was refused as
+    nested too deeply (64 KB: 459 s); it is refused, with its line, before pandoc runs."""
+    from pipeline.errors import InputError
+    from pipeline.render import sanitize
+
+    def no_pandoc(*args: object) -> bytes:
+        raise AssertionError("pandoc ran")
+
+    monkeypatch.setattr(sanitize, "_run_pandoc", no_pandoc)
+    text = "Intro.\n\n" + opener * 12_000 + "x\n"
+    with pytest.raises(InputError, match=r"line 3: nested too deeply"):
+        sanitize.image_refs(text, "text/en/conclusion.md")

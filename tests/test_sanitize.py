@@ -98,7 +98,7 @@ def test_text_pandoc_could_take_for_something_else_stays_text(text: str, kept: s
 @pytest.mark.parametrize("text", [">" * 3000 + " deep", "- " * 3000 + "x"])
 def test_nesting_too_deep_names_the_file(text: str) -> None:
 
-    with pytest.raises(InputError, match=r"^x\.md: nested too deeply"):
+    with pytest.raises(InputError, match=r"^x\.md: line 1: nested too deeply"):
         sanitize.to_typst(text, "x.md")
 
 

@@ -423,12 +423,18 @@ def _pandoc_version() -> str:
 def _run_pandoc(text: str, to: str, source: str, args: tuple[str, ...]) -> bytes:
     """pandoc itself, once per conversion (pypandoc starts it three times: twice to list
     the formats it knows). --sandbox: no file and no network access, whatever the text."""
-    done = subprocess.run(
-        [_pandoc_binary(), "--sandbox", f"--from={source}", f"--to={to}", *args],
-        input=text.encode("utf-8"),
-        capture_output=True,
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            [_pandoc_binary(), "--sandbox", f"--from={source}", f"--to={to}", *args],
+            input=text.encode("utf-8"),
+            capture_output=True,
+            check=False,
+            timeout=PANDOC_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        raise PandocRefused(
+            "pandoc", f"converting {source} to {to} took more than {PANDOC_SECONDS} s"
+        ) from None
     if done.returncode < 0:
         raise ToolFailure(
             "pandoc",
@@ -439,6 +445,9 @@ def _run_pandoc(text: str, to: str, source: str, args: tuple[str, ...]) -> bytes
         message = done.stderr.decode("utf-8", errors="replace").strip()
         raise PandocRefused("pandoc", f"converting {source} to {to} failed: {message}")
     return done.stdout
+
+
+PANDOC_SECONDS = 300  # a text of the 4 MiB allowed converts in seconds
 
 
 class PandocRefused(ToolFailure):
@@ -522,6 +531,24 @@ def _cleaned(markdown: str, path: Path | str) -> tuple[dict[str, Any], list[Imag
     return doc, cleaner.images
 
 
+# quote and list markers a line opens: "> > > x", "- - - x", "1. > x" (pandoc's time grows
+# with the square of their number: a line of 12,000 took 97 s, before it was refused)
+_OPENERS = re.compile(r"[ \t]*(?:>|[*+-](?=[ \t])|\d{1,9}[.)](?=[ \t]))")
+MAX_NESTING = 100  # containers a line may open; pandoc's document of more is refused anyway
+
+
+def _not_too_deep(markdown: str, path: Path | str) -> None:
+    """Refused before pandoc reads it: a line that opens more than ``MAX_NESTING``
+    quotes or lists inside each other."""
+    for number, line in enumerate(markdown.splitlines(), 1):
+        depth, at = 0, 0
+        while (found := _OPENERS.match(line, at)) and depth <= MAX_NESTING:
+            depth, at = depth + 1, found.end()
+        if depth > MAX_NESTING:
+            why = f"nested too deeply: more than {MAX_NESTING} quotes or lists inside each other"
+            raise InputError(path, f"line {number}", why, "nest less")
+
+
 def image_refs(markdown: str, path: Path | str) -> list[ImageRef]:
     """The images of a text in order: the k-th stands where ``image_marker(k,
     token(markdown))`` is."""
@@ -590,7 +617,9 @@ def _html(markdown: str, path: Path | str) -> str:
 
 
 def _parse(markdown: str, path: Path | str) -> str:
-    """pandoc's document (JSON) of the Markdown, before it is cleaned."""
+    """pandoc's document (JSON) of the Markdown, before it is cleaned (a text nested too
+    deeply refused before pandoc reads it)."""
+    _not_too_deep(markdown, path)
     return _pandoc(markdown, "json", MARKDOWN)
 
 
