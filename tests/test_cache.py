@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +282,33 @@ def test_many_cache_notes_are_summarised(capsys: pytest.CaptureFixture[str]) -> 
     print_notes([f"cache entry {i} failed its check; made again" for i in range(SHOWN + 30)])
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == SHOWN + 1 and "30 more" in lines[-1]
+
+
+def test_a_huge_file_counts_in_the_fingerprint_by_its_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hidden sparse 8 GB file no source names took 50 s to hash on every build (even
+    an up-to-date one): a file over HASHED_BYTES counts by its size, times and inode,
+    so a write to it still changes the fingerprint."""
+    import os
+
+    from pipeline import fingerprint as F
+
+    monkeypatch.setattr(F, "HASHED_BYTES", 1000)
+    folder = tmp_path / "r"
+    folder.mkdir()
+    big = folder / ".junk"
+    with big.open("wb") as fh:
+        fh.truncate(10**12)  # sparse: no byte of it is ever read
+    read: list[str] = []
+    real = hashlib.file_digest
+
+    def digest(fh: Any, name: str) -> Any:
+        read.append(fh.name)
+        return real(fh, name)
+
+    monkeypatch.setattr(hashlib, "file_digest", digest)
+    first = F.fingerprint(folder)
+    assert first is not None and str(big) not in read
+    os.truncate(big, 10**12 + 1)
+    assert F.fingerprint(folder) != first
