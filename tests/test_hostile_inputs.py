@@ -8,6 +8,7 @@ if the old cost came back; none is timed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +88,37 @@ def test_markdown_nested_thousands_deep_is_refused_before_pandoc(
     text = "Intro.\n\n" + opener * 12_000 + "x\n"
     with pytest.raises(InputError, match=r"line 3: nested too deeply"):
         sanitize.image_refs(text, "text/en/conclusion.md")
+
+
+@pytest.mark.parametrize("char", ["中", "\uffff"])
+def test_a_character_the_fonts_cannot_show_is_named(char: str, tmp_path: Path) -> None:
+    """One Chinese character in a text failed the build as "this is a bug" (PDF/A embeds
+    every glyph it shows); the character is named, with where to look."""
+    from pipeline.errors import InputError
+    from pipeline.render.typst_doc import _compile
+
+    source = tmp_path / "x.typ"
+    source.write_text(f"Hallo {char} Welt\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        _compile(source, tmp_path, 0)
+    said = str(err.value)
+    assert f"U+{ord(char):04X}" in said and "bug" not in said, said
+
+
+@pytest.mark.parametrize("name", ["Vendor @home", "Array $x$ 2", "H~2~O^3^", "a\\@b"])
+def test_a_name_placed_in_a_text_stays_literal_in_pandoc_and_on_the_site(name: str) -> None:
+    """ "@home" in a vendor's name reached the texts through {{ system }} and failed the
+    build as a citation; "$x$" would be math, "~2~" subscript."""
+    import html
+
+    import markdown
+
+    from pipeline.render import sanitize
+    from pipeline.report.narrative import md_text
+
+    text = md_text(name)
+    tree = json.loads(sanitize.clean_tree(text, "x.md"))
+    words = json.dumps(tree["blocks"])
+    assert '"Cite"' not in words and '"Math"' not in words and '"Subscript"' not in words
+    site = markdown.markdown(text)
+    assert html.unescape(site) == f"<p>{name}</p>", site

@@ -263,10 +263,31 @@ def _compile(source: Path, root: Path, stamp: int) -> bytes:
             )
         )
     except typst.TypstError as exc:
-        raise InputError(
+        raise _no_glyph(source, str(exc)) or InputError(
             source.name,
             "typst",
             f"the document does not compile: {exc}",
             "iopress writes this source itself, so this is a bug: please report it with "
             "the report folder (nothing was written)",
         ) from None
+
+
+_NO_GLYPH = re.compile(r'the text `"(?P<text>.+?)"` could not be displayed with font')
+_TYPST_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\(.)")  # as typst's repr writes them
+
+
+def _no_glyph(source: Path, message: str) -> InputError | None:
+    """A character the embedded fonts cannot show (an archival PDF embeds every glyph it
+    shows): the report's text's fault, named, not "a bug" (a Chinese vendor's name)."""
+    found = _NO_GLYPH.search(message)
+    if found is None:
+        return None
+    text = _TYPST_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else m[2], found["text"])
+    shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in dict.fromkeys(text))
+    return InputError(
+        source.name,
+        "typst",
+        f"the report's fonts have no glyph for {shown}",
+        "write it otherwise or leave it out (search report.toml and the texts for it): "
+        "the PDF embeds the fonts of templates/fonts, which have none for it",
+    )

@@ -508,11 +508,17 @@ _FILLING = secrets.token_hex(16)
 
 # Characters both pandoc and Python-Markdown take literally after a backslash.
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|>.-])")
+# what pandoc reads as a citation (@), sub- and superscript (~ ^) and math ($), and
+# Python-Markdown (the site) cannot backslash-escape: written as character references
+_MD_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "@~^$"})
 
 
 def md_text(text: str) -> str:
-    """Literal text in Markdown: HTML-escaped, and Markdown punctuation backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+    """Literal text in Markdown (pandoc's and the site's): HTML-escaped, Markdown
+    punctuation backslash-escaped, and what only pandoc reads as markup a character
+    reference ("@home" in a vendor's name failed the build as a citation)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+    return escaped.translate(_MD_ENTITIES)
 
 
 # The narrative is untrusted text. Placeholders run in jinja's immutable sandbox with no
