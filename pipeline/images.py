@@ -327,6 +327,8 @@ def decoded(picture: Picture) -> Picture:
 
 
 MAX_PLACED = 500  # images placed in one report's texts, every language together
+MAX_DOCUMENT_PIXELS = 600_000_000  # one language's distinct images together (≈ 2.4 GB decoded)
+SCALE_HINT = "scale the images down: a page shows at most about 8 megapixels of one"
 
 
 def read(root: Path, name: str, where: Path | str, place: str) -> Picture:

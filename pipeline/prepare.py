@@ -146,8 +146,27 @@ def _check_texts(ctx: ReportContext, pictures: Pictures) -> None:
     problems = chapters.unlisted(ctx.report, ctx.shown, ctx.chart_stems(), placed)
     problems += chapters.own_texts(ctx.report, ctx.folder, ctx.narrative)
     problems += place_images(ctx, pictures)
+    problems += _pixels(ctx)
     if problems:
         raise InputErrors(problems)
+
+
+def _pixels(ctx: ReportContext) -> list[InputError]:
+    """Each language's distinct images together within ``images.MAX_DOCUMENT_PIXELS``:
+    typst keeps every image of a PDF decoded, and both PDFs compile at once (100 flat
+    PNGs of 40 megapixels, 13 MB of files, took 12 GB of memory)."""
+    problems = []
+    for lang in LANGS:
+        texts = [str(t.path) for t in ctx.filled.get(lang, {}).values()]
+        distinct = {p.picture.data: p.picture for t in texts for p in ctx.pictures.get(t, [])}
+        pixels = sum(p.width * p.height for p in distinct.values())
+        if pixels > images.MAX_DOCUMENT_PIXELS:
+            why = (
+                f"the images of the {lang} texts hold {pixels / 1e6:,.0f} megapixels together "
+                f"(at most {images.MAX_DOCUMENT_PIXELS / 1e6:,.0f}: each PDF keeps them decoded)"
+            )
+            problems.append(InputError(texts[0], "", why, images.SCALE_HINT))
+    return problems
 
 
 def _broken_links(ctx: ReportContext) -> list[InputError]:
