@@ -472,3 +472,13 @@ def test_a_heading_id_the_outputs_cannot_carry_is_refused(ident: str) -> None:
     text = f"## Aufwärmen {{#{ident}}}\n\nText.\n"
     with pytest.raises(InputError, match=f"heading 'Aufwärmen': id #{re.escape(ident)} is no id"):
         sanitize.to_typst(text, "text/de/method.md")
+
+
+def test_a_tables_attributes_are_dropped() -> None:
+    """A table caption's ``{#downloads}`` gave the site a second id="downloads" before
+    the real Downloads heading (the contents jumped to it) and typst a duplicate label:
+    only headings keep an id."""
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n: other {#downloads .x key=v}\n"
+    html = sanitize.to_html(text, "t.md")
+    assert "<table>" in html and "id=" not in html and "downloads" not in html
+    assert "downloads" not in sanitize.to_typst(text, "t.md")

@@ -182,6 +182,9 @@ MAX_HEADING = 300  # characters of a heading's text
 MAX_CAPTION = 2000  # characters of an image's caption or description
 
 
+_NO_ATTR: list[Any] = ["", [], []]  # pandoc's attributes: no id, classes or key-values
+
+
 class _Cleaner:
     def __init__(self, path: Path | str, ids: set[str], token: str, text: str = "") -> None:
         self.path, self.ids, self.token, self.text = path, ids, token, text
@@ -228,6 +231,19 @@ class _Cleaner:
         return {"t": node["t"], "c": [["", [], []], self(inner)]}
 
     _div = _span = _code = _codeblock = _attributed
+
+    def _table(self, node: Node) -> Node:
+        """A table, its head, bodies, rows and cells without their attributes (a caption's
+        ``{#downloads}`` gave the site a second id="downloads" and typst a duplicate
+        label): [attr, caption, colspecs, head, bodies, foot]."""
+        _, caption, specs, head, bodies, foot = node["c"]
+
+        def rows(found: list[Any]) -> list[Any]:
+            return [[_NO_ATTR, [[_NO_ATTR, *c[1:4], self(c[4])] for c in r[1]]] for r in found]
+
+        bodies = [[_NO_ATTR, b[1], rows(b[2]), rows(b[3])] for b in bodies]
+        parts = [self(caption), specs, [_NO_ATTR, rows(head[1])], bodies, [_NO_ATTR, rows(foot[1])]]
+        return {"t": "Table", "c": [_NO_ATTR, *parts]}
 
     def _str(self, node: Node) -> Node:
         self._words(node["c"])
