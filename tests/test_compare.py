@@ -606,3 +606,16 @@ def test_a_setups_name_is_printed_as_text_not_markup(
         assert ran.returncode == 0, ran
         assert "\x1b]8;" not in ran.stdout and "Traceback" not in ran.stderr
     assert name in iopress("compare", path, path).stdout.replace("\n", "")
+
+
+def test_a_dataset_of_too_many_rows_is_refused_before_it_is_read(
+    tmp_path: Path, fs840_build: BuildResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 36 MB dataset of one row repeated 300 million times took 24 GB to read: a file
+    that holds more rows than any lab's archive is refused by its count alone."""
+    import pipeline.dataset as D
+    from pipeline.errors import InputError
+
+    monkeypatch.setattr(D, "MAX_POINT_ROWS", 10)
+    with pytest.raises(InputError, match=r"rows \(at most 10 are read\)"):
+        D.read_points(fs840_build.out / "dataset.parquet")

@@ -142,6 +142,7 @@ def read_points(path: Path) -> pl.DataFrame:
             f"this is the {meta[LEVEL_KEY]} level of a dataset, not its points",
             f"give {path.name.replace('.intervals', '')} (the points; its intervals lie beside it)",
         )
+    _not_too_many(path, MAX_POINT_ROWS)
     version = meta.get(METADATA_KEY)
     if version not in READABLE_VERSIONS:
         raise InputError(
@@ -206,6 +207,7 @@ def read_intervals(path: Path, points: pl.DataFrame | None = None) -> pl.DataFra
     where = intervals_path(path)
     if _metadata(where).get(LEVEL_KEY, "intervals") != "intervals":
         raise InputError(where, f"metadata {LEVEL_KEY}", "not a dataset's intervals", REBUILD)
+    _not_too_many(where, MAX_INTERVAL_ROWS)
     try:
         intervals = conform(pl.read_parquet(where), INTERVAL_FIELDS)
     except (OSError, pl.exceptions.PolarsError) as exc:
@@ -221,6 +223,22 @@ def read_intervals(path: Path, points: pl.DataFrame | None = None) -> pl.DataFra
 
 
 REBUILD = "build the report again: it writes both levels together"
+# rows a dataset file may hold (a lab's archive of 10,000 runs: ≈ 30,000 points): a 36 MB
+# file of one row repeated 300 million times took 24 GB of memory to read
+MAX_POINT_ROWS = 2_000_000
+MAX_INTERVAL_ROWS = 10_000_000
+
+
+def _not_too_many(path: Path, most: int) -> None:
+    """Refused before its rows are read: a file that says it holds more than ``most``."""
+    try:
+        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise InputError(path, "", f"not a readable Parquet file ({exc})", REBUILD) from None
+    if rows > most:
+        raise InputError(
+            path, "", f"{rows:,} rows (at most {most:,} are read)", "give a dataset iopress wrote"
+        )
 
 
 def _same_points(points: pl.DataFrame, intervals: pl.DataFrame) -> bool:
