@@ -183,9 +183,11 @@ def test_a_rate_sweeps_figures_trace_to_their_own_rates_lines(tmp_path: Path) ->
     from pipeline.prepare import prepare
 
     ctx = prepare(_rates_report(tmp_path / "rates"))
-    intervals = ctx.dataset.intervals
+    # a rate's intervals and its run's avg_ line (the run's whole record: its CPU)
+    assert ctx.dataset.references is not None
+    rows = pl.concat([ctx.dataset.intervals, ctx.dataset.references])
     own = {
-        rate: set(intervals.filter(pl.col("target_iops") == rate)["line"].to_list())
+        rate: set(rows.filter(pl.col("target_iops") == rate)["line"].to_list())
         for rate in (50.0, 500.0, 5000.0)
     }
     traced = [f for f in figures(ctx) if f["table"] in ("performance", "min_latency")]

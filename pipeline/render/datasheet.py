@@ -100,7 +100,10 @@ def limit_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
             limit=limit,
         )
         iops = row["iops"]
-        items.append(Item(label, rate(fmt, iops) if iops is not None else fmt.t("table.none")))
+        value = rate(fmt, iops) if iops is not None else fmt.t("table.none")
+        if iops is not None and row["measured"] is False:  # as the whitepaper's cell
+            value = fmt.t("table.about", value=value)
+        items.append(Item(label, value))
     return items
 
 
