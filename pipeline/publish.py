@@ -7,6 +7,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from pipeline.build import BuildResult, Step, build, draw_charts, draw_compare
@@ -65,14 +66,13 @@ def build_many(
                 f"a report of a site may not be called {SITE!r}: the site is written there",
                 "give the report another id",
             )
-    with lock(out):
-        with writing(out):
-            out.mkdir(parents=True, exist_ok=True)
-            (out / MARK).write_text(mark_text("site"), encoding="utf-8")
+    # all of it or nothing: a report that fails after others were built left them new
+    # beside the old site; the whole folder is made aside and swapped in at the end
+    with staging(out, "site") as work:
         pairs = zip(folders, ids, strict=True)
-        results = [build(folder, out / rid, step) for folder, rid in pairs]
-        write_combined_site(results, out / SITE, site_url)
-    return results
+        results = [build(folder, work / rid, step) for folder, rid in pairs]
+        write_combined_site(results, work / SITE, site_url)
+    return [replace(r, out=out / r.out.name) for r in results]
 
 
 def write_combined_site(

@@ -273,3 +273,38 @@ def test_a_report_called_site_is_refused_by_the_site_command(tmp_path: Path) -> 
     ran = iopress("site", folder, "-o", tmp_path / "out")
     assert ran.returncode == 1 and "may not be called 'site'" in ran.stderr, ran
     assert not (tmp_path / "out" / "site").exists()
+
+
+@pytest.mark.slow
+def test_a_site_that_fails_half_way_leaves_the_earlier_one_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """iopress site A B: B refused after A was built replaced out/A with the new build
+    beside the old site (exit 1). The whole output is made aside and swapped in only when
+    every report and the site are done."""
+    import shutil
+
+    from pipeline import build as building
+    from pipeline import publish
+    from pipeline.errors import InputError
+
+    first, other, out = tmp_path / "first", tmp_path / "other", tmp_path / "out"
+    shutil.copytree(FS840, first)
+    publish.build_many([first], out)
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    summary = first / "text" / "en" / "summary.md"  # A changed: its new build differs
+    summary.write_text(summary.read_text(encoding="utf-8") + "\nOne more sentence.\n")
+    shutil.copytree(FS840, other)
+    toml = other / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('id = "fs840"', 'id = "b"'))
+
+    def second_fails(folder: Path, *args: object, **kwargs: object) -> object:
+        if folder == other:
+            raise InputError(folder, "", "refused", "fix it")
+        return building.build(folder, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publish, "build", second_fails)
+    with pytest.raises(InputError):
+        publish.build_many([first, other], out)
+    after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert after == before
