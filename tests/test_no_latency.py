@@ -93,7 +93,11 @@ def test_a_table_whose_every_cell_is_empty_is_left_out(tmp_path: Path) -> None:
     assert frame.height and frame["iops"].null_count() == frame.height
     assert "iops_at_latency" not in ctx.shown and ctx.empty == ["iops_at_latency"]
     note = ctx.empty_note(ctx.formatter("en"))
-    assert note.endswith("latency they need: I/O rate at a latency of at most 0.0010\u00a0µs.")
+    # every point has a latency, all above the limit: not "has the latency they need"
+    assert note == (
+        "Not shown, as no measured point lies under the latency limit: "
+        "I/O rate at a latency of at most 0.0010\u00a0µs."
+    )
 
 
 def test_a_placed_table_of_nothing_is_the_sentence(tmp_path: Path) -> None:
@@ -103,7 +107,7 @@ def test_a_placed_table_of_nothing_is_the_sentence(tmp_path: Path) -> None:
     from pipeline.render.whitepaper import body
 
     en = body(ctx, "en")
-    assert en.count("no measured point has the latency they need") == 1
+    assert en.count("no measured point lies under the latency limit") == 1
 
 
 @pytest.mark.parametrize("lang", ["de", "en"])
