@@ -152,6 +152,22 @@ def _settings_note(old: Side, new: Side) -> Message:
     )
 
 
+def _hosts_note(old: Side, new: Side) -> list[Message]:
+    """Where the levels compared ran on other numbers of servers on the two sides (a800
+    on 3 VMs against 2): a changed figure may be theirs, not the system's."""
+    cells = [*MATCH, "parallelism"]
+    both = old.points.select(*cells, "hosts").join(
+        new.points.select(*cells, "hosts"), on=cells, nulls_equal=True, suffix="_new"
+    )
+    differ = both.filter(pl.col("hosts") != pl.col("hosts_new"))
+    if differ.is_empty():
+        return []
+    counts = [", ".join(map(str, sorted(set(differ[c].to_list())))) for c in ("hosts", "hosts_new")]
+    return [
+        Message.in_table("compare", "note_hosts", n=differ.height, old=counts[0], new=counts[1])
+    ]
+
+
 def _unit_note(old: Side, new: Side) -> list[Message]:
     if old.units and new.units and old.units != new.units:
         return [
@@ -200,7 +216,7 @@ def run(
         notes.append(Message.in_table("compare", "note_targets", n=result.targets_differ))
     if result.levels_apart:
         notes.append(Message.in_table("compare", "note_levels_apart", n=result.levels_apart))
-    result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new)]
+    result.notes = [*notes, *([grid] if grid else []), *_unit_note(old, new), *_hosts_note(a, b)]
     if (result.rows["unit"] == "B/s").any():  # what MB/s means here (MiB/s by default)
         result.notes.append(Message.in_table("method", f"units_{units(new)}_rate"))
     result.old_points, result.new_points = a.points, b.points

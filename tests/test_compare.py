@@ -619,3 +619,16 @@ def test_a_dataset_of_too_many_rows_is_refused_before_it_is_read(
     monkeypatch.setattr(D, "MAX_POINT_ROWS", 10)
     with pytest.raises(InputError, match=r"rows \(at most 10 are read\)"):
         D.read_points(fs840_build.out / "dataset.parquet")
+
+
+def test_levels_run_on_other_numbers_of_servers_are_noted(fs840_build: BuildResult) -> None:
+    """a800 on 3 VMs against a rerun on 2: every regression looked like the system's."""
+    from dataclasses import replace
+
+    old = load_side(fs840_build.out)
+    fewer = old.points.with_columns(hosts=pl.lit(1, pl.Int64))
+    result, _, _ = run(old, replace(old, label="rerun", points=fewer), 5.0, METRICS)
+    (note,) = [n for n in result.notes if n.key == "note_hosts"]
+    assert "(old: 2; new: 1)" in str(note), str(note)
+    same, _, _ = run(old, replace(old, label="again"), 5.0, METRICS)
+    assert not [n for n in same.notes if n.key == "note_hosts"]
