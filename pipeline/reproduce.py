@@ -236,9 +236,14 @@ def _figures(published: list[PublishedFigure], now: list[dict[str, Any]]) -> Ite
 
 
 def _value(figure: Mapping[str, Any]) -> str:
-    """A figure's raw value (every digit) and its unit."""
-    unit = figure.get("unit") or ""
-    return f"{figure['value']} {unit}".rstrip()
+    """A figure's raw value (every digit) and its unit; none as "–" (not "None"), a
+    whole number as one ("2 workers/host" beside "1.0": a JSON writer's 1 or 1.0)."""
+    value, unit = figure["value"], figure.get("unit") or ""
+    if value is None:
+        return NONE
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)
+    return f"{value} {unit}".rstrip()
 
 
 def same(published: float | None, now: float | None) -> bool:

@@ -54,7 +54,7 @@ def test_a_changed_raw_value_is_named_with_the_figures_it_moves(
     assert any(line.startswith(f"{RAW}: size ") and "SHA-256" in line for line in lines), ran
     moved = [line for line in lines if line.startswith("performance / ") and "/ iops:" in line]
     assert len(moved) == 1 and "block_size=1024" in moved[0] and "kind=speed" in moved[0], ran
-    assert moved[0].endswith("/ iops: published 10000.0 IOPS, now 10016.666666666666 IOPS"), ran
+    assert moved[0].endswith("/ iops: published 10000 IOPS, now 10016.666666666666 IOPS"), ran
     assert not lines[-1].endswith(" 0 differ")
 
 
@@ -221,3 +221,12 @@ def test_a_reformatted_manifest_is_the_same_and_a_missing_key_a_difference(
     assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran
     assert "report id: published –, now fs840" in ran.stdout, ran
     assert "records_read: published –, now" in ran.stdout, ran
+
+
+def test_a_figure_published_as_none_or_whole_reads_plainly() -> None:
+    """ "published None IOPS", "published 1.0 workers/host, now 2 workers/host"."""
+    from pipeline.reproduce import _value
+
+    assert _value({"value": None, "unit": "IOPS"}) == "–"
+    assert _value({"value": 1.0, "unit": "workers/host"}) == "1 workers/host"
+    assert _value({"value": 0.59, "unit": "ms"}) == "0.59 ms"
