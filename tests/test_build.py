@@ -484,10 +484,12 @@ def test_the_method_names_the_queue_depths_with_their_levels() -> None:
     from pipeline.language.strings import Strings
     from pipeline.render.whitepaper import _depth_sentences
 
-    def said(pairs: list[tuple[int, int]], lang: str = "en") -> list[str]:
+    def said(pairs: list[tuple[int, int]], lang: str = "en", blocks: object = None) -> list[str]:
+        n = len(pairs)
         frame = pl.DataFrame(
-            {"setup": ["s"] * len(pairs), "queue_depth": [d for d, _ in pairs]}
-            | {"parallelism": [p for _, p in pairs]}
+            {"setup": ["s"] * n, "queue_depth": [d for d, _ in pairs]}
+            | {"parallelism": [p for _, p in pairs], "access": ["random"] * n}
+            | {"block_size": blocks or [4096] * n, "read_pct": [100.0] * n}
         )
         return _depth_sentences(frame, Formatter(Strings(lang)))
 
@@ -501,6 +503,13 @@ def test_the_method_names_the_queue_depths_with_their_levels() -> None:
         "4 at parallelism 1, 2, 4, 8, 16."
     ]
     assert said([(4, 1), (4, 2)], "de") == ["Queue Depth (gleichzeitige I/Os je Worker): 4."]
+    # PerfKitBenchmarker: 4K at QD 1 and 64, 512K only at QD 64: said, not left to be read
+    # as every profile at every depth
+    (mixed,) = said([(1, 1), (64, 1), (64, 1)], blocks=[4096, 4096, 524288])
+    assert mixed.endswith(
+        "Not every profile at every queue depth: queue depth 1: 4K random 100% read; "
+        "queue depth 64: 4K random 100% read, 512K random 100% read."
+    ), mixed
 
 
 @pytest.mark.parametrize(

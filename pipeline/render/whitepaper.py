@@ -350,8 +350,32 @@ def _depth_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
         for depth, levels in by_depth.sort("queue_depth").iter_rows():
             groups.setdefault(tuple(levels), []).append(depth)
         if groups:
-            said[setup] = _depths(groups, fmt)
+            said[setup] = _depths(groups, fmt) + _depth_profiles(rows, fmt)
     return _per_setup(said, fmt) if said else []
+
+
+def _depth_profiles(points: pl.DataFrame, fmt: Formatter) -> str:
+    """Where the queue depths measured other profiles, which each measured: the depths
+    and the profiles said apart read as every profile at every depth (PerfKitBenchmarker:
+    512K only at QD 64, 4K writes only at QD 1)."""
+    keys = ["access", "block_size", "read_pct"]
+    by_depth = {
+        depth: sorted(rows.select(keys).unique().rows())
+        for (depth,), rows in points.drop_nulls("queue_depth").group_by("queue_depth")
+    }
+    if len({tuple(p) for p in by_depth.values()}) <= 1:
+        return ""
+    parts = [
+        fmt.t(
+            "method.depth_profile",
+            depth=fmt.integer(depth),
+            profiles=", ".join(
+                f"{fmt.block(b)} {fmt.t.access(a, True)} {fmt.t.mix(m, True)}" for a, b, m in found
+            ),
+        )
+        for depth, found in sorted(by_depth.items())
+    ]
+    return " " + fmt.t("method.depth_profiles", list="; ".join(parts))
 
 
 def _depths(groups: dict[tuple[int, ...], list[int]], fmt: Formatter) -> str:
