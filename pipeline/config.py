@@ -943,10 +943,26 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
     if not is_inside(folder, folder / _base(pattern)):  # nothing outside is even listed
         raise InputError(path, where, f"{pattern!r} leads outside the report folder", OUTSIDE_HINT)
     found = _matches(folder, pattern)
+    _not_through_links(folder, found, path, where)
     _not_utf8(found, path, where)
     if not found:
         raise InputError(path, where, f"{pattern!r} matches no file", _none_hint(folder, pattern))
     return found
+
+
+def _not_through_links(folder: Path, found: list[Path], path: Path, where: str) -> None:
+    """Refused: a match that lies outside the folder (a glob through a linked subfolder),
+    named by the link that leads out, never by the names of the files outside."""
+    for match in found:
+        if is_inside(folder, match):
+            continue
+        step = folder
+        for part in match.relative_to(folder).parts:
+            step = step / part
+            if not is_inside(folder, step):
+                shown = step.relative_to(folder).as_posix()
+                why = f"{shown!r} (a link) leads outside the report folder"
+                raise InputError(path, where, why, OUTSIDE_HINT)
 
 
 def _none_hint(folder: Path, pattern: str) -> str:

@@ -60,3 +60,21 @@ def test_a_report_toml_nested_thousands_deep_is_an_input_error(tmp_path: Path) -
     ran = iopress("build", folder, "-o", tmp_path / "out")
     assert ran.returncode == 1 and "nested too deeply" in ran.stderr, ran
     assert "Traceback" not in ran.stderr
+
+
+def test_a_glob_through_a_linked_folder_names_the_link_not_the_files(tmp_path: Path) -> None:
+    """path = "*/*" with a link to a folder outside: refused, but the error listed the
+    names of the files out there (docs/security.md: nothing outside is even listed)."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "id_rsa_SECRETNAME").write_text("x", encoding="utf-8")
+    folder = tmp_path / "vendor"
+    shutil.copytree(FS840, folder)
+    (folder / "l").symlink_to(secret)
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    glob = '[[sources]]\npath = "*/*"\nformat = "iogen"\n\n[[sources]]'
+    toml.write_text(text.replace("[[sources]]", glob, 1), encoding="utf-8")
+    ran = iopress("build", folder, "-o", tmp_path / "out")
+    assert ran.returncode == 1 and "'l' (a link) leads outside" in ran.stderr, ran
+    assert "SECRETNAME" not in ran.stderr + ran.stdout
