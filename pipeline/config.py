@@ -952,9 +952,13 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
 
 def _not_through_links(folder: Path, found: list[Path], path: Path, where: str) -> None:
     """Refused: a match that lies outside the folder (a glob through a linked subfolder),
-    named by the link that leads out, never by the names of the files outside."""
+    named by the link that leads out, never by the names of the files outside. Each
+    folder is resolved once; a file in a folder inside is outside only as a link."""
+    folders: dict[Path, bool] = {}
     for match in found:
-        if is_inside(folder, match):
+        if match.parent not in folders:
+            folders[match.parent] = is_inside(folder, match.parent)
+        if (folders[match.parent] and not match.is_symlink()) or is_inside(folder, match):
             continue
         step = folder
         for part in match.relative_to(folder).parts:
