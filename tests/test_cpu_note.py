@@ -56,3 +56,14 @@ def test_a_table_gets_the_note_of_its_own_tools() -> None:
         assert mine.height and _has_cpu(mine)
         notes = " ".join(cpu_notes(fmt, performance(mine)))
         assert said in notes and unsaid not in notes, (tool, notes)
+
+
+def test_a_load_under_half_a_percent_is_not_printed_as_zero() -> None:
+    """fio's worker of a sweep used 0.13 % of a core: "CPU 0 %" read as no load at all."""
+    from pipeline.language import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.report.views import cpu
+
+    fmt = Formatter(Strings("en"))
+    shown = [cpu(fmt, x) for x in (0.0, 0.13, 0.04, 0.0004, 0.5, 32.3)]
+    assert shown == ["0", "0.1", "0.04", "0.000", "1", "32"]

@@ -7,6 +7,7 @@ leads to ``href``, an http(s) address).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -298,7 +299,11 @@ def _undecided(fig: VendorFigure, mine: pl.DataFrame, profile: str) -> tuple[str
 
 
 def cpu(fmt: Formatter, pct: float) -> str:
-    """The load generators' CPU load as the tables print it: whole percent, no sign."""
+    """The load generators' CPU load as the tables print it: whole percent, no sign; a
+    load under half a percent with its first significant digit ("0.1", not "0" for
+    0.13 %; at most three decimals)."""
+    if 0 < pct < 0.5:
+        return fmt.number(pct, min(3, -math.floor(math.log10(pct))))
     return fmt.integer(pct)
 
 
