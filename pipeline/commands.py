@@ -366,9 +366,9 @@ STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
 def _compare_table(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> Table:
     from pipeline.render import compare_doc  # the charts of a comparison load altair
 
-    table = Table(title=Text(f"{labels[1]} compared with {labels[0]}"))
-    for column in ("profile", "figure", "old", "new", "change %", "noise %", "verdict"):
-        table.add_column(column, justify="left" if column in ("profile", "figure") else "right")
+    table = Table(title=Text(EN("cli.compare_title", new=labels[1], old=labels[0])))
+    for i, column in enumerate(EN("cli.compare_columns").split("|")):
+        table.add_column(Text(column), justify="left" if i < 2 else "right")  # profile, figure
     for r in result.rows.iter_rows(named=True):
         table.add_row(  # a setup's name is the data's: text, not markup
             Text(compare_doc.profile(r, fmt)),
@@ -396,9 +396,10 @@ def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> 
     labels, fmt = (a.label, b.label), Formatter(EN, units=comparison.units(b))
     out_console.print(_compare_table(result, labels, fmt))
     for note in result.notes:
-        out_console.print(f"note: {note}", highlight=False, markup=False)
-    lists = ((result.only_old, f"only in {a.label}"), (result.only_new, f"only in {b.label}"))
-    for frame, where in (*lists, (result.apart, "no common parallelism level")):
+        out_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
+    lists = [(result.only_old, EN("cli.only_in", side=a.label))]
+    lists += [(result.only_new, EN("cli.only_in", side=b.label))]
+    for frame, where in (*lists, (result.apart, EN("cli.no_common_level"))):
         for r in frame.iter_rows(named=True):
             out_console.print(f"{where}: {compare_doc.profile(r, fmt)}", markup=False)
     for r in result.lost.iter_rows(named=True):
@@ -408,6 +409,6 @@ def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> 
         written = comparison.write(result, a, b, out, options.threshold_pct)
         out_console.print(f"{EN('cli.written')}: {written}")
     failing = comparison.failing(result)
-    summary = f"{len(failing)} regression(s)" + (": " + "; ".join(failing) if failing else "")
+    summary = EN("cli.regressions", n=len(failing)) + (": " + "; ".join(failing) if failing else "")
     out_console.print(summary, highlight=False, markup=False)
     return bool(failing)
