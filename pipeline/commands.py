@@ -403,8 +403,7 @@ def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> 
         for r in frame.iter_rows(named=True):
             out_console.print(f"{where}: {compare_doc.profile(r, fmt)}", markup=False)
     for r in result.lost.iter_rows(named=True):
-        said = fmt.t("compare.not_measured", levels=comparison.lost(r))
-        out_console.print(f"{compare_doc.profile(r, fmt)}: {said}", markup=False)
+        out_console.print(compare_doc.lost(r, fmt), markup=False)
     if out is not None:
         written = comparison.write(result, a, b, out, options.threshold_pct)
         out_console.print(f"{EN('cli.written')}: {written}")

@@ -8,7 +8,6 @@ import datetime as dt
 import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
@@ -303,17 +302,12 @@ def units(side: Side) -> Convention:
 def failing(result: Comparison) -> list[str]:
     """The profiles with a regression, as the terminal names them."""
     from pipeline.language import Formatter, Strings
-    from pipeline.render.compare_doc import metric, profile
+    from pipeline.render.compare_doc import metric, not_measured, profile
 
     fmt = Formatter(Strings(TOOL))
     found = []
     for row in result.regressions.iter_rows(named=True):
         found.append(f"{profile(row, fmt)} ({metric(row, fmt)})")
     for row in result.lost.iter_rows(named=True):
-        found.append(f"{profile(row, fmt)} ({fmt.t('compare.not_measured', levels=lost(row))})")
+        found.append(f"{profile(row, fmt)} ({not_measured(row, fmt)})")
     return found
-
-
-def lost(row: dict[str, Any]) -> str:
-    """The levels of a profile NEW did not measure, as "P 128, 256"."""
-    return "P\u00a0" + ", ".join(str(p) for p in row["missing"])

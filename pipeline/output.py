@@ -55,8 +55,10 @@ def mark_text(kind: str) -> str:
 
 
 def _check_kind(target: Path, out: Path, kind: str | None) -> None:
-    theirs = output_kind(target) if kind and _is_output(target) else None
-    if theirs is not None and kind is not None and theirs not in _MAY_WRITE_INTO.get(kind, (kind,)):
+    if kind is None or not _is_output(target):
+        return
+    theirs = output_kind(target)
+    if theirs is not None and theirs not in _MAY_WRITE_INTO.get(kind, (kind,)):
         raise UsageError(
             f"output folder {out} holds an iopress {theirs} output: writing the {kind} "
             "there would replace it",

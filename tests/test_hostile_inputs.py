@@ -15,39 +15,33 @@ import pytest
 from pipeline.ingest import elbencho_text, fio, vdbench
 
 
-def test_a_broken_document_is_decoded_a_bounded_number_of_times(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    line = '{"p":[' + ",".join(["1"] * 400) + '],"c":'
-    text = '{"fio version":"fio-3.33","x":\n' + "\n".join([line] * 800) + "\n"
-    tries = []
+@pytest.fixture
+def tries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Where each JSON decode of the test starts."""
+    started: list[int] = []
     original = json.JSONDecoder.raw_decode
 
     def counted(self: json.JSONDecoder, s: str, idx: int = 0) -> tuple[object, int]:
-        tries.append(idx)
+        started.append(idx)
         return original(self, s, idx)
 
     monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
+    return started
+
+
+def test_a_broken_document_is_decoded_a_bounded_number_of_times(tries: list[int]) -> None:
+    line = '{"p":[' + ",".join(["1"] * 400) + '],"c":'
+    text = '{"fio version":"fio-3.33","x":\n' + "\n".join([line] * 800) + "\n"
     found, error, _ = fio._documents(text)
     assert found == [] and "cut short" in error
     assert len(tries) == fio.MAX_BROKEN
 
 
-def test_a_lines_nested_objects_are_not_tried_as_documents(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_lines_nested_objects_are_not_tried_as_documents(tries: list[int]) -> None:
     """A document whose lines begin with "{" (nested objects at the margin) is decoded
     once, not once more from each of them."""
     inner = "\n".join('{"a": 1},' for _ in range(500))
     text = '{"jobs": [\n' + inner + '\n{"a": 2}]}\n'
-    tries = []
-    original = json.JSONDecoder.raw_decode
-
-    def counted(self: json.JSONDecoder, s: str, idx: int = 0) -> tuple[object, int]:
-        tries.append(idx)
-        return original(self, s, idx)
-
-    monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
     found, error, _ = fio._documents(text)
     assert len(found) == 1 and not error and tries == [0]
 

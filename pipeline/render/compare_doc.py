@@ -95,13 +95,21 @@ def _one_side(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> li
             parts.append(T.bullets(profile(r, fmt) for r in frame.iter_rows(named=True)))
     if result.lost.height:  # levels OLD measured and NEW did not: the gate fails on them
         parts.append(T.paragraph(fmt.t("compare.lost", side=labels[1])))
-        parts.append(T.bullets(_lost(r, fmt) for r in result.lost.iter_rows(named=True)))
+        parts.append(T.bullets(lost(r, fmt) for r in result.lost.iter_rows(named=True)))
     return parts
 
 
-def _lost(row: dict[str, Any], fmt: Formatter) -> str:
+def lost(row: dict[str, Any], fmt: Formatter) -> str:
+    """A profile and the levels NEW did not measure: "8K random 100% read: P 96, 128 not
+    measured in the new run" (the PDF and the terminal)."""
+    return f"{profile(row, fmt)}: {not_measured(row, fmt)}"
+
+
+def not_measured(row: dict[str, Any], fmt: Formatter) -> str:
+    """The levels of a profile NEW did not measure: "P 96, 128 not measured in the new
+    run"."""
     levels = "P\u00a0" + ", ".join(fmt.integer(p) for p in row["missing"])
-    return f"{profile(row, fmt)}: {fmt.t('compare.not_measured', levels=levels)}"
+    return fmt.t("compare.not_measured", levels=levels)
 
 
 def _charts(result: Comparison, labels: tuple[str, str], fmt: Formatter) -> list[str]:
