@@ -34,6 +34,7 @@ from pipeline.inputs import (
     is_inside,
     read_text,
     real,
+    too_deep,
 )
 from pipeline.language.strings import Variant
 from pipeline.paths import ID_PATTERN, MAX_ID, TOOL, languages
@@ -942,12 +943,30 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
         return found
     if not is_inside(folder, folder / _base(pattern)):  # nothing outside is even listed
         raise InputError(path, where, f"{pattern!r} leads outside the report folder", OUTSIDE_HINT)
+    _not_too_deep(folder, pattern, path, where)
     found = _matches(folder, pattern)
     _not_through_links(folder, found, path, where)
     _not_utf8(found, path, where)
     if not found:
         raise InputError(path, where, f"{pattern!r} matches no file", _none_hint(folder, pattern))
     return found
+
+
+# Folders a ``**`` glob searches at most (Python's glob recurses and fails at ≈ 900 deep);
+# a benchmark archive nests a handful of levels.
+MAX_DEPTH = 100
+
+
+def _not_too_deep(folder: Path, pattern: str, path: Path, where: str) -> None:
+    """Refused: a ``**`` glob over folders nested deeper than MAX_DEPTH."""
+    if "**" not in pattern:
+        return
+    deep = too_deep(folder / _base(pattern), MAX_DEPTH)
+    if deep is not None:
+        name = deep.relative_to(folder).as_posix()
+        name = name if len(name) <= 80 else f"{name[:40]}…{name[-30:]}"
+        why = f"{pattern!r} searches folders nested more than {MAX_DEPTH} deep ({name!r})"
+        raise InputError(path, where, why, "name the files with a shallower pattern")
 
 
 def _not_through_links(folder: Path, found: list[Path], path: Path, where: str) -> None:

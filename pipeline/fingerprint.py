@@ -10,6 +10,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from pipeline.inputs import walk
+
 ROOT = Path(__file__).resolve().parent.parent
 OWN = ("pipeline", "templates", "locales", "figures", "data/spc1")
 OWN_FILES = ("mkdocs.yml", "requirements.lock", "pyproject.toml")
@@ -19,7 +21,7 @@ STAMP = ".iopress-fingerprint"
 def _files(folder: Path) -> list[Path]:
     """Every file below ``folder``, links not followed (a link is an entry of its own)."""
     found = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
+    for top, dirs, files in walk(folder):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         here = Path(top)
         found += [here / n for n in files] + [here / d for d in dirs if (here / d).is_symlink()]

@@ -354,7 +354,37 @@ def hard_links(root: Path, seen: Mapping[str, Seen]) -> list[str]:
 
 
 def _inodes(top: Path) -> Iterator[tuple[int, int]]:
-    for folder, _, files in os.walk(top):
+    for folder, _, files in walk(top):
         for name in files:
             info = os.lstat(os.path.join(folder, name))
             yield info.st_dev, info.st_ino
+
+
+def walk(top: Path | str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)``, top down and links not followed, on a stack instead of by
+    recursion: Python 3.11's walk recursed, and a folder 1,300 deep gave a RecursionError.
+    A linked folder is listed among the folders (as os.walk does) but not entered; the
+    caller may prune the folders list; a folder that cannot be listed is skipped."""
+    stack = [os.fspath(top)]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as entries:
+                found = [(e.name, e.is_dir(), e.is_symlink()) for e in entries]
+        except OSError:
+            continue
+        dirs = [name for name, is_dir, _ in found if is_dir]
+        files = [name for name, is_dir, _ in found if not is_dir]
+        yield here, dirs, files
+        links = {name for name, is_dir, link in found if is_dir and link}
+        stack += [os.path.join(here, d) for d in reversed(dirs) if d not in links]
+
+
+def too_deep(top: Path, limit: int) -> Path | None:
+    """The first folder below ``top`` more than ``limit`` folders down, if any (searched
+    before a ``**`` glob, which recurses: see :func:`walk`)."""
+    base = len(top.parts)
+    for here, dirs, _ in walk(top):
+        if len(Path(here).parts) - base >= limit and dirs:
+            return Path(here) / dirs[0]
+    return None
