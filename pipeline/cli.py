@@ -1,6 +1,7 @@
 """The ``iopress`` command. Each command gathers options and calls one function of
 ``pipeline.commands`` (imported only then, so that an up-to-date build answers at once);
-bad input (``InputError``) becomes a message and exit status 1 here and only here."""
+bad input (``InputError``) becomes a message and exit status 1 here and only here (2 for
+``compare`` and ``verify``, whose 1 is a finding)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from pipeline.console import err_console, out_console, print_error
 from pipeline.errors import InputError, InputErrors, OutputError, ToolFailure, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from urllib.parse import SplitResult
 from pipeline.fingerprint import fingerprint, stamp, up_to_date
 from pipeline.inputs import MAX_TOML_BYTES, read_text
@@ -81,7 +83,8 @@ class Group(TyperGroup):
 EXIT_STATUS = (
     "Exit status: 0 success; 1 bad input (the message names the file, the place, the "
     "problem and a fix) or a tool that failed; 2 usage error. iopress compare: 0 no "
-    "regression, 1 regression, 2 bad input or usage."
+    "regression, 1 regression, 2 bad input or usage. iopress verify: 0 every figure "
+    "agrees, 1 a figure differs, 2 bad input or usage."
 )
 app = typer.Typer(
     cls=Group,
@@ -319,7 +322,9 @@ def verify(
     ] = None,
     keep_going: Annotated[bool, KEEP_GOING] = False,
 ) -> None:
-    """Re-derive published figures from the raw data; report every difference (exit 1)."""
+    """Re-derive published figures from the raw data; report every difference. Exit
+    status: 0 every figure agrees, 1 one differs, 2 bad input or usage (a transcription
+    or manifest that cannot be read, a report that does not build)."""
     from pipeline import commands
 
     if published is None and manifest is None:
@@ -327,8 +332,7 @@ def verify(
     if tolerance is not None and published is None:  # a manifest's figures are exact
         raise typer.BadParameter("--tolerance applies to --published only")
     pct = commands.parse_percent("--tolerance", tolerance or "1", 100, "1")
-    if not commands.verify(report_dir, published, pct, manifest, keep_going):
-        raise typer.Exit(1)
+    _gate("verify", lambda: not commands.verify(report_dir, published, pct, manifest, keep_going))
 
 
 @command()
@@ -365,26 +369,36 @@ def compare(
     gate tells a slower system from a broken file."""
     from pipeline import commands
 
-    try:
+    def regressed() -> bool:
         options = commands.CompareOptions(
             commands.parse_threshold(threshold),
             commands.parse_metrics(metric),
             old_setup,
             new_setup,
         )
-        regressed = commands.compare(old, new, options, out)
+        return commands.compare(old, new, options, out)
+
+    _gate("compare", regressed)
+
+
+TROUBLE = 2  # a gate's exit status for bad input or usage (1 is its finding)
+
+
+def _gate(name: str, found: Callable[[], bool]) -> None:
+    """Run a command whose exit status 1 is a finding (a regression, a differing
+    figure): bad input, a tool that failed and iopress's own faults exit 2 instead, so a
+    script tells a slower system or a wrong figure from a broken file."""
+    try:
+        finding = found()
     except (InputError, InputErrors, ToolFailure, OutputError, UsageError) as err:
         print_error(err)
         raise typer.Exit(TROUBLE) from None
-    except Exception as err:  # a fault of iopress's own is no regression: a gate sees 2
+    except Exception as err:  # a fault of iopress's own is no finding: a gate sees 2
         traceback.print_exc()
-        print_error(RuntimeError(f"compare failed ({type(err).__name__}): please report it"))
+        print_error(RuntimeError(f"{name} failed ({type(err).__name__}): please report it"))
         raise typer.Exit(TROUBLE) from None
-    if regressed:
+    if finding:
         raise typer.Exit(1)
-
-
-TROUBLE = 2  # compare's exit status for bad input or usage (1 is "regressed")
 
 
 @command(name="datasheet")

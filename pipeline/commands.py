@@ -138,12 +138,23 @@ def verify(
     """Print the differences from a transcription of printed cells and from a published
     manifest (each where given); True when there are none. ``keep_going`` reads the
     report as ``iopress build --keep-going`` does."""
-    ctx = prepare(report_dir, keep_going)
+    try:
+        ctx = prepare(report_dir, keep_going)
+    except (InputError, InputErrors):
+        if manifest is not None and not keep_going:  # the build may have gone on past it
+            err_console.print(f"{EN('cli.note')}: {EN('cli.verify_keep_going')}", markup=False)
+        raise
     same = True
     if published is not None:
         cells, figures, found = verify_figures(ctx, published, tolerance / 100)
         _differences(found)
-        out_console.print(EN("cli.verified", cells=cells, figures=figures, differ=len(found)))
+        said = EN(
+            "cli.verified",
+            cells=_count("cli.cells", cells),
+            figures=_count("cli.figures", figures),
+            differ=_count("cli.differ", len(found)),
+        )
+        out_console.print(said, highlight=False, markup=False)
         same = not found
     if manifest is not None:
         same = _reproduced(ctx, manifest) and same
@@ -155,9 +166,19 @@ def _reproduced(ctx: ReportContext, manifest: Path) -> bool:
     for note in notes:
         err_console.print(f"{EN('cli.note')}: {note}", highlight=False, markup=False)
     _differences(found)
-    said = EN("cli.manifest_checked", files=files, figures=figures, differ=len(found))
+    said = EN(
+        "cli.manifest_checked",
+        input_files=_count("cli.input_files", files),
+        figures=_count("cli.figures", figures),
+        differ=_count("cli.differ", len(found)),
+    )
     out_console.print(said, highlight=False, markup=False)
     return not found
+
+
+def _count(key: str, n: int) -> str:
+    """``n`` things in English's plural form ("1 cell", "2 cells")."""
+    return EN.count(key, n, n=n)
 
 
 def _differences(found: Sequence[object]) -> None:
@@ -408,6 +429,7 @@ def compare(old: Path, new: Path, options: CompareOptions, out: Path | None) -> 
         written = comparison.write(result, a, b, out, options.threshold_pct)
         out_console.print(f"{EN('cli.written')}: {written}")
     failing = comparison.failing(result)
-    summary = EN("cli.regressions", n=len(failing)) + (": " + "; ".join(failing) if failing else "")
+    summary = _count("cli.regressions", len(failing))
+    summary += ": " + "; ".join(failing) if failing else ""
     out_console.print(summary, highlight=False, markup=False)
     return bool(failing)

@@ -405,12 +405,17 @@ class Resolver:
         if table is None or (table.frame or name) not in self.ctx.tables:
             raise NotFound(f"no table {name!r}: one of {sorted(self.ctx.shown)}")
         frame = self._rows(table, row)
+        if frame.is_empty():
+            raise NotFound(f"no row {row!r} in {name}")
         select = table.cells.select
         if select and _value(table, select, column) in frame[select].cast(pl.String):
             frame = frame.filter(pl.col(select).cast(pl.String) == _value(table, select, column))
         elif column in frame.columns and frame[column].n_unique() == 1:
             frame = frame.head(1)  # the same figure on every matching row (SPC-1 price)
-        hit = _one(frame)
+        elif select and column not in frame.columns:  # "maximal" for "maximum"
+            known = sorted({str(v) for v in frame[select].drop_nulls()})
+            raise NotFound(f"no column {column!r}: one of {known}")
+        hit = _one(frame, table.cells.row)
         # a figure the tool did not give (CrystalDiskMark's latency) is not printed either:
         # "98,172 (P 1)", as the table's cell
         shown = [f for f in table.cells.printed(hit, column) if not (f in hit and hit[f] is None)]
@@ -445,9 +450,15 @@ def _split(words: list[str], named: tuple[str, ...]) -> dict[str, str]:
     return found | dict(zip(rest, words[len(words) - tail :], strict=False))
 
 
-def _one(frame: pl.DataFrame) -> dict[str, Any]:
-    if frame.height != 1:
-        raise NotFound(f"{frame.height} rows match")
+def _one(frame: pl.DataFrame, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The one row matched; an error naming what tells several apart (``setup=…``): the
+    table's row columns and its words."""
+    if frame.height > 1:
+        text = (pl.String, pl.Categorical)
+        words = [c for c, t in frame.schema.items() if c in keys or t in text]
+        apart = [c for c in words if frame[c].n_unique() > 1]
+        told = [f"{c}={'|'.join(sorted({str(v) for v in frame[c].drop_nulls()}))}" for c in apart]
+        raise NotFound(f"{frame.height} rows match; name one in the row: {', '.join(told)}")
     return frame.row(0, named=True)
 
 

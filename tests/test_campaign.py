@@ -257,7 +257,7 @@ def test_local_campaign_plan_run_resume_build(tmp_path: Path) -> None:
     _tables_equal_fio(result.out, raw)
     _provenance(folder, result.out, machine)
     itself = iopress("compare", folder, result.out)  # the campaign against its own build
-    assert itself.returncode == 0 and "0 regression(s)" in itself.stdout
+    assert itself.returncode == 0 and "0 regressions" in itself.stdout
     assert "unchanged" in itself.stdout and "within" not in itself.stdout
 
 

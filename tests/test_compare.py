@@ -61,7 +61,7 @@ def test_the_cli_gate_and_its_outputs(tmp_path: Path, a800_shared: BuildResult) 
     args = ("--old-setup", "4vcpu", "--new-setup", "48vcpu", "-o", out)
     done = iopress("compare", A800, a800_shared.out, *args)
     assert done.returncode == 0, done.stderr
-    assert "0 regression(s)" in done.stdout and "improvement" in done.stdout
+    assert "0 regressions" in done.stdout and "improvement" in done.stdout
     assert {"compare.de.pdf", "compare.en.pdf", "compare.csv"} <= {p.name for p in out.iterdir()}
     assert len(list((out / "charts").glob("*.de.svg"))) == 4  # one overlay per profile
     de = (out / "compare.de.typ").read_text(encoding="utf-8")
@@ -99,12 +99,12 @@ def test_a_planted_ten_percent_drop_fails_and_names_the_profile(
     tmp_path: Path, fs840_build: BuildResult
 ) -> None:
     same = iopress("compare", fs840_build.out, fs840_build.out / "dataset.parquet")
-    assert same.returncode == 0 and "0 regression(s)" in same.stdout
-    assert "regression" not in same.stdout.replace("0 regression(s)", "")
+    assert same.returncode == 0 and "0 regressions" in same.stdout
+    assert "regression" not in same.stdout.replace("0 regressions", "")
     dropped = iopress("compare", fs840_build.out, _planted(tmp_path, fs840_build, 0.9))
     assert dropped.returncode == 1
     summary = dropped.stdout.strip().splitlines()[-1]
-    assert summary.startswith("4 regression(s)") and summary.count("4K random 100% read") == 4
+    assert summary.startswith("4 regressions") and summary.count("4K random 100% read") == 4
     assert "8K" not in summary and "-10.0" in dropped.stdout
 
 
@@ -120,10 +120,10 @@ def test_a_drop_at_one_level_below_the_maximum_fails_the_gate(
     assert done.returncode == 1, done.stdout + done.stderr
     summary = done.stdout.strip().splitlines()[-1]
     assert summary == (
-        "1 regression(s): 4K random 100% read (I/O rate at P\u00a0320, the worst level)"
+        "1 regression: 4K random 100% read (I/O rate at P\u00a0320, the worst level)"
     ), summary
     only = iopress("compare", fs840_build.out, path, "--metric", "iops,lat,optimum,limit")
-    assert only.returncode == 0 and "0 regression(s)" in only.stdout
+    assert only.returncode == 0 and "0 regressions" in only.stdout
 
 
 def test_the_worst_level_is_a_regression_before_a_noisier_larger_drop() -> None:
@@ -519,7 +519,7 @@ def test_levels_the_new_run_left_out_fail_the_gate(
     done = iopress("compare", fs840_build.out, path)
     assert done.returncode == 1, done
     assert re.search(r"4K random 100% read: P\s16, .* not measured in the new run", done.stdout)
-    assert "1 regression(s): 4K random 100% read (P" in done.stdout
+    assert "1 regression: 4K random 100% read (P" in done.stdout
     grown = iopress("compare", path, fs840_build.out)
     assert grown.returncode == 0, grown
 
@@ -585,7 +585,7 @@ def test_a_report_folder_is_compared_whatever_its_texts_say(tmp_path: Path) -> N
     summary = folder / "text" / "de" / "summary.md"
     summary.write_text(summary.read_text(encoding="utf-8") + "\n{{ nope }}\n", encoding="utf-8")
     done = iopress("compare", A800, folder, "--old-setup", "48vcpu", "--new-setup", "48vcpu")
-    assert done.returncode == 0 and "0 regression(s)" in done.stdout, done
+    assert done.returncode == 0 and "0 regressions" in done.stdout, done
 
 
 @pytest.mark.parametrize("name", ["x[/]y", "[link=https://evil.example/]d[/link]", "a\\[b]"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,25 @@ def _chain(top: Path, depth: int) -> Path:
     finally:
         os.close(here)
     return top
+
+
+def _unchain(folder: Path) -> None:
+    """Remove the ``d`` chain below ``folder`` one level at a time: shutil.rmtree (and
+    pytest's clean-up of old temporary folders with it) recurses and fails on it."""
+    chain, spare = folder / "d", folder / "d-spare"
+    while (chain / "d").is_dir():
+        (chain / "d").rename(spare)
+        for name in os.listdir(chain):
+            (chain / name).unlink()
+        chain.rmdir()
+        spare.rename(chain)
+
+
+@pytest.fixture(autouse=True)
+def _cleaned(tmp_path: Path) -> Iterator[None]:
+    yield
+    for folder in (tmp_path, tmp_path / "report" / "raw"):
+        _unchain(folder)
 
 
 def _report(tmp_path: Path, path: str = "raw/fio.json") -> Path:

@@ -133,7 +133,7 @@ def test_a_manifest_that_is_none_is_refused_with_its_place(
     manifest = tmp_path / "manifest.json"
     manifest.write_text(text, encoding="utf-8")
     ran = iopress("verify", FS840, "--manifest", manifest)
-    assert ran.returncode == 1, ran
+    assert ran.returncode == 2, ran
     assert (f"{manifest}: {where}: " if where else f"{manifest}: ") in ran.stderr, ran
     assert said in ran.stderr and "Traceback" not in ran.stderr, ran
 
@@ -148,7 +148,7 @@ def test_a_manifest_beyond_the_limit_is_refused_before_it_is_read(
     manifest = tmp_path / "manifest.json"
     manifest.write_text("{" + HEAD + '"inputs": [], "figures": []}' + " " * 1000, "utf-8")
     ran = iopress("verify", FS840, "--manifest", manifest)
-    assert ran.returncode == 1 and "too large (1,061 bytes; a manifest iopress" in ran.stderr, ran
+    assert ran.returncode == 2 and "too large (1,061 bytes; a manifest iopress" in ran.stderr, ran
 
 
 def test_a_name_from_the_manifest_prints_no_line_of_its_own(
@@ -174,7 +174,8 @@ def test_a_report_built_with_keep_going_is_verified_with_it(tmp_path: Path) -> N
     (folder / "raw" / "broken.iogen.csv").write_text("host;test\nnothing\n", encoding="utf-8")
     out = build(folder, tmp_path / "out", keep_going=True).out
     refused = iopress("verify", folder, "--manifest", out / "manifest.json")
-    assert refused.returncode == 1 and "broken.iogen.csv" in refused.stderr, refused
+    assert refused.returncode == 2 and "broken.iogen.csv" in refused.stderr, refused
+    assert "note: a manifest of a build made with --keep-going" in refused.stderr, refused
     ran = iopress("verify", folder, "--manifest", out / "manifest.json", "--keep-going")
     assert ran.returncode == 0 and ran.stdout.rstrip().endswith(" 0 differ"), ran
 

@@ -319,7 +319,8 @@ def test_template_injection_refused_by_every_command(command: str, tmp_path: Pat
     extra = extras[command]
     run = iopress(command, report, *extra, cwd=tmp_path)
     assert not marker.exists(), f"iopress {command}: a placeholder ran a shell command"
-    assert_refused(run, "text/de/summary.md", f"line {line}")
+    code = 2 if command == "verify" else 1  # verify's 1 is a differing figure
+    assert_refused(run, "text/de/summary.md", f"line {line}", code=code)
 
 
 # --- 2. and 3. where the output goes -----------------------------------------------------

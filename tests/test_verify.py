@@ -97,7 +97,12 @@ def test_cli_exit_status(tmp_path: Path) -> None:
         "table,row,column,printed\nmin_latency,random 4K 100,lat,230 µs\n", encoding="utf-8"
     )
     ok = iopress("verify", FS840, "--published", good)
-    assert ok.returncode == 0 and ok.stdout == "1 cells (1 figures) checked, 0 differ\n"
+    assert ok.returncode == 0 and ok.stdout == "1 cell (1 figure) checked, 0 differ\n"
+    broken = tmp_path / "broken.csv"  # bad input is no differing figure: 2, as compare
+    broken.write_text("table,row,column,printed\nmin_latency,random 4K 100\n", "utf-8")
+    refused = iopress("verify", FS840, "--published", broken)
+    assert refused.returncode == 2 and f"{broken}: line 2: " in refused.stderr, refused
+    assert "Traceback" not in refused.stderr, refused
 
 
 def test_a_row_that_names_two_rows_is_an_error_not_the_first(
@@ -109,7 +114,7 @@ def test_a_row_that_names_two_rows_is_an_error_not_the_first(
     ambiguous.write_text(
         "table,row,column,printed\ncost,Tiered Midrange,price_per_tb,875 CHF\n", "utf-8"
     )
-    with pytest.raises(InputError, match="2 rows match"):
+    with pytest.raises(InputError, match=r"2 rows match; name one in the row: year=2014\|2016"):
         verify(fs840_context, ambiguous)
     year = tmp_path / "year.csv"
     year.write_text(
@@ -271,3 +276,30 @@ def test_a_cell_without_its_parallelism_but_with_its_cpu_agrees(
     path.write_text(f'table,row,column,printed\n{OPTIMUM},"{wrong}"\n', encoding="utf-8")
     (found,) = verify(a800_context, path).found
     assert "\\xa0" not in str(found) and "CPU 58 %" in str(found), str(found)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("performance,random 1K 100,maximal,1", "no column 'maximal': one of ['maximum', "),
+        ("performance,random 9K 100,maximum,1", "no row 'random 9K 100' in performance"),
+    ],
+)
+def test_a_misspelt_column_or_an_absent_row_is_named(
+    line: str, said: str, tmp_path: Path, fs840_context: ReportContext
+) -> None:
+    """A misspelt selecting column read "3 rows match" without saying why."""
+    path = tmp_path / "p.csv"
+    path.write_text(f"table,row,column,printed\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        verify(fs840_context, path)
+    assert said in str(caught.value)
+
+
+def test_rows_told_apart_by_their_setup_are_named(
+    tmp_path: Path, a800_context: ReportContext
+) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text("table,row,column,printed\nkey_figures,random 8K 100,speed,1\n", "utf-8")
+    with pytest.raises(InputError, match=r"2 rows match; name one in the row: setup=48vcpu\|4vcpu"):
+        verify(a800_context, path)
