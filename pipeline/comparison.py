@@ -210,7 +210,9 @@ def run(
         if s.intervals.is_empty()
     ]
     if result.unknown_noise:
-        notes.append(Message.in_table("compare", "note_noise_unknown", n=result.unknown_noise))
+        notes.append(Message.counted("compare", "note_noise_unknown", result.unknown_noise))
+    if result.none_within:
+        notes.append(Message.counted("compare", "note_noise_none_within", result.none_within))
     if result.targets_differ:
         notes.append(Message.in_table("compare", "note_targets", n=result.targets_differ))
     if result.levels_apart:

@@ -387,8 +387,15 @@ def test_a_figure_not_reached_is_not_counted_as_of_unknown_noise() -> None:
     from pipeline.compute.compare import Comparison
 
     rows = pl.DataFrame(
-        {"status": ["not reached", "regression", "unchanged"], "noise_pct": [None, None, 1.5]},
-        schema={"status": pl.String, "noise_pct": pl.Float64},
+        {
+            "status": ["not reached", "regression", "unchanged"],
+            "noise_pct": [None, None, 1.5],
+            "metric": ["limit", "iops", "iops"],
+            "old": [None, 10.0, 10.0],
+            "new": [5.0, 5.0, 10.0],
+        },
+        schema={"status": pl.String, "noise_pct": pl.Float64, "metric": pl.String}
+        | {"old": pl.Float64, "new": pl.Float64},
     )
     assert Comparison(rows, pl.DataFrame(), pl.DataFrame()).unknown_noise == 1
 
@@ -632,3 +639,28 @@ def test_levels_run_on_other_numbers_of_servers_are_noted(fs840_build: BuildResu
     assert "(old: 2; new: 1)" in str(note), str(note)
     same, _, _ = run(old, replace(old, label="again"), 5.0, METRICS)
     assert not [n for n in same.notes if n.key == "note_hosts"]
+
+
+def test_a_rate_at_a_limit_no_point_reaches_says_why_its_noise_is_none() -> None:
+    """NEW has no point within the latency limit (its rate there is 0): the noise is not
+    known because there is no point, not because of one interval (the note said so)."""
+    from pipeline.language.message import Message
+    from pipeline.language.strings import Strings
+
+    key = {"setup": "", "queue_depth": 1, "access": "random", "block_size": 4096}
+    figure = key | {"read_pct": 100.0, "unit": "IOPS", "target_iops": None}
+    rows = [
+        figure | {"metric": "limit", "parallelism": 4, "value": 1000.0, "noise_pct": 2.0},
+        figure | {"metric": "iops", "parallelism": 1, "value": 1000.0, "noise_pct": None},
+    ]
+    old = pl.DataFrame(rows)
+    new = old.with_columns(
+        pl.when(pl.col("metric") == "limit").then(None).otherwise(pl.col(c)).alias(c)
+        for c in ("parallelism", "noise_pct")
+    ).with_columns(pl.when(pl.col("metric") == "limit").then(0.0).otherwise(1000.0).alias("value"))
+    result = compare(old, new, 5.0, METRICS)
+    assert result.none_within == 1 and result.unknown_noise == 1
+    said = Message.counted("compare", "note_noise_none_within", result.none_within)
+    assert said.text(Strings("en")).startswith("1 rate at a latency limit has no noise, as one")
+    again = Message.counted("compare", "note_noise_unknown", 2).text(Strings("de"))
+    assert again.startswith("Das Rauschen von 2 Kennzahlen ist unbekannt")

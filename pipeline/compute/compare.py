@@ -87,9 +87,20 @@ class Comparison:
 
     @property
     def unknown_noise(self) -> int:
-        """How many figures were judged without a noise (the threshold alone); a figure
-        with no point on a side ("not reached") is not judged at all, so not counted."""
+        """How many figures were judged without a noise (the threshold alone) as a point
+        had one interval or a side none; a figure with no point on a side ("not
+        reached") is not judged at all, so not counted, nor is one of ``none_within``."""
         judged = self.rows.filter(pl.col("status") != "not reached")
+        return judged["noise_pct"].null_count() - self.none_within
+
+    @property
+    def none_within(self) -> int:
+        """How many rates at a latency limit were judged without a noise as one side has
+        no point within the limit (its rate is 0: there is no point to have a noise)."""
+        zero = (pl.col("old") == 0) | (pl.col("new") == 0)
+        judged = self.rows.filter(
+            (pl.col("status") != "not reached") & (pl.col("metric") == "limit") & zero
+        )
         return judged["noise_pct"].null_count()
 
 

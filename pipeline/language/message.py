@@ -17,6 +17,7 @@ class Message:
     key: str
     values: tuple[tuple[str, str], ...] = ()
     table: str = "reject"  # the locales' table of the key
+    count: int | None = None  # a plural family (key.one, key.other) chosen by this number
 
     @classmethod
     def of(cls, key: str, **values: object) -> Message:
@@ -28,7 +29,15 @@ class Message:
         """A message of another table (``compare``'s notes on what was matched)."""
         return cls(key, tuple((name, str(value)) for name, value in values.items()), table)
 
+    @classmethod
+    def counted(cls, table: str, key: str, n: int, **values: object) -> Message:
+        """A message of ``n`` things, in each language's plural form ("1 figure")."""
+        said = tuple((name, str(value)) for name, value in {"n": n, **values}.items())
+        return cls(key, said, table, n)
+
     def text(self, strings: Strings) -> str:
+        if self.count is not None:
+            return strings.count(f"{self.table}.{self.key}", self.count, **dict(self.values))
         return strings(f"{self.table}.{self.key}", **dict(self.values))
 
     def __str__(self) -> str:
