@@ -55,7 +55,16 @@ def _origin(ctx: ReportContext, table: Table, row: dict[str, Any], lines: Any) -
         return list(lines.get(tuple(row.get(k) for k in key), []))
     if table.origin == "report":
         return [{"source": "report.toml", "field": table.name}]
-    return [{"source": f"data/spc1/{r.submission}.toml"} for r in ctx.spc1]
+    return [{"source": f"data/spc1/{r.submission}.toml"} for r in _records(ctx, row)]
+
+
+def _records(ctx: ReportContext, row: dict[str, Any]) -> list[Any]:
+    """The SPC-1 records a row of an SPC-1 table derives from: its submission, or the
+    records of its system's name (a sizing row); every record only where none is named."""
+    if row.get("submission"):
+        return [r for r in ctx.spc1 if r.submission == row["submission"]]
+    named = [r for r in ctx.spc1 if r.short_name == row.get("system")]
+    return named or list(ctx.spc1)
 
 
 def _unit(f: Field, row: dict[str, Any]) -> str:

@@ -315,6 +315,12 @@ def test_manifest_traces_every_figure_to_raw_lines(fs840_build: BuildResult) -> 
         "spc1_sizing",
         "speedup",
     }
+    # an SPC-1 row derives from its own record, not from every record the report names
+    records = {"FS 900": "AE00008", "OS 18'800 V3": "A00163"}
+    for f in manifest["figures"]:
+        if f["table"] in ("spc1", "spc1_sizing"):
+            wanted = [{"source": f"data/spc1/{records[f['row']['system']]}.toml"}]
+            assert f["derived_from"] == wanted, f
 
 
 def test_a_typst_error_is_an_input_error_naming_the_source(tmp_path: Path) -> None:
