@@ -236,7 +236,9 @@ def test_the_servers_are_those_of_the_datasheet_s_own_points(tmp_path: Path) -> 
     assert "at once" not in _notice(deep, sheet, deep.formatter("en"))
 
 
-def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix() -> None:
+def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix(
+    fs840_context: ReportContext,
+) -> None:
     """fs820's deepest queue depth (128) held one profile of a queue-depth sweep: its
     datasheet showed a bandwidth of "–" and a minimum latency of 1,194 µs, where the
     test matrix (QD 8: 41 points, every block size) measured both."""
@@ -245,6 +247,17 @@ def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix() -> None:
     ctx = prepare(ROOT / "data" / "examples" / "fs820")
     items = performance_items(D.sheet(ctx), ctx.formatter("en"))
     assert all(item.value != "–" for item in items), items
+    # the minimum latency and the maximum are those of QD 8, said where they stand
+    titles = [title for title, _ in datasheet.groups(ctx, ctx.formatter("en"))]
+    assert titles[:3] == [
+        "Minimum latency at queue depth 8",
+        "Maximum performance at queue depth 8",
+        "I/O rate at the latency limit at queue depth 8",
+    ]
+    german = [title for title, _ in datasheet.groups(ctx, ctx.formatter("de"))]
+    assert german[1] == "Maximale Leistung bei Queue Depth 8"
+    one = [title for title, _ in datasheet.groups(fs840_context, ctx.formatter("en"))]
+    assert one[:2] == ["Minimum latency", "Maximum performance"]  # one queue depth
 
 
 def test_a_named_workload_mix_keeps_its_name_on_the_datasheet(tmp_path: Path) -> None:

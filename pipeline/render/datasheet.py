@@ -183,7 +183,7 @@ def _typst_table(sheet: Sheet, fmt: Formatter) -> str:
     header = [fmt.t("datasheet.profile"), *(fmt.t(f"datasheet.{k}") for k in _kinds(sheet))]
     rows = [header, *_key_figures(sheet, fmt)]
     cells = ", ".join("(" + ", ".join(T.lit(c) for c in row) + ",)" for row in rows)
-    return f"(title: {T.lit(fmt.t('datasheet.key_figures'))}, rows: ({cells},))"
+    return f"(title: {T.lit(_title('key_figures', sheet, fmt))}, rows: ({cells},))"
 
 
 def _groups(sheet: Sheet, fmt: Formatter) -> list[tuple[str, list[Item]]]:
@@ -194,7 +194,19 @@ def _groups(sheet: Sheet, fmt: Formatter) -> list[tuple[str, list[Item]]]:
         ("footprint", footprint_items(sheet, fmt)),
         ("spc1", spc1_items(sheet, fmt)),
     ]
-    return [(fmt.t(f"datasheet.{key}"), items) for key, items in found if items]
+    return [(_title(key, sheet, fmt), items) for key, items in found if items]
+
+
+AT_DEPTH = ("latency", "performance", "limit", "key_figures")  # the points' figures
+
+
+def _title(key: str, sheet: Sheet, fmt: Formatter) -> str:
+    """A tile's title; with the queue depth where the page shows one of several (the
+    minimum latency and the maximum at QD 64 are not the system's at every depth)."""
+    title = fmt.t(f"datasheet.{key}")
+    if sheet.depth is None or key not in AT_DEPTH:
+        return title
+    return fmt.t("datasheet.at_depth", title=title, qd=fmt.integer(sheet.depth))
 
 
 def groups(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, list[Item]]]:
