@@ -704,3 +704,22 @@ def test_a_host_of_the_data_report_toml_does_not_describe_is_listed(tmp_path: Pa
     said = "\n".join(_setup(ctx, ctx.formatter("en"), chapter))
     assert "S824 (not described in report.toml)" in said
     assert "p760 (not described" not in said
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "block sizes stay binary: 4K = 4096 bytes"), ("de", "Blockgrössen bleiben binär")],
+)
+def test_decimal_units_say_the_block_sizes_stay_binary(
+    tmp_path: Path, lang: str, said: str
+) -> None:
+    """units = "decimal" said "KB = 1000 bytes" beside block sizes "4K" of 4096 bytes."""
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import method_sentences
+
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8").replace("\n[system]", 'units = "decimal"\n\n[system]')
+    toml.write_text(text, encoding="utf-8")
+    ctx = prepare(report)
+    assert said in " ".join(method_sentences(ctx, ctx.formatter(lang)))
