@@ -90,3 +90,21 @@ def test_a_flat_chart_gets_its_stand_in_where_the_kind_is_drawn_for_others(
     drawn = [r.stem for r in chart_plan(report, pl.concat(depths), where)]
     assert "queue_depth_random_8k" in drawn and "queue_depth_random_4k" in drawn
     assert not [r.stem for r in left_out(report, pl.concat(depths), where) if "8k" in r.stem]
+
+
+def test_charts_left_out_beyond_those_named_are_in_the_manifest(tmp_path: Path) -> None:
+    """The note names three charts and counts the others; it says where they all are,
+    and manifest.json lists each of them with its reason."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.manifest import charts
+    from pipeline.report.plan import NAMED, ChartRef
+
+    blocks = (4096, 8192, 16384, 32768, 65536)
+    refs = [ChartRef("setups", f"setups_random_{b}", "random", b, alone=True) for b in blocks]
+    note = left_out_note(refs, Formatter(Strings("en")))
+    more = f"and {len(blocks) - NAMED} more (manifest.json lists every chart left out)."
+    assert note.endswith(more), note
+    ctx = prepare(_report(tmp_path / "cdm6", {"ssd": CDM / "cdm6.txt"}))
+    listed = [c for c in charts(ctx) if not c["drawn"]]
+    assert listed and {c["stem"] for c in listed} == {r.stem for r in ctx.left_out()}
+    assert all(c["why"] for c in listed)
