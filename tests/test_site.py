@@ -15,7 +15,9 @@ import pytest
 from pipeline.build import BuildResult
 from pipeline.render import site
 from pipeline.report.context import ReportContext
-from tests.conftest import FS840, pdf_text
+from tests.conftest import DATA, FS840, pdf_text
+
+MIXED = DATA / "reports" / "mixed"
 
 CAPTION = {"de": r"(?:Tabelle|Abbildung) \d+ – [^<*]+", "en": r"(?:Table|Figure) \d+ – [^<*]+"}
 
@@ -308,3 +310,31 @@ def test_a_site_that_fails_half_way_leaves_the_earlier_one_whole(
         publish.build_many([first, other], out)
     after = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert after == before
+
+
+@pytest.mark.parametrize("method_text", [True, False])
+def test_the_site_says_how_it_was_measured_as_the_pdf(tmp_path: Path, method_text: bool) -> None:
+    """The method's generated sentences (levels, servers, units, rate targets) stood in
+    the PDF only: the site showed MB/s without saying MB = 1024² bytes. They follow the
+    author's method text, under their own heading, also where there is none."""
+    import shutil
+
+    from pipeline.prepare import prepare
+    from pipeline.render.whitepaper import method_sentences
+
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    for lang in ("de", "en"):
+        path = report / "text" / lang / "method.md"
+        if method_text:  # the author's last sub-heading does not take the sentences in
+            path.write_text("Text.\n\n## Tuning of the hosts\n\nHBA queues.\n", "utf-8")
+        else:
+            path.unlink()
+    ctx = prepare(report)
+    page = site.pages([site.Built(ctx, tmp_path)])["mixed.md"]
+    method = page.split("## Benchmark method\n", 1)[1].split("\n## ", 1)[0]
+    said = method.split("### Benchmark profiles\n", 1)[1]
+    for sentence in method_sentences(ctx, ctx.formatter("en")):
+        assert " ".join(sentence.split())[:40] in said.replace("\\", ""), sentence
+    assert "Units: KB = 1024 bytes" in said.replace("\\", "")
+    if method_text:
+        assert method.index("Tuning of the hosts") < method.index("### Benchmark profiles")

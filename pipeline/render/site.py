@@ -45,7 +45,7 @@ from pipeline.language.strings import Strings
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
 from pipeline.render.appendix import machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
-from pipeline.render.whitepaper import numbers, picture_key
+from pipeline.render.whitepaper import method_sentences, numbers, picture_key
 from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, md_text, token
@@ -315,7 +315,9 @@ def _chapters(ctx: ReportContext, fmt: Formatter, number: dict[tuple[str, str], 
     parts = []
     for chapter in chapters.declared(ctx.report):
         filled = ctx.filled[fmt.t.lang].get(chapter.text or "")
-        if filled is None or not filled.text.strip():
+        text = _text(ctx, fmt, filled, number) if filled and filled.text.strip() else ""
+        profiles = _profiles(ctx, fmt) if chapter.key == "method" else ""
+        if not (text or profiles):
             continue
         lang = fmt.t.lang
         title = chapter.title[lang] if chapter.title else fmt.t(f"section.{chapter.key}")
@@ -323,8 +325,15 @@ def _chapters(ctx: ReportContext, fmt: Formatter, number: dict[tuple[str, str], 
         if chapter.key == "author":
             lines = [ctx.report.author, ctx.report.organisation, *ctx.report.contact]
             head += "  \n".join(md_text(line) for line in lines if line) + "\n\n"
-        parts.append(head + _text(ctx, fmt, filled, number))
+        parts.append(head + text + profiles)
     return parts
+
+
+def _profiles(ctx: ReportContext, fmt: Formatter) -> str:
+    """The method's generated part, as the PDF's: what was measured and how (levels,
+    servers, units, rate targets), under its own heading after the author's text."""
+    said = "".join(f"{md_text(s)}\n\n" for s in method_sentences(ctx, fmt))
+    return f"\n### {md_text(fmt.t('section.profiles'))}\n\n{said}"
 
 
 def picture_md(ctx: ReportContext, placed: Placed, caption: str) -> str:
