@@ -79,7 +79,7 @@ def test_vdbench_totals_are_not_said_to_be_one_servers(tmp_path: Path) -> None:
     """vdbench's flatfile holds its totals over every host (the sample's parmfile names
     two, one thread each): "on one server", "per server" would be false."""
     from pipeline.prepare import prepare
-    from pipeline.render.appendix import DEFINITIONS, _definitions
+    from pipeline.render.appendix import DEFINITIONS, definitions
     from pipeline.render.whitepaper import method_sentences
 
     (tmp_path / "raw").mkdir()
@@ -91,7 +91,7 @@ def test_vdbench_totals_are_not_said_to_be_one_servers(tmp_path: Path) -> None:
         ("de", ("einem Server", "pro Server")),
     ):
         fmt = ctx.formatter(lang)
-        said = " ".join(method_sentences(ctx, fmt) + _definitions(ctx, fmt, DEFINITIONS))
+        said = " ".join(method_sentences(ctx, fmt) + definitions(ctx, fmt, DEFINITIONS))
         assert not [w for w in words if w in said], said
     said = " ".join(method_sentences(ctx, ctx.formatter("en")))
     assert "vdbench gives its totals over every host it drove" in said

@@ -338,3 +338,6 @@ def test_the_site_says_how_it_was_measured_as_the_pdf(tmp_path: Path, method_tex
     assert "Units: KB = 1024 bytes" in said.replace("\\", "")
     if method_text:
         assert method.index("Tuning of the hosts") < method.index("### Benchmark profiles")
+    # and what its words mean, as the PDF's appendix defines them
+    defined = page.split("\n## Definitions\n", 1)[1].replace("\\", "")
+    assert "- Optimum: the highest parallelism" in defined and "- Units: KB = 1024" in defined

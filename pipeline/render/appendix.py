@@ -318,7 +318,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     parts = [
         T.heading(fmt.t("appendix.title")),
         T.heading(fmt.t("appendix.definitions"), 2),
-        T.bullets(_definitions(ctx, fmt, DEFINITIONS)),
+        T.bullets(definitions(ctx, fmt, DEFINITIONS)),
         T.heading(fmt.t("appendix.quality"), 2),
         T.paragraph(accounting),
     ]
@@ -342,7 +342,7 @@ def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
     return parts
 
 
-def _definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> list[str]:
+def definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> list[str]:
     """The definitions; where no point has a latency, none of service time or optimum."""
     timed = has_latency(ctx.dataset.points)
     keys = tuple(k for k in keys if timed or k != "service")
@@ -386,7 +386,7 @@ def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
     )
     parts = [
         T.heading(fmt.t("appendix.data_title")),
-        T.bullets(_definitions(ctx, fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
+        T.bullets(definitions(ctx, fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
         T.paragraph(basis),
         T.paragraph(steady_sentence(ctx, fmt)),
         *_optimum(ctx, fmt),

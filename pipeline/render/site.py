@@ -43,7 +43,7 @@ from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
-from pipeline.render.appendix import machine_view, steady_sentence
+from pipeline.render.appendix import DEFINITIONS, definitions, machine_view, steady_sentence
 from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import method_sentences, numbers, picture_key
 from pipeline.report import chapters, chart_registry
@@ -233,7 +233,10 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
         parts.append(f"{md_text(note)}\n")
     if r.cost_note:
         parts.append(f"{md_text(r.cost_note[lang])}\n")
-    return "\n".join(parts)
+    parts.append(f"## {md_text(t('appendix.definitions'))}\n")
+    # as the PDF's customer edition: no deviation matrix here to define
+    parts += [f"- {md_text(d)}" for d in definitions(ctx, fmt, DEFINITIONS[:-1])]
+    return "\n".join(parts) + "\n"
 
 
 def _details(ctx: ReportContext, fmt: Formatter) -> str:
