@@ -10,7 +10,9 @@ so cannot make an entry that passes; a content hash stored beside the content pr
 nothing (a forger recomputes it). The cache folder must be the user's own and writable by
 no one else, and the key file private, or the cache is not used (with a note). Entries
 are opened without following links and without blocking, and only regular files up to
-``MAX_ENTRY`` bytes are read; anything else is a miss with a note, and made again."""
+``MAX_ENTRY`` bytes are read; anything else is a miss with a note, and made again. The
+cache keeps to a size (``IOPRESS_CACHE_MB``, default 2048): the entries used longest ago
+are removed (``prune``)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import hmac
 import os
 import secrets
 import stat
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -229,11 +232,16 @@ def _verified(shelf: int, name: str, stored: bytes) -> bytes | None:
 
 def get(name: str) -> bytes | None:
     """The entry, if present and proven this user's; a damaged, altered or foreign one is
-    removed and noted, and counts as missing."""
+    removed and noted, and counts as missing. A hit is marked used now (``prune`` removes
+    the entries used longest ago)."""
     try:
         with _root(create=False) as root, _shelf(root, name, create=False) as shelf:
             stored = _read_entry(shelf, name)
-            return None if stored is None else _verified(shelf, name, stored)
+            found = None if stored is None else _verified(shelf, name, stored)
+            if found is not None:
+                with contextlib.suppress(OSError):
+                    os.utime(name, dir_fd=shelf, follow_symlinks=False)
+            return found
     except Unusable as exc:
         _note(str(exc))
     except OSError:
@@ -257,15 +265,76 @@ def _write_entry(shelf: int, name: str, stored: bytes) -> None:
 
 
 def put(name: str, data: bytes) -> None:
-    """Store atomically; a cache that cannot be written is no error (it is only a cache)."""
+    """Store atomically; a cache that cannot be written is no error (it is only a cache).
+    The first store of a process prunes the cache to its size (``prune``)."""
     try:
         stored = _mac(name, data) + data
-        with _root(create=True) as root, _shelf(root, name, create=True) as shelf:
-            _write_entry(shelf, name, stored)
+        with _root(create=True) as root:
+            with _shelf(root, name, create=True) as shelf:
+                _write_entry(shelf, name, stored)
+            if not _PRUNED:
+                _PRUNED.append(True)
+                prune(root, limit())
     except Unusable as exc:
         _note(str(exc))
     except OSError:
         pass
+
+
+# --- size ------------------------------------------------------------------------------
+
+DEFAULT_MB = 2048  # the cache's size; IOPRESS_CACHE_MB sets another
+KEPT = 0.8  # a cache over its size is pruned to this share of it
+STALE_SECONDS = 24 * 3600  # a partial write (.name.xxxx) this old was abandoned
+_PRUNED: list[bool] = []  # once per process
+
+
+def limit() -> int:
+    """The cache's size in bytes (``IOPRESS_CACHE_MB``; one that is no whole number of
+    megabytes, or under one, leaves the default)."""
+    given = os.environ.get("IOPRESS_CACHE_MB", "")
+    megabytes = int(given) if given.isdigit() and int(given) > 0 else DEFAULT_MB
+    return megabytes * 1024 * 1024
+
+
+def _entries(root: int) -> Iterator[tuple[float, int, int, str, str]]:
+    """(last use, size, is partial, shelf, name) of every regular file on the shelves."""
+    for shelf in os.listdir(root):
+        if len(shelf) != 2:
+            continue
+        try:
+            fd = os.open(shelf, _DIR, dir_fd=root)
+        except OSError:
+            continue
+        try:
+            for entry in os.scandir(fd):
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode):
+                    partial = int(entry.name.startswith("."))
+                    yield info.st_mtime, info.st_size, partial, shelf, entry.name
+        finally:
+            os.close(fd)
+
+
+def prune(root: int, size: int) -> int:
+    """Remove the entries used longest ago until the cache holds at most ``KEPT`` of
+    ``size`` bytes, where it holds more than ``size``; and partial writes a day old.
+    Returns the bytes removed. An entry another build reads meanwhile is read whole (an
+    open file outlives its name) or made again."""
+    found = sorted(_entries(root))
+    stale = time.time() - STALE_SECONDS
+    gone = [e for e in found if e[2] and e[0] < stale]
+    kept = [e for e in found if not e[2]]
+    total = sum(e[1] for e in kept)
+    if total > size:
+        while kept and total > KEPT * size:
+            oldest = kept.pop(0)
+            total -= oldest[1]
+            gone.append(oldest)
+    for _, _, _, shelf, name in gone:
+        with contextlib.suppress(OSError), _shelf(root, shelf, create=False) as fd:
+            os.unlink(name, dir_fd=fd)
+    return sum(e[1] for e in gone)
 
 
 def cached(name: str, make: Callable[[], bytes]) -> bytes:

@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +313,45 @@ def test_a_huge_file_counts_in_the_fingerprint_by_its_state(
     assert first is not None and str(big) not in read
     os.truncate(big, 10**12 + 1)
     assert F.fingerprint(folder) != first
+
+
+def _aged(own_cache: Path, name: str, data: bytes, age: float) -> Path:
+    cache.put(name, data)
+    path = own_cache / name[:2] / name
+    then = time.time() - age
+    os.utime(path, (then, then))
+    return path
+
+
+def test_a_cache_over_its_size_loses_the_entries_used_longest_ago(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "_PRUNED", [True])  # pruned by hand below
+    names = [cache.key(str(i)) for i in range(10)]
+    paths = [_aged(own_cache, n, b"x" * 1000, 1000 - i) for i, n in enumerate(names)]
+    assert cache.get(names[0]) == b"x" * 1000  # used now: kept, though written first
+    partial = own_cache / names[1][:2] / f".{names[1]}.abandoned"
+    partial.write_bytes(b"half")
+    os.utime(partial, (time.time() - 2 * cache.STALE_SECONDS,) * 2)
+    size = 10 * (1000 + 32)  # what the ten hold, with their MACs
+    with cache._root(create=False) as root:
+        assert cache.prune(root, size) == 4  # under its size: only the stale partial
+        removed = cache.prune(root, size - 1)
+    assert removed == 3 * (1000 + 32)  # down to KEPT (80 %) of the size
+    assert [p.exists() for p in paths] == [True] + [False] * 3 + [True] * 6
+    assert not partial.exists()
+
+
+def test_the_first_store_of_a_process_prunes_to_the_size_set(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "_PRUNED", [])
+    monkeypatch.setenv("IOPRESS_CACHE_MB", "1")
+    old = [_aged(own_cache, cache.key("old", str(i)), b"y" * 300_000, 100) for i in range(4)]
+    # the first put above pruned an almost empty cache; a new process prunes again
+    monkeypatch.setattr(cache, "_PRUNED", [])
+    cache.put(cache.key("new"), b"z")
+    assert sum(p.exists() for p in old) == 2 and cache.get(cache.key("new")) == b"z"
+    assert cache.limit() == 1024 * 1024
+    monkeypatch.setenv("IOPRESS_CACHE_MB", "-5")
+    assert cache.limit() == cache.DEFAULT_MB * 1024 * 1024
