@@ -115,7 +115,9 @@ def test_tiles_show_only_measured_profiles_with_units(a800_shared: BuildResult) 
     limits = found["I/O rate at the latency limit"]
     # interpolated where the curve crosses the limit: "≈", as in the whitepaper
     assert [i.value for i in limits] == ["≈\u00a0691,944 IOPS", "≈\u00a0359,224 IOPS"]
-    assert all(i.label.endswith("≤ 1.0\u00a0ms") for i in limits)  # one line: figure, unit
+    assert all(
+        i.label.endswith("≤\u00a01.0\u00a0ms") for i in limits
+    )  # one line: sign, figure, unit
     template = (ROOT / "templates" / "typst" / "datasheet.typ").read_text(encoding="utf-8")
     assert "upper(label)" not in template
 
