@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from pipeline.compute.tables import iops_at_latency, min_latency, optimum_steps, performance
@@ -158,6 +159,20 @@ def test_optimum_within_the_noise_is_marked_and_a_margin_moves_it() -> None:
     assert not unsure(clear)
     margin = performance(_noisy(5.0), 5.0).filter(pl.col("kind") == "optimum").row(0, named=True)
     assert margin["parallelism"] == 4 and margin["shortfall_pp"] is None  # the last level
+
+
+@pytest.mark.parametrize(("margin", "sure"), [(0.0, True), (2.0, True), (3.0, False)])
+def test_how_sure_an_optimum_is_counts_the_miss_beyond_the_margin(
+    margin: float, sure: bool
+) -> None:
+    """The step misses by 3.6 points and the noise is 1.0: with a margin of 3 it misses
+    the rule by 0.6, inside the noise; it was called clear (3.6 against 1.0)."""
+    optimum = performance(_noisy(1.0), margin).filter(pl.col("kind") == "optimum")
+    row = optimum.row(0, named=True)
+    assert row["parallelism"] == 2 and round(row["shortfall_pp"], 1) == round(3.6 - margin, 1)
+    assert unsure(row) is not sure
+    (step,) = optimum_steps(_noisy(1.0), margin).iter_rows(named=True)
+    assert step["shortfall_pp"] == row["shortfall_pp"]
 
 
 def test_single_interval_points_have_no_noise_to_compare() -> None:

@@ -42,7 +42,9 @@ def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
 
     A step pays while the relative IOPS gain is at least the relative latency gain
     (seed 004: "solange die Leistung stärker steigt als die Latenz"), less the report's
-    noise margin in percentage points. ``shortfall_pp``: by how much a step misses;
+    noise margin in percentage points. ``shortfall_pp``: by how much a step misses the
+    rule, beyond the margin (it pays at 0 or less; how sure an optimum is compares this
+    with the noise, so a margin cannot make a miss inside the noise look clear);
     ``noise_pct``: the interval noise of its two points (the larger IOPS deviation; none
     where a point has one interval).
     """
@@ -54,10 +56,10 @@ def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     return (
         points.sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
         .with_columns(
-            ((lat_gain - iops_gain) * 100).over(PROFILE).alias("shortfall_pp"),
+            ((lat_gain - iops_gain) * 100 - margin_pct).over(PROFILE).alias("shortfall_pp"),
             noise.over(PROFILE).alias("noise_pct"),
         )
-        .with_columns((pl.col("shortfall_pp") <= margin_pct).fill_null(True).alias("pays"))
+        .with_columns((pl.col("shortfall_pp") <= 0).fill_null(True).alias("pays"))
         .with_columns(pl.col("pays").cast(pl.Int8).cum_min().over(PROFILE).alias("run"))
     )
 
