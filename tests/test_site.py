@@ -338,6 +338,33 @@ def test_the_site_says_how_it_was_measured_as_the_pdf(tmp_path: Path, method_tex
     assert "Units: KB = 1024 bytes" in said.replace("\\", "")
     if method_text:
         assert method.index("Tuning of the hosts") < method.index("### Benchmark profiles")
-    # and what its words mean, as the PDF's appendix defines them
-    defined = page.split("\n## Definitions\n", 1)[1].replace("\\", "")
-    assert "- Optimum: the highest parallelism" in defined and "- Units: KB = 1024" in defined
+    # and what its words mean, what they rest on and what was found, as the PDF's appendix
+    data = page.split("\n## Data and method\n", 1)[1].replace("\\", "")
+    assert "- Optimum: the highest parallelism" in data and "- Units: KB = 1024" in data
+    counts = ctx.dataset.accounting()
+    assert f"({counts['records_read']:,} records read)" in data
+    assert "### Validation\n" in data and "Validation findings by rule" in data
+    assert data.rstrip().endswith("the versions of the tools.")  # the audit material
+
+
+@pytest.mark.parametrize("edition", ["audit", "customer"])
+def test_the_audit_material_is_offered_for_download(
+    tmp_path: Path, edition: str, fs840_context: ReportContext
+) -> None:
+    """The page's last paragraph names validation.csv, rejects.csv and manifest.json; the
+    site offered none of them. The customer edition lists no input file (nor its PDF)."""
+    import copy
+
+    ctx = copy.copy(fs840_context)
+    ctx.report = fs840_context.report.model_copy(update={"edition": edition})
+    page = site.pages([site.Built(ctx, tmp_path)])["fs840.md"]
+    offered = re.findall(r"\(downloads/fs840/([\w.]+)\)", page)
+    assert {"validation.csv", "rejects.csv"} <= set(offered)
+    audit = {"manifest.json", "inputs.csv"}
+    assert audit <= set(offered) if edition == "audit" else not audit & set(offered)
+
+
+def test_the_built_site_holds_the_audit_files(fs840_build: BuildResult) -> None:
+    downloads = fs840_build.out / "site" / "downloads" / "fs840"
+    for name in ("validation.csv", "rejects.csv", "inputs.csv", "manifest.json"):
+        assert (downloads / name).read_bytes() == (fs840_build.out / name).read_bytes(), name

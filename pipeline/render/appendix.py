@@ -289,9 +289,15 @@ def steady_sentence(ctx: ReportContext, fmt: Formatter) -> str:
 def validation(ctx: ReportContext, fmt: Formatter, brief: bool = False) -> list[str]:
     """The findings: per rule, or each one (report.toml ``findings``; ``brief``: per rule,
     the customer edition's)."""
-    parts = [T.heading(fmt.t("validation.title"), 2)]
+    summary, view = findings(ctx, fmt, brief)
+    parts = [T.heading(fmt.t("validation.title"), 2), T.paragraph(summary)]
+    return parts + ([T.table(view)] if view is not None else [])
+
+
+def findings(ctx: ReportContext, fmt: Formatter, brief: bool) -> tuple[str, TableView | None]:
+    """How many findings there are, and their table (none where there are none)."""
     if not ctx.problems:
-        return [*parts, T.paragraph(fmt.t("validation.none"))]
+        return fmt.t("validation.none"), None
     errors = sum(p.severity == "error" for p in ctx.problems)
     warnings = len(ctx.problems) - errors
     summary = (
@@ -300,7 +306,7 @@ def validation(ctx: ReportContext, fmt: Formatter, brief: bool = False) -> list[
         else fmt.t.count("validation.summary_clean", warnings, warnings=fmt.integer(warnings))
     )
     view = by_rule_view if brief or ctx.report.findings == "summary" else validation_view
-    return [*parts, T.paragraph(summary), T.table(view(ctx, fmt))]
+    return summary, view(ctx, fmt)
 
 
 def appendix(ctx: ReportContext, fmt: Formatter) -> list[str]:
@@ -353,22 +359,26 @@ def definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> li
 
 
 def _optimum(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    """How sure each optimum is, with the rule's noise margin where the report has one."""
+    found = optimum_parts(ctx, fmt)
+    return [T.paragraph(found[0]), T.table(found[1])] if found else []
+
+
+def optimum_parts(ctx: ReportContext, fmt: Formatter) -> tuple[str, TableView] | None:
+    """How sure each optimum is, with the rule's noise margin where the report has one:
+    the sentence and the table; none without a latency (no optimum)."""
     if "performance" not in ctx.tables or not has_latency(ctx.dataset.points):
-        return []  # no optimum without a latency
+        return None
     margin = ctx.report.optimum_margin_pp
     intro = (
         fmt.t("appendix.optimum_intro_margin", margin=fmt.number(margin, 1))
         if margin
         else fmt.t("appendix.optimum_intro")
     )
-    return [T.paragraph(intro), T.table(optimum_view(ctx.tables["performance"], fmt))]
+    return intro, optimum_view(ctx.tables["performance"], fmt)
 
 
-def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
-    """The customer edition's appendix: the definitions, what the figures rest on (points,
-    intervals, files, records), steady state, the optimum's certainty, the findings by
-    rule, and where the audit material is; no interval matrix, checksums or versions."""
+def data_basis(ctx: ReportContext, fmt: Formatter) -> str:
+    """What the figures rest on: points, intervals, files, records read and rejected."""
     points, counts = ctx.dataset.points, ctx.dataset.accounting()
     files = ctx.dataset.intervals["source"].n_unique()
     basis = fmt.t(
@@ -379,15 +389,21 @@ def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
         read=fmt.integer(counts["records_read"]),
     )
     rejected = counts["rejected"]
-    basis += " " + (
+    return f"{basis} " + (
         fmt.t.count("appendix.rejected", rejected, n=fmt.integer(rejected))
         if rejected
         else fmt.t("appendix.no_rejects")
     )
+
+
+def data_and_method(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """The customer edition's appendix: the definitions, what the figures rest on (points,
+    intervals, files, records), steady state, the optimum's certainty, the findings by
+    rule, and where the audit material is; no interval matrix, checksums or versions."""
     parts = [
         T.heading(fmt.t("appendix.data_title")),
         T.bullets(definitions(ctx, fmt, DEFINITIONS[:-1])),  # no deviation matrix to define
-        T.paragraph(basis),
+        T.paragraph(data_basis(ctx, fmt)),
         T.paragraph(steady_sentence(ctx, fmt)),
         *_optimum(ctx, fmt),
         *validation(ctx, fmt, brief=True),

@@ -43,7 +43,15 @@ from pipeline.images import Placed
 from pipeline.language.fmt import Formatter, small_latencies
 from pipeline.language.strings import Strings
 from pipeline.paths import INSTALLED, MKDOCS_CONFIG, TEMPLATES
-from pipeline.render.appendix import DEFINITIONS, definitions, machine_view, steady_sentence
+from pipeline.render.appendix import (
+    DEFINITIONS,
+    data_basis,
+    definitions,
+    findings,
+    machine_view,
+    optimum_parts,
+    steady_sentence,
+)
 from pipeline.render.sanitize import image_marker, to_html
 from pipeline.render.whitepaper import method_sentences, numbers, picture_key
 from pipeline.report import chapters, chart_registry
@@ -194,7 +202,19 @@ def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
         (t("site.tables_xlsx"), f"{base}/tables.xlsx", ""),
     ]
     links += [(f"{t('site.tables_csv')}: {n}", f"{base}/{n}.csv", "") for n in ctx.tables]
+    audit = audit_files(ctx)
+    links += [(t(f"site.{stem}_file"), f"{base}/{name}", "") for stem, name in audit]
     return "".join(_download(label, url, name) for label, url, name in links)
+
+
+def audit_files(ctx: ReportContext) -> list[tuple[str, str]]:
+    """The build's files an audit starts from (the report page's last paragraph names
+    them): the findings and rejects; the file list and the manifest too, but in the
+    customer edition (which lists no input file)."""
+    found = [("validation", "validation.csv"), ("rejects", "rejects.csv")]
+    if ctx.report.edition != "customer":
+        found += [("inputs", "inputs.csv"), ("manifest", "manifest.json")]
+    return found
 
 
 def _download(label: str, url: str, name: str) -> str:
@@ -233,10 +253,24 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
         parts.append(f"{md_text(note)}\n")
     if r.cost_note:
         parts.append(f"{md_text(r.cost_note[lang])}\n")
-    parts.append(f"## {md_text(t('appendix.definitions'))}\n")
-    # as the PDF's customer edition: no deviation matrix here to define
-    parts += [f"- {md_text(d)}" for d in definitions(ctx, fmt, DEFINITIONS[:-1])]
-    return "\n".join(parts) + "\n"
+    return "\n".join([*parts, data_and_method(ctx, fmt)])
+
+
+def data_and_method(ctx: ReportContext, fmt: Formatter) -> str:
+    """As the PDF's customer edition ends: what the words mean, what the figures rest on
+    (records read and rejected), how sure each optimum is, the findings by rule and where
+    the audit material is (the downloads offer it)."""
+    t = fmt.t
+    # no deviation matrix here to define
+    defined = "".join(f"- {md_text(d)}\n" for d in definitions(ctx, fmt, DEFINITIONS[:-1]))
+    parts = [f"## {md_text(t('appendix.data_title'))}\n", defined]
+    parts += [f"{md_text(data_basis(ctx, fmt))}\n", f"{md_text(steady_sentence(ctx, fmt))}\n"]
+    if sure := optimum_parts(ctx, fmt):
+        parts += [f"{md_text(sure[0])}\n", md_table(sure[1], None, fmt)]
+    summary, found = findings(ctx, fmt, brief=True)
+    parts += [f"### {md_text(t('validation.title'))}\n", f"{md_text(summary)}\n"]
+    parts += [md_table(found, None, fmt)] if found is not None else []
+    return "\n".join([*parts, f"{md_text(t('appendix.audit_material'))}\n"])
 
 
 def _details(ctx: ReportContext, fmt: Formatter) -> str:
@@ -635,6 +669,8 @@ def _copy_report(b: Built, docs: Path) -> None:
         image.parent.mkdir(parents=True, exist_ok=True)
         image.write_bytes(placed.picture.data)
     shutil.copy(b.work / "dataset.parquet", downloads / "dataset.parquet")
+    for _, name in audit_files(b.ctx):
+        shutil.copy(b.work / name, downloads / name)
     for table in [*b.ctx.tables, "tables"]:
         ext = "xlsx" if table == "tables" else "csv"
         shutil.copy(b.work / "tables" / f"{table}.{ext}", downloads / f"{table}.{ext}")
