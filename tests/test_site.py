@@ -368,3 +368,21 @@ def test_the_built_site_holds_the_audit_files(fs840_build: BuildResult) -> None:
     downloads = fs840_build.out / "site" / "downloads" / "fs840"
     for name in ("validation.csv", "rejects.csv", "inputs.csv", "manifest.json"):
         assert (downloads / name).read_bytes() == (fs840_build.out / name).read_bytes(), name
+
+
+def test_the_environment_page_names_the_hosts_as_the_pdf(tmp_path: Path) -> None:
+    """The site dropped the names the tools gave a described host and the hosts of the
+    data that report.toml does not describe (the PDF lists both)."""
+    import shutil
+
+    from pipeline.prepare import prepare
+
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    toml = report / "report.toml"
+    hosts = '[[hosts]]\nname = "A"\nraw = ["hostA"]\ndescription = { de = "a", en = "first" }\n'
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + hosts, encoding="utf-8")
+    ctx = prepare(report)
+    page = site.pages([site.Built(ctx, tmp_path)])["mixed_environment.md"].replace("\\", "")
+    assert "- A: first (in the raw data: hostA)" in page
+    assert "- hostB (not described in report.toml)" in page
+    assert "- local (not described in report.toml)" in page

@@ -53,7 +53,7 @@ from pipeline.render.appendix import (
     steady_sentence,
 )
 from pipeline.render.sanitize import image_marker, to_html
-from pipeline.render.whitepaper import method_sentences, numbers, picture_key
+from pipeline.render.whitepaper import host_lines, method_sentences, numbers, picture_key
 from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, md_text, token
@@ -293,11 +293,7 @@ def environment_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts += [f"- {md_text(d[lang])}" for d in r.system.description if d[lang]]
     if r.hosts:
         parts.append(f"\n## {md_text(t('section.hosts'))}\n")
-        parts += [
-            f"- **{md_text(h.name)}**"
-            + (f": {md_text(h.description[lang])}" if h.description[lang] else "")
-            for h in r.hosts
-        ]
+        parts += [f"- {md_text(line)}" for line in host_lines(ctx, fmt)]
     parts.append(f"\n## {md_text(t('site.machines'))}\n")
     tables = [md_table(machine_view(m, fmt), None, fmt) for m in ctx.machines]
     parts += tables or [f"{md_text(t('site.machine_none'))}\n"]

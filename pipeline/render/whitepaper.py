@@ -123,11 +123,16 @@ def _setup(ctx: ReportContext, fmt: Formatter, chapter: Chapter) -> list[str]:
     ]
     parts.append(T.bullets(d[lang] for d in report.system.description))
     if report.hosts:
-        lines = [_host_line(h, lang, fmt) for h in report.hosts]
-        lines += [fmt.t("setup.undescribed_host", name=n) for n in _undescribed(ctx)]
         parts.append(T.heading(fmt.t("section.hosts"), 2))
-        parts.append(T.bullets(lines))
+        parts.append(T.bullets(host_lines(ctx, fmt)))
     return parts
+
+
+def host_lines(ctx: ReportContext, fmt: Formatter) -> list[str]:
+    """The test servers as report.toml describes them (with the names the tools gave
+    them), then those of the data it does not describe."""
+    lines = [_host_line(h, fmt.t.lang, fmt) for h in ctx.report.hosts]
+    return lines + [fmt.t("setup.undescribed_host", name=n) for n in _undescribed(ctx)]
 
 
 def _undescribed(ctx: ReportContext) -> list[str]:
