@@ -386,3 +386,17 @@ def test_the_environment_page_names_the_hosts_as_the_pdf(tmp_path: Path) -> None
     assert "- A: first (in the raw data: hostA)" in page
     assert "- hostB (not described in report.toml)" in page
     assert "- local (not described in report.toml)" in page
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "Classification: "), ("de", "Klassifikation: ")])
+def test_the_report_page_gives_the_title_pages_particulars(
+    tmp_path: Path, fs840_context: ReportContext, lang: str, said: str
+) -> None:
+    """An internal report said "intern" on the PDF's title page and every page, and
+    nowhere on the site; nor its author, version and date."""
+    name = "fs840.md" if lang == "en" else "fs840.de.md"
+    page = site.pages([site.Built(fs840_context, tmp_path)])[name].replace("\\", "")
+    head = page.split("\n## ", 1)[0]
+    r = fs840_context.report
+    assert f"{said}{r.classification[lang]}" in head and f": {r.version}  \n" in head
+    assert f": {r.author}  \n" in head

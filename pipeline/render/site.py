@@ -226,6 +226,7 @@ def _download(label: str, url: str, name: str) -> str:
 def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     r, lang, t = ctx.report, fmt.t.lang, fmt.t
     parts = [f"# {md_text(r.title[lang])}\n", f"{md_text(r.subtitle[lang])}\n"]
+    parts.append(_particulars(ctx, fmt))
     if r.reconstructed:
         parts.append(
             f'!!! warning "{md_text(t("doc.reconstructed"))}"\n'
@@ -271,6 +272,19 @@ def data_and_method(ctx: ReportContext, fmt: Formatter) -> str:
     parts += [f"### {md_text(t('validation.title'))}\n", f"{md_text(summary)}\n"]
     parts += [md_table(found, None, fmt)] if found is not None else []
     return "\n".join([*parts, f"{md_text(t('appendix.audit_material'))}\n"])
+
+
+def _particulars(ctx: ReportContext, fmt: Formatter) -> str:
+    """The title page's particulars: author, version, date and classification (an
+    internal report says so on the site too)."""
+    r, t = ctx.report, fmt.t
+    rows = [
+        (t("doc.author"), r.author),
+        (t("doc.version"), r.version),
+        (t("doc.date"), fmt.date(r.date)),
+        (t("doc.classification"), r.classification[fmt.t.lang]),
+    ]
+    return "  \n".join(f"{md_text(k)}: {md_text(v)}" for k, v in rows if v) + "\n"
 
 
 def _details(ctx: ReportContext, fmt: Formatter) -> str:
