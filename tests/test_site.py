@@ -400,3 +400,14 @@ def test_the_report_page_gives_the_title_pages_particulars(
     r = fs840_context.report
     assert f"{said}{r.classification[lang]}" in head and f": {r.version}  \n" in head
     assert f": {r.author}  \n" in head
+
+
+def test_a_table_and_chart_placed_in_a_text_carry_the_pdfs_numbers(
+    tmp_path: Path, fs840_context: ReportContext
+) -> None:
+    """fs840's summary places Table 1 and Figure 1: the site showed the table without a
+    caption and the chart as "Results 4K random", unnumbered."""
+    page = site.pages([site.Built(fs840_context, tmp_path)])["fs840.md"]
+    chapters = page.split("\n## Downloads\n", 1)[0]
+    assert "*Table 1 – Minimum latency by block size*" in chapters
+    assert "*Figure 1 – Results 4K random*" in chapters.replace("\\", "")

@@ -399,10 +399,12 @@ def _text(
     for index, (kind, name) in enumerate(filled.placed):
         if kind == "table" and name in ctx.empty:  # nothing to print: the sentence saying so
             block = f"{md_text(ctx.empty_note(fmt, names=[name]))}\n"
-        elif kind == "table":
-            block = html_table(ctx.views(fmt)[name])
+        elif kind == "table":  # numbered and captioned as the PDF's
+            block = md_table(ctx.views(fmt)[name], number.get(("table", name)), fmt)
         else:
             caption, alt = found[name]
+            if ("figure", name) in number:
+                caption = f"{fmt.t('doc.figure')} {number[('figure', name)]} – {caption}"
             block = chart_md(f"charts/{ctx.report.id}/{name}-{fmt.t.lang}.svg", alt, caption)
         text = _put(text, filled.marker(index), block)
     label, own = fmt.t("doc.figure"), token(filled.text)
