@@ -457,7 +457,7 @@ def pages(built: Sequence[Built]) -> dict[str, str]:
         for b in built:
             _add(out, report_pages(b, lang), b)
         if profiles:
-            body = compare_page(profiles, fmt, units_note(built, lang))
+            body = compare_page(profiles, fmt, compare_notes(built, fmt))
             out[f"compare{suffix(lang)}.md"] = page(fmt.t("site.compare"), body, fmt)
     return out
 
@@ -579,24 +579,39 @@ def compare_stem(key: tuple[str, int, float]) -> str:
     return f"compare_{key[0]}_{block_stem(key[1])}_r{key[2]:g}"
 
 
-def units_note(built: Sequence[Built], lang: str) -> str:
-    """Where the site's reports count parallelism per different units (per server, per
-    VM), a note naming each system's; else nothing."""
-    units = {
-        b.ctx.report.system.name: b.ctx.formatter(lang).t("site.parallelism_unit") for b in built
-    }
-    if len(set(units.values())) < 2:
+def compare_notes(built: Sequence[Built], fmt: Formatter) -> list[str]:
+    """What a reader must know to set the systems side by side, as each report's PDF says
+    it: data reconstructed rather than measured, who paid for a report, where service
+    time is measured and how parallelism is counted where the systems differ, the units."""
+    lang = fmt.t.lang
+    notes = []
+    for b in built:
+        r, own = b.ctx.report, b.ctx.formatter(lang).t
+        name = r.system.name
+        if r.reconstructed:
+            notes.append(own("site.compare_reconstructed", system=name))
+        if r.sponsor and r.sponsor[lang]:
+            notes.append(own("site.compare_sponsor", system=name, sponsor=r.sponsor[lang]))
+    notes += [n for n in (_differing(built, lang, "parallelism_unit", "compare_units"),) if n]
+    notes += [n for n in (_differing(built, lang, "latency_where", "compare_latency"),) if n]
+    return [*notes, fmt.t(f"method.units_{fmt.units}_rate")]
+
+
+def _differing(built: Sequence[Built], lang: str, what: str, note: str) -> str:
+    """A note naming each system's ``what`` (``site.<what>``: per server, per VM) where
+    the systems differ in it; else nothing."""
+    found = {b.ctx.report.system.name: b.ctx.formatter(lang).t(f"site.{what}") for b in built}
+    if len(set(found.values())) < 2:
         return ""
     t = built[0].ctx.formatter(lang).t
-    each = "; ".join(t("site.unit_of", unit=u, system=s) for s, u in units.items())
-    return t("site.compare_units", units=each)
+    each = "; ".join(t("site.unit_of", unit=u, system=s) for s, u in found.items())
+    return t(f"site.{note}", units=each)
 
 
-def compare_page(profiles: Profiles, fmt: Formatter, note: str = "") -> str:
+def compare_page(profiles: Profiles, fmt: Formatter, notes: Sequence[str] = ()) -> str:
     lang, t = fmt.t.lang, fmt.t
     parts = [f"# {md_text(t('site.compare'))}\n", f"{md_text(t('site.compare_intro'))}\n"]
-    if note:
-        parts.append(f'!!! note ""\n    {md_text(note)}\n')
+    parts += [f'!!! note ""\n    {md_text(note)}\n' for note in notes]
     for n, (key, points) in enumerate(profiles.items(), start=1):
         caption = compare_caption(key, fmt)
         parts.append(f"## {md_text(caption)}\n")
