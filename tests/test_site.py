@@ -421,3 +421,14 @@ def test_a_table_and_chart_placed_in_a_text_carry_the_pdfs_numbers(
     chapters = page.split("\n## Downloads\n", 1)[0]
     assert "*Table 1 – Minimum latency by block size*" in chapters
     assert "*Figure 1 – Results 4K random*" in chapters.replace("\\", "")
+
+
+def test_the_cost_footnote_stands_under_the_cost_table(
+    tmp_path: Path, fs840_context: ReportContext
+) -> None:
+    """ "* = price with upstream compression" came after the last table (Amdahl), cut off
+    from the table whose starred prices it explains."""
+    page = site.pages([site.Built(fs840_context, tmp_path)])["fs840.md"].replace("\\", "")
+    cost = page.index("*Table 4 – Cost development of storage systems*")
+    note = page.index("* = price with upstream compression")
+    assert cost < note < page.index("*Table 5 – ")

@@ -37,6 +37,7 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
 
 from pipeline import cache
+from pipeline.compute.registry import BY_NAME
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.errors import InputError
 from pipeline.images import Placed
@@ -249,11 +250,13 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
         parts.append(f"{md_text(note)}\n")
     parts.append(f"## {md_text(t('site.tables'))}\n")
     views = sorted(ctx.views(fmt).items(), key=lambda kv: number[("table", kv[0])])
-    parts += [md_table(v, number[("table", name)], fmt) for name, v in views]
+    costs = [name for name, _ in views if BY_NAME[name].section == "cost"]
+    for name, view in views:
+        parts.append(md_table(view, number[("table", name)], fmt))
+        if r.cost_note and costs and name == costs[-1]:  # as the PDF: under its tables
+            parts.append(f"{md_text(r.cost_note[lang])}\n")
     if note := ctx.empty_note(fmt):
         parts.append(f"{md_text(note)}\n")
-    if r.cost_note:
-        parts.append(f"{md_text(r.cost_note[lang])}\n")
     return "\n".join([*parts, data_and_method(ctx, fmt)])
 
 
