@@ -141,6 +141,21 @@ def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
     """A whole file, refused up front when it is larger than ``limit``; opened once, and
     what was read is entered in the ledgers (see :func:`ledger`). Read with ``os.read``,
     without a file object (its buffer costs more than the read of a small file)."""
+    return _read_seen(path, limit)[0]
+
+
+def read_alone(path: Path, root: Path | None) -> tuple[bytes, dict[str, Seen]]:
+    """``read_bytes`` of a file, with what a ledger of ``root`` (None: of no folder)
+    opened around that read alone would hold, and its errors; without the cost of a
+    ledger per file where many are read one after the other (fio's JSON)."""
+    inner = resolved(root) if root is not None else None
+    data, seen = _read_seen(path, MAX_TEXT_BYTES)
+    if inner is not None and not Path(seen.real).is_relative_to(inner):
+        raise InputError(path, "", "points outside the report folder", OUTSIDE_HINT)
+    return data, {os.path.abspath(path): seen}
+
+
+def _read_seen(path: Path, limit: int) -> tuple[bytes, Seen]:
     fd, info = _open_regular(path)
     try:
         if info.st_size > limit:
@@ -150,12 +165,12 @@ def read_bytes(path: Path, limit: int = MAX_TEXT_BYTES) -> bytes:
             data += _read_fd(fd, limit + 1 - len(data))
         if len(data) > limit:
             raise _too_large(path, len(data), limit)
-        _record(path, fd, info, hashlib.sha256(data).hexdigest(), len(data))
+        seen = _record(path, fd, info, hashlib.sha256(data).hexdigest(), len(data))
     except OSError as exc:
         raise InputError(path, "", f"cannot read: {exc.strerror}", "check the path") from None
     finally:
         os.close(fd)
-    return data
+    return data, seen
 
 
 def _read_fd(fd: int, size: int) -> bytes:

@@ -290,7 +290,7 @@ def _points(intervals: pl.DataFrame) -> pl.DataFrame:
         .sort([*POINT_KEY, "interval"])
         .collect()
     )
-    points = summed.group_by(list(POINT_KEY)).agg(*_point_means())
+    points = summed.group_by(list(POINT_KEY)).agg(*_point_means()).with_columns(_spread())
     return points.select(conformed(POINT_FIELDS, _POINT_NAMES)).sort(list(POINT_KEY))
 
 
@@ -305,7 +305,6 @@ def _point_means() -> tuple[pl.Expr, ...]:
     # the spread leaves out fio's short last status snapshot (a remainder of the run, its
     # rate from a handful of I/Os); the mean weighs it by its length
     full = pl.col("iops").filter(full_round())
-    dev = pl.max_horizontal(full.max() - mean, mean - full.min())
     return (
         mean.alias("iops"),
         ((pl.col("bytes_per_s") * seconds).sum() / seconds.sum()).alias("bytes_per_s"),
@@ -323,9 +322,18 @@ def _point_means() -> tuple[pl.Expr, ...]:
         pl.len().alias("intervals"),
         full.min().alias("iops_min"),
         full.max().alias("iops_max"),
-        pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct"),
         _joined("source"),
     )
+
+
+@functools.cache
+def _spread() -> pl.Expr:
+    """A point's spread of IOPS from its mean, minimum and maximum (``_point_means``):
+    the same operations on the same values as inside the aggregation, where each use of
+    the full rounds' minimum or maximum would find the rounds anew (a median per point)."""
+    mean, low, high = pl.col("iops"), pl.col("iops_min"), pl.col("iops_max")
+    dev = pl.max_horizontal(high - mean, mean - low)
+    return pl.when(mean > 0).then(dev / mean * 100).otherwise(0.0).alias("iops_dev_pct")
 
 
 def _directional(name: str, seconds: pl.Expr) -> pl.Expr:

@@ -331,8 +331,6 @@ def _fio_bytes(path: Path, options: ReadOptions, fmt: str | None) -> Any:
     try:
         if (get_format(fmt) if fmt else _empty_format(path) or detect(path)) is not fio:
             return None
-        with inputs.ledger(*filter(None, [options.root])) as book:
-            data = inputs.read_bytes(path)
+        return inputs.read_alone(path, options.root)
     except InputError:
         return None
-    return data, book.seen

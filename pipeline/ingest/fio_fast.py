@@ -335,8 +335,8 @@ def _side_columns(sides: list[_Side]) -> dict[str, list[Any]]:
             s.bw,
             s.runtime if s.runtime is not UNSET else None,
             s.total_ios,
-            (s.lat_ns or _NO_STATS).mean,
-            (s.lat_ns or _NO_STATS).max,
+            (lat := s.lat_ns or _NO_STATS).mean,
+            lat.max,
             s.clat_ns is not UNSET,
             (s.clat_ns or _NO_STATS).mean,
             (s.slat_ns or _NO_STATS).mean,
@@ -356,9 +356,9 @@ def _table(side: _Side) -> tuple[float | str | None, ...]:
     for stats, of in ((side.lat_ns, "lat"), (side.clat_ns, "clat")):
         if stats and stats.percentile and stats.mean > 0:
             t = stats.percentile
-            values = (t.p50, t.p90, t.p99, t.p999, t.p9999)
-            if any(v > 0 for v in values):  # a table of zeros: the next
-                return (*values, of)
+            # a table of zeros: the next (written out: a generator costs more than this)
+            if t.p50 > 0 or t.p90 > 0 or t.p99 > 0 or t.p999 > 0 or t.p9999 > 0:
+                return (t.p50, t.p90, t.p99, t.p999, t.p9999, of)
     return _NO_TABLE
 
 
@@ -396,13 +396,27 @@ def _steps() -> list[list[pl.Expr]]:
             pl.lit(fio.NAME).alias("tool"),
             pl.lit(1).alias("interval"),
             pl.lit(None).alias("profile"),
+            *(_ACTIVE[d].alias(f"_{d}_active") for d in ("read", "write")),
         ],
-        [*_direction("read"), *_direction("write")],
+        [*_direction("read"), *_direction("write"), _BOTH.alias("_two")],
+        # the sums of I/Os (and of I/Os x latency) the mean latency divides
+        [_add("ios").alias("_ios"), _add("ios", "lat").alias("_ios_lat")],
         _measures(),
         [_row_checks()],
         [_file_checks()],
         [pl.col("_ok").all().over("_file").alias("_keep")],
     ]
+
+
+# a direction with I/O (its IOPS above 0), as a column once its step has made it: the
+# columns that name the same test many times cost far less to run than the test
+_ACTIVE = {d: pl.col(f"_{d}_iops") > 0 for d in ("read", "write")}
+_BOTH = pl.col("_read_active") & pl.col("_write_active")  # made in step 0
+_TWO = pl.col("_two")  # both directions have I/O (``_BOTH``, made in a step before)
+
+
+def _active(d: str) -> pl.Expr:
+    return pl.col(f"_{d}_active")
 
 
 # ms in a second, as a column: polars divides by a constant as a product with its
@@ -420,7 +434,7 @@ def _direction(d: str) -> list[pl.Expr]:
     def c(k: str) -> pl.Expr:
         return pl.col(f"_{d}_{k}")
 
-    iops, runtime_s = c("iops"), c("runtime").fill_null(0.0) / _MS
+    iops, runtime_s, active = c("iops"), c("runtime").fill_null(0.0) / _MS, _active(d)
     bw = pl.when(c("bw_bytes").is_not_null()).then(c("bw_bytes")).otherwise(c("bw") * 1024)
     stat = c("lat") > 0
     part = pl.lit(0.0) + c("clat") * SCALE + c("slat") * SCALE
@@ -430,10 +444,10 @@ def _direction(d: str) -> list[pl.Expr]:
     # the largest magnitude of the figures (the decode gives neither NaN nor infinity)
     largest = pl.max_horizontal(*(pl.col(f"_{d}_{k}").abs() for k in fields))
     ok = largest.le(LARGEST).fill_null(True) & ~(
-        (iops > 0) & (runtime_s <= 0) & c("runtime").is_not_null()
+        active & (runtime_s <= 0) & c("runtime").is_not_null()
     )
     pct = [
-        pl.when(iops > 0).then(pl.when(c(f"p{j}") > 0).then(c(f"p{j}") * SCALE))
+        pl.when(active).then(pl.when(c(f"p{j}") > 0).then(c(f"p{j}") * SCALE))
         for j in range(len(_PCT_KEYS))
     ]
     return [
@@ -444,12 +458,12 @@ def _direction(d: str) -> list[pl.Expr]:
         .then(c("total_ios"))
         .otherwise(iops * runtime_s)
         .alias(f"{d}_ios"),
-        pl.when(iops > 0).then(lat).alias(f"{d}_lat"),
-        pl.when((iops > 0) & stat).then(c("lat_max") * SCALE).alias(f"{d}_max"),
+        pl.when(active).then(lat).alias(f"{d}_lat"),
+        pl.when(active & stat).then(c("lat_max") * SCALE).alias(f"{d}_max"),
         ok.alias(f"{d}_ok"),
         *(p.alias(f"{d}_p{j}") for j, p in enumerate(pct)),
         # a table is taken only where one of its figures is above 0 (``_table``)
-        pl.when(iops > 0).then(c("pof")).alias(f"{d}_pof"),
+        pl.when(active).then(c("pof")).alias(f"{d}_pof"),
     ]
 
 
@@ -459,8 +473,8 @@ _PCT_COLUMNS = tuple(fio._NO_PERCENTILES)
 def _pick(first: bool, name: str) -> pl.Expr:
     """Of the active directions the first (read where it has I/O) or the last."""
     if first:
-        return pl.when(pl.col("read_iops") > 0).then(f"read_{name}").otherwise(f"write_{name}")
-    return pl.when(pl.col("write_iops") > 0).then(f"write_{name}").otherwise(f"read_{name}")
+        return pl.when(_active("read")).then(f"read_{name}").otherwise(f"write_{name}")
+    return pl.when(_active("write")).then(f"write_{name}").otherwise(f"read_{name}")
 
 
 def _add(name: str, of: str = "") -> pl.Expr:
@@ -468,20 +482,18 @@ def _add(name: str, of: str = "") -> pl.Expr:
     r, w, f = (pl.col(f"read_{name}"), pl.col(f"write_{name}"), _pick(True, name))
     if of:
         r, w, f = r * pl.col(f"read_{of}"), w * pl.col(f"write_{of}"), f * _pick(True, of)
-    two = (pl.col("read_iops") > 0) & (pl.col("write_iops") > 0)
-    added = pl.when(two).then(pl.lit(0.0) + r + w).otherwise(pl.lit(0.0) + f)
+    added = pl.when(_TWO).then(pl.lit(0.0) + r + w).otherwise(pl.lit(0.0) + f)
     # polars folds "0.0 + x" to x: -0.0 stays -0.0 where Python's 0.0 + -0.0 is 0.0
     return pl.when(added == 0).then(pl.lit(0.0)).otherwise(added)
 
 
 def _measures() -> list[pl.Expr]:
     """``fio._measures`` of every record (where it would not raise), and its host."""
-    ios = _add("ios")
+    ios = pl.col("_ios")  # made in a step before, as "_ios_lat" (``_steps``)
     ios = pl.when(ios != 0).then(ios).otherwise(1.0)
     ran = pl.max_horizontal(_pick(True, "s"), _pick(False, "s"))
     ran = pl.when(ran != 0).then(ran).otherwise(pl.col("_job_runtime") / _MS)
     most = pl.max_horizontal(_pick(True, "max").fill_null(0.0), _pick(False, "max").fill_null(0.0))
-    two = (pl.col("read_iops") > 0) & (pl.col("write_iops") > 0)
     # min_horizontal skips nulls: without usr_cpu or sys_cpu no figure (``fio._cpu``)
     used = pl.col("_usr") + pl.col("_sys")
     cpu = pl.when(used.is_not_null()).then(pl.min_horizontal(pl.lit(100.0), used))
@@ -492,14 +504,14 @@ def _measures() -> list[pl.Expr]:
     return [
         _add("iops").alias("iops"),
         _add("bw").alias("bytes_per_s"),
-        (_add("ios", "lat") / ios).alias("lat_mean_us"),
+        (pl.col("_ios_lat") / ios).alias("lat_mean_us"),
         pl.col("read_bw").alias("read_bytes_per_s"),
         pl.col("write_bw").alias("write_bytes_per_s"),
         pl.col("read_lat").alias("read_lat_mean_us"),
         pl.col("write_lat").alias("write_lat_mean_us"),
         pl.when(most != 0).then(most).alias("lat_max_us"),
-        *(pl.when(~two).then(_pick(True, f"p{j}")).alias(c) for j, c in enumerate(_PCT_COLUMNS)),
-        pl.when(~two).then(_pick(True, "pof")).alias("percentile_of"),
+        *(pl.when(~_TWO).then(_pick(True, f"p{j}")).alias(c) for j, c in enumerate(_PCT_COLUMNS)),
+        pl.when(~_TWO).then(_pick(True, "pof")).alias("percentile_of"),
         ran.alias("interval_s"),
         cpu.alias("cpu_pct"),
         pl.concat_str(host, port.fill_null("")).alias("host"),
@@ -518,7 +530,7 @@ def _row_checks() -> pl.Expr:
     many = (longest > 0) & (
         pl.col("_job_runtime") > pl.col("parallelism") * (longest + 1) * MEMBER_SLACK
     )
-    active = (pl.col("read_iops") > 0) | (pl.col("write_iops") > 0)
+    active = _active("read") | _active("write")
     taken = (
         pl.col("_error")
         & active
