@@ -128,9 +128,14 @@ def test_verdicts_in_the_appendix_csv_and_chart(tmp_path: Path) -> None:
     warnings = pl.read_csv(out / "validation.csv").filter(pl.col("rule") == "steady-state")
     assert warnings.height == 1 and "step" in warnings["where"][0]
     de = (out / "pts.de.typ").read_text(encoding="utf-8")
-    assert "1 Messpunkte eingeschwungen, 1 nicht eingeschwungen, 0 nicht beurteilbar" in de
+    assert "1 Messpunkt eingeschwungen, 1 nicht eingeschwungen, 0 nicht beurteilbar" in de
     assert "charts/pts-1.de.svg" in de and (out / "charts" / "pts-1.en.pdf").is_file()
     assert not (out / "charts" / "pts-2.de.svg").exists()
+    # the site's steady page shows the same measurement window (it showed only the table)
+    page = (out / "site" / "pts_steady.html").read_text(encoding="utf-8")
+    assert 'src="charts/pts/pts-1-en.svg"' in page, page[-3000:]
+    drawn = out / "site" / "charts" / "pts" / "pts-1-en.svg"
+    assert drawn.read_bytes() == (out / "charts" / "pts-1.en.svg").read_bytes()
 
 
 def test_require_steady_refuses_a_point_that_is_not(tmp_path: Path) -> None:

@@ -280,7 +280,9 @@ def steady_sentence(ctx: ReportContext, fmt: Formatter) -> str:
         return fmt.t("appendix.steady_none", rounds=rounds)
     return fmt.t(
         "appendix.steady_summary",
-        steady=fmt.integer(counts["steady"]),
+        steady=fmt.t.count(
+            "appendix.steady_points", counts["steady"], n=fmt.integer(counts["steady"])
+        ),
         unsteady=fmt.integer(counts["not steady"]),
         unmeasurable=fmt.integer(counts["not measurable"]),
     )

@@ -58,7 +58,13 @@ from pipeline.render.whitepaper import host_lines, method_sentences, numbers, pi
 from pipeline.report import chapters, chart_registry
 from pipeline.report.context import ReportContext, table_latencies
 from pipeline.report.narrative import Filled, md_text, token
-from pipeline.report.plan import COST_CHART, figures, left_out_note
+from pipeline.report.plan import (
+    COST_CHART,
+    MAX_PTS_CHARTS,
+    PTS_CHART,
+    figures,
+    left_out_note,
+)
 from pipeline.report.views import Span, TableView, bandwidth, latency
 from pipeline.units import block_stem
 from pipeline.validate import point_name
@@ -324,7 +330,16 @@ def steady_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts.append(f"{md_text(steady_sentence(ctx, fmt))}\n")
     if not ctx.steady.is_empty():
         parts.append(md_table(verdicts_view(ctx, fmt), None, fmt))
+    for stem, row in zip(pts_stems(ctx), ctx.unsteady(MAX_PTS_CHARTS), strict=True):
+        caption = t("appendix.steady_chart", point=point_name(row, fmt))  # as the PDF's
+        path = f"charts/{ctx.report.id}/{stem}-{t.lang}.svg"
+        parts.append(chart_md(path, t("chart.alt_pts"), caption))
     return "\n".join(parts)
+
+
+def pts_stems(ctx: ReportContext) -> list[str]:
+    """The measurement-window charts the build draws: of the first points not steady."""
+    return [f"{PTS_CHART}-{i}" for i in range(1, len(ctx.unsteady(MAX_PTS_CHARTS)) + 1)]
 
 
 def verdicts_view(ctx: ReportContext, fmt: Formatter) -> TableView:
@@ -674,7 +689,7 @@ def late_files(b: Built) -> list[tuple[Path, str]]:
     stand-in for each, which ``fill`` replaces in the built site."""
     files = [
         (b.work / "charts" / f"{stem}.{lang}.svg", f"charts/{b.rid}/{stem}-{lang}.svg")
-        for stem in b.ctx.chart_stems()
+        for stem in [*b.ctx.chart_stems(), *pts_stems(b.ctx)]
         for lang in LANGS
     ]
     for lang in LANGS:
@@ -763,7 +778,7 @@ def _specs(built: Sequence[Built], docs: Path) -> dict[str, Path]:
     found = {
         f"charts/{b.rid}/{stem}-{lang}.svg": b.work / "charts" / f"{stem}.{lang}.vl.json"
         for b in built
-        for stem in b.ctx.chart_stems()
+        for stem in [*b.ctx.chart_stems(), *pts_stems(b.ctx)]
         for lang in LANGS
     }
     for spec in (docs / "charts" / "compare").glob("*-spec.json"):
