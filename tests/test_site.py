@@ -432,3 +432,36 @@ def test_the_cost_footnote_stands_under_the_cost_table(
     cost = page.index("*Table 4 – Cost development of storage systems*")
     note = page.index("* = price with upstream compression")
     assert cost < note < page.index("*Table 5 – ")
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        (
+            "en",
+            "rest on 1 measured point from 1 measurement interval in one raw file (1 record read)",
+        ),
+        (
+            "de",
+            "beruhen auf 1 Messpunkt aus 1 Messintervall in einer Rohdatei (1 Datensatz gelesen)",
+        ),
+    ],
+)
+def test_one_point_of_one_record_is_said_in_the_singular(
+    tmp_path: Path, lang: str, said: str
+) -> None:
+    """One fio JSON of one job: "1 measured points from 1 measurement intervals"."""
+    import shutil
+
+    from pipeline.prepare import prepare
+    from pipeline.render.appendix import data_basis
+
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    text = text.replace('[[sources]]\npath = "raw/iogen.csv"\n\n', "")
+    text = text.replace('[[sources]]\npath = "raw/vdbench.html"\n', "")
+    toml.write_text(text, encoding="utf-8")
+    shutil.copy(DATA / "fio" / "jsonplus.json", report / "raw" / "fio.json")
+    ctx = prepare(report)
+    assert said in data_basis(ctx, ctx.formatter(lang))

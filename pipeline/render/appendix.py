@@ -303,7 +303,11 @@ def findings(ctx: ReportContext, fmt: Formatter, brief: bool) -> tuple[str, Tabl
     errors = sum(p.severity == "error" for p in ctx.problems)
     warnings = len(ctx.problems) - errors
     summary = (
-        fmt.t("validation.summary", errors=fmt.integer(errors), warnings=fmt.integer(warnings))
+        fmt.t(
+            "validation.summary",
+            errors=fmt.t.count("validation.errors", errors, n=fmt.integer(errors)),
+            warnings=fmt.t.count("validation.warnings", warnings, n=fmt.integer(warnings)),
+        )
         if errors
         else fmt.t.count("validation.summary_clean", warnings, warnings=fmt.integer(warnings))
     )
@@ -383,12 +387,15 @@ def data_basis(ctx: ReportContext, fmt: Formatter) -> str:
     """What the figures rest on: points, intervals, files, records read and rejected."""
     points, counts = ctx.dataset.points, ctx.dataset.accounting()
     files = ctx.dataset.intervals["source"].n_unique()
+    intervals, read = int(points["intervals"].sum()), counts["records_read"]
     basis = fmt.t(
         "appendix.data_counts",
-        points=fmt.integer(points.height),
-        intervals=fmt.integer(int(points["intervals"].sum())),
+        points=fmt.t.count("appendix.measured_points", points.height, n=fmt.integer(points.height)),
+        intervals=fmt.t.count(
+            "appendix.measurement_intervals", intervals, n=fmt.integer(intervals)
+        ),
         files=fmt.t.count("appendix.raw_files", files, n=fmt.integer(files)),
-        read=fmt.integer(counts["records_read"]),
+        read=fmt.t.count("appendix.records", read, n=fmt.integer(read)),
     )
     rejected = counts["rejected"]
     return f"{basis} " + (
