@@ -622,14 +622,14 @@ def test_the_method_names_the_target_rates_of_a_rate_limited_run(fs840_context: 
     it: 'reached at most 1,999 IOPS' read as what the system can do."""
     import polars as pl
 
-    from pipeline.render.whitepaper import _rate_sentences
+    from pipeline.render.whitepaper import rate_sentences
     from pipeline.report.context import ReportContext
 
     ctx: ReportContext = fs840_context  # type: ignore[assignment]
     points = ctx.dataset.points
-    assert _rate_sentences(points, ctx.formatter("en")) == []
+    assert rate_sentences(points, ctx.formatter("en")) == []
     capped = points.with_columns(pl.lit(2000.0).alias("target_iops"))
-    (said,) = _rate_sentences(capped, ctx.formatter("de"))
+    (said,) = rate_sentences(capped, ctx.formatter("de"))
     assert "2’000 IOPS begrenzt" in said
 
 

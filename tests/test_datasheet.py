@@ -77,13 +77,19 @@ def test_footprint_and_spc1_groups_when_configured(tmp_path: Path) -> None:
         "Minimum latency",
         "Maximum performance",
         "I/O rate at the latency limit",
-        "Space and power",
-        "SPC-1",
+        # FS 900's records on the FS 840's page: said whose they are
+        "Space and power: FS 900",
+        "SPC-1: FS 900",
     ]
     paths = write_datasheets(report, tmp_path / "out")
     text = _text(paths[1])
     assert "440,011" in text and "708,702 USD" in text and "1,611 USD" in text
     assert "1.3 W" in text
+    # and what the figures rest on: not "every figure computed" beside stated ones
+    said = " ".join(text.split())
+    assert "every measured figure computed from the report's raw data" in said
+    assert "Space and power as the report states them." in said
+    assert "SPC-1 figures from the published result AE00008." in said
     # everything configured still fits one page, the key figures included
     for path in paths:
         assert len(PdfReader(path).pages) == 1, path
@@ -251,10 +257,9 @@ def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix(
     assert all(item.value != "–" for item in items), items
     # the minimum latency and the maximum are those of QD 8, said where they stand
     titles = [title for title, _ in datasheet.groups(ctx, ctx.formatter("en"))]
-    assert titles[:3] == [
+    assert titles == [  # fs820 shows no table of rates at a limit: nor does its sheet
         "Minimum latency at queue depth 8",
         "Maximum performance at queue depth 8",
-        "I/O rate at the latency limit at queue depth 8",
     ]
     german = [title for title, _ in datasheet.groups(ctx, ctx.formatter("de"))]
     assert german[1] == "Maximale Leistung bei Queue Depth 8"
@@ -276,6 +281,9 @@ def test_a_named_workload_mix_keeps_its_name_on_the_datasheet(tmp_path: Path) ->
         assert name in labels and not any(
             " read" in label.lower() and "4K" in label for label in labels
         ), labels
+        # the limit tile too (it said "4K random 100% read ≤ 1.0 ms")
+        limits = [item.label for item in datasheet.limit_items(sheet, ctx.formatter(lang))]
+        assert any(label.startswith(f"{name} ≤\u00a0") for label in limits), limits
 
 
 def test_the_maxima_say_of_which_access() -> None:
@@ -291,3 +299,48 @@ def test_the_maxima_say_of_which_access() -> None:
     ):
         items = performance_items(D.sheet(ctx), Formatter(Strings(lang)))
         assert [item.label for item in items] == words
+
+
+def test_the_notice_says_target_rates_depth_and_units(tmp_path: Path) -> None:
+    """vdbench's sample ran points held to 50, 500 and 5,000 IOPS at one queue depth:
+    the sheet printed "50 IOPS (P 2)" as a speed with no word of the target, no queue
+    depth and no unit basis; the whitepaper's method says all three."""
+    from pipeline.render.datasheet import _notice
+    from tests.test_method_rates import REPORT
+
+    (tmp_path / "raw").mkdir()
+    shutil.copy(DATA / "vdbench" / "vdbconvert_flatfile.html", tmp_path / "raw" / "flatfile.html")
+    (tmp_path / "report.toml").write_text(REPORT, encoding="utf-8")
+    ctx = prepare(tmp_path)
+    sheet = D.sheet(ctx)
+    assert sheet.depth is None and sheet.sole_depth is not None
+    said = _notice(ctx, sheet, ctx.formatter("en"))
+    assert f"Queue depth {sheet.sole_depth}." in said
+    assert "The load generators were held to target rates of 50, 500, 5,000 IOPS." in said
+    assert "Units: KB = 1024 bytes, MB = 1024² bytes." in said
+    # no point lies under the latency limit: the whitepaper shows no such table, nor the sheet
+    assert "iops_at_latency" not in ctx.shown and sheet.limits == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("footprint", "FS 9000", "no [[footprint]] system 'FS 9000'"),
+        ("spc1", "AE0008", "no SPC-1 record 'AE0008' in the report"),
+    ],
+)
+def test_a_misspelt_record_of_the_datasheet_is_named(
+    tmp_path: Path, field: str, value: str, said: str
+) -> None:
+    """A misspelt footprint or SPC-1 id dropped its tile without a word."""
+    from pipeline.errors import InputError
+
+    report = Path(shutil.copytree(FS840, tmp_path / "r"))
+    toml = report / "report.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8") + f'\n[datasheet]\n{field} = "{value}"\n', "utf-8"
+    )
+    with pytest.raises(InputError) as caught:
+        D.sheet(prepare(report))
+    assert caught.value.where == f"datasheet.{field}" and said in caught.value.message
+    assert "name one of [" in caught.value.hint

@@ -14,12 +14,12 @@ from pipeline.dataset.assemble import combine
 from pipeline.ingest.base import ReadOptions
 from pipeline.language import Formatter
 from pipeline.language.strings import Strings
-from pipeline.render.whitepaper import _rate_sentences
+from pipeline.render.whitepaper import rate_sentences
 from tests.conftest import DATA
 
 
 def _said(points: pl.DataFrame, lang: str = "en") -> list[str]:
-    return _rate_sentences(points, Formatter(Strings(lang)))
+    return rate_sentences(points, Formatter(Strings(lang)))
 
 
 def _points(pairs: list[tuple[float | None, float]]) -> pl.DataFrame:

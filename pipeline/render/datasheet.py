@@ -10,6 +10,7 @@ from pathlib import Path
 from pipeline.config import LANGS
 from pipeline.language.fmt import Formatter
 from pipeline.render import typst_doc as T
+from pipeline.render.whitepaper import rate_sentences
 from pipeline.report import datasheet_view as D
 from pipeline.report.context import ReportContext
 from pipeline.report.datasheet_view import Profile, Sheet
@@ -92,13 +93,7 @@ def limit_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
     for p, row in sheet.limits:
         # a figure and its unit on one line ("≤ 1,000" then "µs" alone on the next, before)
         limit = latency(fmt, "iops_at_latency", row["limit_us"], "limit_us").replace(" ", "\u00a0")
-        label = fmt.t(
-            "datasheet.under",
-            block=fmt.block(p.block),
-            access=fmt.t.access(p.access),
-            mix=fmt.t.mix(p.read_pct, True),
-            limit=limit,
-        )
+        label = fmt.t("datasheet.under", profile=_profile(p, fmt), limit=limit)
         iops = row["iops"]
         value = rate(fmt, iops) if iops is not None else fmt.t("table.none")
         if iops is not None and row["measured"] is False:  # as the whitepaper's cell
@@ -202,11 +197,27 @@ AT_DEPTH = ("latency", "performance", "limit", "key_figures")  # the points' fig
 
 def _title(key: str, sheet: Sheet, fmt: Formatter) -> str:
     """A tile's title; with the queue depth where the page shows one of several (the
-    minimum latency and the maximum at QD 64 are not the system's at every depth)."""
+    minimum latency and the maximum at QD 64 are not the system's at every depth); with
+    the system a stated record is of where it is not the page's (FS 900's power and
+    SPC-1 result on the FS 840's page read as the FS 840's)."""
     title = fmt.t(f"datasheet.{key}")
+    other = _other_system(key, sheet)
+    if other:
+        return fmt.t("datasheet.of_system", title=title, system=other)
     if sheet.depth is None or key not in AT_DEPTH:
         return title
     return fmt.t("datasheet.at_depth", title=title, qd=fmt.integer(sheet.depth))
+
+
+def _other_system(key: str, sheet: Sheet) -> str:
+    """The system of the footprint or SPC-1 tile where it is not the page's."""
+    if key == "footprint" and sheet.footprint is not None:
+        named = str(sheet.footprint["system"])
+    elif key == "spc1" and sheet.spc1 is not None:
+        named = sheet.spc1.record.short_name
+    else:
+        return ""
+    return named if named and named != sheet.system else ""
 
 
 def groups(ctx: ReportContext, fmt: Formatter) -> list[tuple[str, list[Item]]]:
@@ -231,16 +242,31 @@ def _notice(ctx: ReportContext, sheet: Sheet, fmt: Formatter) -> str:
     notice = ""
     if len(ctx.report.setups) > 1:
         notice = fmt.t("datasheet.setup_note", setup=fmt.setup(sheet.setup))
-    if sheet.depth is not None:
-        notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(sheet.depth))}".strip()
+    shown = sheet.depth if sheet.depth is not None else sheet.sole_depth
+    if shown is not None:  # also where the setup ran at one depth (pbench's QD 32)
+        notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(shown))}".strip()
     low, most = sheet.hosts
     if most > 1:  # "16 processes" would read as all of them
         key = "datasheet.hosts_note" if low == most else "datasheet.hosts_note_range"
         said = fmt.t(key, low=fmt.integer(low), n=fmt.integer(most))
         notice = f"{notice} {said}".strip()
+    # as the whitepaper's method: points held to a target rate show the target
+    stated = [*rate_sentences(D.points(ctx), fmt), fmt.t(f"method.units_{fmt.units}_rate")]
+    notice = " ".join([notice, *stated]).strip()
     if ctx.report.reconstructed:
         notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
     return notice
+
+
+def footer(sheet: Sheet, fmt: Formatter) -> str:
+    """What the page's figures rest on: the measured ones computed from the raw data;
+    space, power and SPC-1 figures as stated (report.toml, the SPC-1 catalogue)."""
+    said = [fmt.t("datasheet.footer")]
+    if sheet.footprint is not None:
+        said.append(fmt.t("datasheet.footer_footprint"))
+    if sheet.spc1 is not None:
+        said.append(fmt.t("datasheet.footer_spc1", submission=sheet.spc1.record.submission))
+    return " ".join(said)
 
 
 def source(ctx: ReportContext, lang: str) -> str:
@@ -255,7 +281,7 @@ def source(ctx: ReportContext, lang: str) -> str:
         "date": fmt.date(r.date),
         "classification": r.classification[lang],
         "sponsor": r.sponsor[lang] if r.sponsor else "",
-        "footer": fmt.t("datasheet.footer"),
+        "footer": footer(sheet, fmt),
         "notice": _notice(ctx, sheet, fmt),
     }
     ref = sheet.chart

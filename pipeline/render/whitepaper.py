@@ -163,7 +163,7 @@ def method_sentences(ctx: ReportContext, fmt: Formatter) -> list[str]:
     units = fmt.t(words_key(f"method.units_{fmt.units}", has_latency(points)))
     profiles = _profiles_sentences(ctx, fmt)
     said = [*_setup_sentences(ctx, fmt), *profiles, *_depth_sentences(points, fmt)]
-    said += data_sentences(points, fmt) + _rate_sentences(points, fmt)
+    said += data_sentences(points, fmt) + rate_sentences(points, fmt)
     return [*said, *_repeats_sentences(ctx, fmt), *hosts, *charts, units]
 
 
@@ -305,7 +305,7 @@ REACHED = 0.95  # a capped point within 5 % of its target reached it (fio and vd
 # keep to about 1 % of theirs)
 
 
-def _rate_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
+def rate_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     """The target rates a rate-limited run was held to (fio ``rate_iops``, vdbench
     ``iorate``): a point that reached its cap shows the cap, not what the system can do;
     one that fell short of it shows what the system did (vdbench's 500 and 5,000 IOPS

@@ -49,8 +49,12 @@ class Spc1Figures:
 class Sheet:
     """Every row the datasheet shows, unformatted."""
 
+    system: str  # the report's system: the page's (a stated record may be another's)
     setup: str
     depth: int | None  # None where the setup was measured at one queue depth
+    # the queue depth of every point the page shows, where they share one (the notice
+    # says it: pbench's QD 32 was said nowhere on its page)
+    sole_depth: int | None
     units: str  # the table whose units the speed, optimum and maximum print in
     latency: list[tuple[Profile, Row | None]]
     best_iops: Row | None  # the random maximum with the highest IOPS
@@ -150,16 +154,28 @@ def key_profiles(perf: pl.DataFrame) -> list[Profile]:
 
 def _footprint(ctx: ReportContext) -> Row | None:
     name, table = ctx.report.datasheet.footprint, ctx.tables.get("footprint")
-    if name is None or table is None:
+    if name is None:
         return None
-    rows = table.filter(pl.col("system") == name)
-    return rows.row(0, named=True) if rows.height else None
+    rows = table.filter(pl.col("system") == name) if table is not None else None
+    if rows is None or rows.is_empty():  # a misspelt name dropped the tile without a word
+        known = table["system"].to_list() if table is not None else []
+        raise _unknown(ctx, "datasheet.footprint", f"no [[footprint]] system {name!r}", known)
+    return rows.row(0, named=True)
+
+
+def _unknown(ctx: ReportContext, field: str, why: str, known: list[str]) -> InputError:
+    hint = f"name one of {known}" if known else "remove it, or add the record it names"
+    return InputError(ctx.folder / REPORT_FILE, field, why, hint)
 
 
 def _spc1(ctx: ReportContext) -> Spc1Figures | None:
-    record = next((r for r in ctx.spc1 if r.submission == ctx.report.datasheet.spc1), None)
-    if record is None:
+    wanted = ctx.report.datasheet.spc1
+    if wanted is None:
         return None
+    record = next((r for r in ctx.spc1 if r.submission == wanted), None)
+    if record is None:
+        known = [r.submission for r in ctx.spc1]
+        raise _unknown(ctx, "datasheet.spc1", f"no SPC-1 record {wanted!r} in the report", known)
     lat_us = convert_time(record.ramp[-1].lat_ms, "ms")
     return Spc1Figures(record, lat_us, per_kiops(record.price, record.spc1_iops))
 
@@ -168,11 +184,14 @@ def sheet(ctx: ReportContext) -> Sheet:
     """The rows of the report's datasheet."""
     scope, performance = _scope(ctx), ctx.tables["performance"]
     perf = _within(performance, scope)
-    limits = _rows(ctx.tables["iops_at_latency"], scope)
+    limits = _rows(ctx.tables["iops_at_latency"], scope) if _limits_shown(ctx) else []
     name = setup(ctx)
+    depths = _within(ctx.dataset.points, scope)["queue_depth"].drop_nulls().unique()
     return Sheet(
+        system=ctx.report.system.name,
         setup=name,
         depth=depth(ctx),
+        sole_depth=int(depths[0]) if depths.len() == 1 else None,
         units=KEY if KEY in ctx.shown else "performance",
         latency=_rows(ctx.tables["min_latency"], scope),
         best_iops=_best(perf, "random", "iops"),
@@ -187,6 +206,17 @@ def sheet(ctx: ReportContext) -> Sheet:
         chart=chart(ctx),
         hosts=_hosts(ctx, scope),
     )
+
+
+def points(ctx: ReportContext) -> pl.DataFrame:
+    """The measured points of the datasheet's setup (and queue depth)."""
+    return _within(ctx.dataset.points, _scope(ctx))
+
+
+def _limits_shown(ctx: ReportContext) -> bool:
+    """The limit tile stands where the whitepaper shows its table: not where report.toml
+    leaves it out (fs820) nor where no point lies under a limit (the page said "–")."""
+    return "iops_at_latency" in ctx.shown
 
 
 def _hosts(ctx: ReportContext, scope: Scope) -> tuple[int, int]:
