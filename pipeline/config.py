@@ -157,22 +157,33 @@ class Source(Strict):
 GLOB = re.compile(r"[*?\[]")
 
 
+def _one_line(value: str) -> str:
+    """A name the data is matched by (a setup, a host, the system) is one line: a setup
+    "a\\nb" passed report.toml and every record of it then failed the schema's check."""
+    if re.search(r"[\t\n\r]", value):
+        raise ValueError("a name is one line: no tab or line break")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_one_line)]
+
+
 class Host(Strict):
     """A host as the report names it; ``raw`` lists the names the tools gave it (fio's
     ``host:port`` in client/server runs), which the report then shows as ``name``."""
 
-    name: str
+    name: Name
     description: Text = Field(default_factory=lambda: _both_languages(""))
-    raw: list[str] = []
+    raw: list[Name] = []
 
 
 class Setup(Strict):
-    name: str = "default"
+    name: Name = "default"
     description: Text = Field(default_factory=lambda: _both_languages(""))
 
 
 class SystemUnderTest(Strict):
-    name: str
+    name: Name
     vendor: str
     description: list[Text] = []
 
@@ -896,6 +907,9 @@ def _matches(folder: Path, pattern: str) -> list[Path]:
     return folder_files(target) if target.is_dir() else []
 
 
+LONG_HINT = "name the files with a pattern that does not search the folders too long to open"
+
+
 def folder_files(folder: Path) -> list[Path]:
     """The files a folder holds, sorted, hidden ones and subfolders left out (a folder of
     report.toml ``path``, of ``iopress ingest``)."""
@@ -910,6 +924,9 @@ def _bad_pattern(pattern: str) -> tuple[str, str] | None:
     if GLOB.search(pattern) and ".." in parts:
         why = f"{pattern!r} has '..' in a pattern: it may lead outside the report folder"
         return why, "name the files from the report folder down"
+    if pattern.count("**") > 1:  # each one more multiplies the search: 4 took minutes
+        why = f"{pattern!r} has more than one '**'"
+        return why, "one '**' matches folders at any depth: 'raw/**/*.json'"
     if len(os.fsencode(pattern)) > 4096 or max(len(os.fsencode(p)) for p in parts) > 255:
         return f"{pattern[:60]!r}… is longer than a file name can be", "give a shorter name"
     return None
@@ -944,7 +961,10 @@ def expand(folder: Path, path: Path, pattern: str, where: str) -> list[Path]:
     if not is_inside(folder, folder / _base(pattern)):  # nothing outside is even listed
         raise InputError(path, where, f"{pattern!r} leads outside the report folder", OUTSIDE_HINT)
     _not_too_deep(folder, pattern, path, where)
-    found = _matches(folder, pattern)
+    try:
+        found = _matches(folder, pattern)
+    except OSError as exc:  # a path longer than the system takes (ENAMETOOLONG)
+        raise InputError(path, where, f"{pattern!r}: {exc.strerror}", LONG_HINT) from None
     _not_through_links(folder, found, path, where)
     _not_utf8(found, path, where)
     if not found:

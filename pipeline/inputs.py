@@ -371,7 +371,10 @@ def hard_links(root: Path, seen: Mapping[str, Seen]) -> list[str]:
 def _inodes(top: Path) -> Iterator[tuple[int, int]]:
     for folder, _, files in walk(top):
         for name in files:
-            info = os.lstat(os.path.join(folder, name))
+            try:
+                info = os.lstat(os.path.join(folder, name))
+            except OSError:  # a path too long to name, a folder not to be entered
+                continue
             yield info.st_dev, info.st_ino
 
 

@@ -244,3 +244,44 @@ def test_a_chapter_that_is_none_is_one_line(tmp_path: Path, item: str, said: str
     (error,) = caught.value.errors
     assert said in error.message, error
     assert "literal" not in str(error) and "OwnChapter" not in str(error)
+
+
+@pytest.mark.parametrize(
+    ("added", "where"),
+    [
+        ('[[setups]]\nname = "a\\nb"\n', "setups[0].name"),
+        ('[[hosts]]\nname = "h\\tx"\n', "hosts[0].name"),
+        ('[[hosts]]\nname = "h"\nraw = ["perf36\\n"]\n', "hosts[0].raw[0]"),
+    ],
+)
+def test_a_name_of_two_lines_is_refused_by_report_toml(
+    tmp_path: Path, added: str, where: str
+) -> None:
+    """A setup "a\\nb" passed report.toml and every record of it then failed the schema's
+    check, blamed on the raw file; a system name of two lines failed the build with "no
+    record was accepted" and no reject listed."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n" + added, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(folder)
+    [error] = caught.value.errors
+    assert error.where.startswith(where), error
+    assert "a name is one line: no tab or line break" in error.message
+
+
+def test_a_system_name_of_two_lines_is_refused(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import DATA
+
+    folder = Path(shutil.copytree(DATA / "reports" / "mixed", tmp_path / "r"))
+    toml = folder / "report.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('name = "Test System', 'name = "Test\\nSystem', 1), "utf-8")
+    with pytest.raises(InputErrors, match="a name is one line"):
+        load_report(folder)

@@ -117,3 +117,63 @@ def test_a_glob_over_too_deep_folders_is_refused_by_name(tmp_path: Path) -> None
 def test_a_glob_without_stars_over_the_same_folders_is_read(tmp_path: Path) -> None:
     report = _report(tmp_path, "raw/*.json")
     assert "raw/fio.json" in [s.path for s in load_report(report).sources]
+
+
+def test_a_pattern_of_two_stars_stars_is_refused(tmp_path: Path) -> None:
+    """Each '**' more multiplies the search: four in one pattern took minutes on a tree
+    60 folders deep."""
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8").replace('"raw/fio.json"', '"raw/**/a/**/*.json"')
+    toml.write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    [error] = caught.value.errors
+    assert "has more than one '**'" in error.message and "raw/**/*.json" in error.hint
+
+
+def test_folders_too_long_to_name_are_an_error_not_a_traceback(tmp_path: Path) -> None:
+    """Folders nested past PATH_MAX (made from the inside): the glob's OSError
+    (ENAMETOOLONG) and the hard-link walk's lstat gave tracebacks."""
+    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
+    here = os.open(report / "raw", os.O_RDONLY)
+    try:
+        for _ in range(18):
+            os.mkdir("x" * 250, dir_fd=here)
+            inner = os.open("x" * 250, os.O_RDONLY, dir_fd=here)
+            os.close(here)
+            here = inner
+        fd = os.open("fio.json", os.O_WRONLY | os.O_CREAT, dir_fd=here)
+        os.close(fd)
+    finally:
+        os.close(here)
+    os.link(report / "raw" / "iogen.csv", report / "raw" / "iogen-copy.csv")
+    seen = {"iogen": inputs.digest(report / "raw" / "iogen.csv")}
+    assert seen["iogen"].links == 2
+    assert inputs.hard_links(report, seen) == []  # its walk goes past the long names
+    toml = report / "report.toml"
+    text = toml.read_text(encoding="utf-8").replace('"raw/fio.json"', '"raw/**/fio.json"')
+    toml.write_text(text, encoding="utf-8")
+    with pytest.raises(InputErrors) as caught:
+        load_report(report)
+    [error] = caught.value.errors
+    assert error.where == "sources[1].path" and "'raw/**/fio.json': " in error.message
+    _unlong(report / "raw")
+
+
+def _unlong(folder: Path) -> None:
+    """Remove the long chain from the inside out (rmtree cannot name its depths)."""
+    name = "x" * 250
+    fds = [os.open(folder, os.O_RDONLY)]
+    while True:
+        try:
+            fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+        except FileNotFoundError:
+            break
+    for parent, child in zip(reversed(fds[:-1]), reversed(fds[1:]), strict=True):
+        for entry in os.listdir(child):
+            if entry != name:
+                os.unlink(entry, dir_fd=child)
+        os.close(child)
+        os.rmdir(name, dir_fd=parent)
+    os.close(fds[0])
