@@ -21,6 +21,7 @@ import errno
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import stat
 import time
@@ -293,7 +294,8 @@ def limit() -> int:
     """The cache's size in bytes (``IOPRESS_CACHE_MB``; one that is no whole number of
     megabytes, or under one, leaves the default)."""
     given = os.environ.get("IOPRESS_CACHE_MB", "")
-    megabytes = int(given) if given.isdigit() and int(given) > 0 else DEFAULT_MB
+    whole = given.isascii() and given.isdigit() and len(given) <= 12  # not "²", nor 10⁴⁰⁰⁰
+    megabytes = int(given) if whole and int(given) > 0 else DEFAULT_MB
     return megabytes * 1024 * 1024
 
 
@@ -308,12 +310,17 @@ def _entries(root: int) -> Iterator[tuple[float, int, int, str, str]]:
             continue
         try:
             for entry in os.scandir(fd):
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(info.st_mode):
-                    partial = int(entry.name.startswith("."))
+                kind = _ENTRY.fullmatch(entry.name)  # only what put writes: a cache
+                info = entry.stat(follow_symlinks=False)  # pointed at a home is no cache
+                if kind and entry.name.lstrip(".")[:2] == shelf and stat.S_ISREG(info.st_mode):
+                    partial = int(kind["partial"] is not None)
                     yield info.st_mtime, info.st_size, partial, shelf, entry.name
         finally:
             os.close(fd)
+
+
+# an entry's name (a SHA-256 in hex), or a write of one under way (``_write_entry``)
+_ENTRY = re.compile(r"(?P<partial>\.)?[0-9a-f]{64}(?(partial)\.[0-9a-f]{12})")
 
 
 def prune(root: int, size: int) -> int:

@@ -330,7 +330,7 @@ def test_a_cache_over_its_size_loses_the_entries_used_longest_ago(
     names = [cache.key(str(i)) for i in range(10)]
     paths = [_aged(own_cache, n, b"x" * 1000, 1000 - i) for i, n in enumerate(names)]
     assert cache.get(names[0]) == b"x" * 1000  # used now: kept, though written first
-    partial = own_cache / names[1][:2] / f".{names[1]}.abandoned"
+    partial = own_cache / names[1][:2] / f".{names[1]}.0123456789ab"
     partial.write_bytes(b"half")
     os.utime(partial, (time.time() - 2 * cache.STALE_SECONDS,) * 2)
     size = 10 * (1000 + 32)  # what the ten hold, with their MACs
@@ -340,6 +340,30 @@ def test_a_cache_over_its_size_loses_the_entries_used_longest_ago(
     assert removed == 3 * (1000 + 32)  # down to KEPT (80 %) of the size
     assert [p.exists() for p in paths] == [True] + [False] * 3 + [True] * 6
     assert not partial.exists()
+
+
+def test_prune_removes_only_what_the_cache_writes(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IOPRESS_CACHE pointed at a folder of the user's own (a home): a 2 MB thesis.pdf in
+    a two-letter folder was pruned as an entry."""
+    monkeypatch.setattr(cache, "_PRUNED", [True])
+    old = _aged(own_cache, cache.key("old"), b"x" * 1000, 1000)
+    theirs = own_cache / "go" / "thesis.pdf"
+    theirs.parent.mkdir()
+    theirs.write_bytes(b"y" * 100_000)
+    os.utime(theirs, (1, 1))  # older than any entry
+    with cache._root(create=False) as root:
+        cache.prune(root, 10)
+    assert theirs.read_bytes() == b"y" * 100_000 and not old.exists()
+
+
+@pytest.mark.parametrize("given", ["²", "9" * 5000, "1.5", "-5", "0", ""])
+def test_a_cache_size_that_is_no_whole_number_leaves_the_default(
+    given: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IOPRESS_CACHE_MB", given)
+    assert cache.limit() == cache.DEFAULT_MB * 1024 * 1024
 
 
 def test_the_first_store_of_a_process_prunes_to_the_size_set(
