@@ -4,7 +4,7 @@ A spreadsheet opens a CSV cell that starts with ``=``, ``+``, ``-``, ``@``, a ta
 carriage return as a formula (``=HYPERLINK(...)`` in a vendor's system name would be a live
 link in the auditor's spreadsheet). Such a text cell is written with a leading ``'``, as
 OWASP recommends ("CSV Injection"), so it is shown as the text it is; numbers, dates and
-other cells are written unchanged."""
+other cells are written unchanged. Text cells are quoted (see ``write_csv``)."""
 
 from __future__ import annotations
 
@@ -36,4 +36,7 @@ def defused(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def write_csv(frame: pl.DataFrame, path: Path) -> None:
-    defused(frame).write_csv(path)
+    """Every text cell quoted: a spreadsheet set to split on ";" (German and Swiss Excel)
+    splits an unquoted "s;=3+3" into a cell "=3+3", past the guard of its first
+    character; inside quotes, no separator splits it."""
+    defused(frame).write_csv(path, quote_style="non_numeric")

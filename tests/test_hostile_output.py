@@ -75,6 +75,22 @@ def test_every_csv_of_a_build_quotes_a_formula(tmp_path: Path) -> None:
         assert live == [], path
 
 
+def test_a_formula_after_a_semicolon_stays_inside_its_quoted_cell(tmp_path: Path) -> None:
+    """German and Swiss Excel split a CSV on ";": an unquoted "s;=3+3" opened as the
+    cells "s" and "=3+3" (past the guard of the first character). Every text cell is
+    quoted, so no separator inside one splits it."""
+    from pipeline.csvfile import write_csv
+
+    frame = pl.DataFrame({"setup": ["s;=3+3", "x\t=1"], "n": [4, 5]})
+    path = tmp_path / "t.csv"
+    write_csv(frame, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines == ['"setup","n"', '"s;=3+3",4', '"x\t=1",5']
+    for line in lines[1:]:  # split as a spreadsheet on ";" would, quotes honoured
+        cells = next(csv.reader([line], delimiter=";"))
+        assert not [c for c in cells if FORMULA_START.match(c)], cells
+
+
 WRITERS = ("write_csv", "sink_csv", "writer", "DictWriter")
 
 
