@@ -465,3 +465,26 @@ def test_one_point_of_one_record_is_said_in_the_singular(
     shutil.copy(DATA / "fio" / "jsonplus.json", report / "raw" / "fio.json")
     ctx = prepare(report)
     assert said in data_basis(ctx, ctx.formatter(lang))
+
+
+@pytest.mark.parametrize(
+    ("text", "made"),
+    [
+        ("S\n\nDownloads\n=========\n\n    verified: SHA-256 OK", "S Downloads ========= verified"),
+        ("=====", "&#61;===="),
+        ("  indented\r\nnext  ", "indented next"),
+        ("P\u00a0128 at 0.5\u00a0ms", "P\u00a0128 at 0\\.5\u00a0ms"),  # no-break spaces stay
+    ],
+)
+def test_a_text_of_several_lines_is_one_line_of_markdown(text: str, made: str) -> None:
+    """A sponsor text with a blank line, an underline and an indented line left the
+    comparison page's note box and made a heading "Downloads" and a code block of its own
+    (the page's own Downloads heading then lost its anchor)."""
+    import markdown
+
+    from pipeline.report.narrative import md_text
+
+    said = md_text(text)
+    assert said.startswith(made) and "\n" not in said
+    html_out = markdown.markdown(f"Intro line\n{said}\n")
+    assert "<h1" not in html_out and "<pre" not in html_out and "<h2" not in html_out

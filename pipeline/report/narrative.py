@@ -516,9 +516,17 @@ _MD_ENTITIES = str.maketrans({c: f"&#{ord(c)};" for c in "@~^$"})
 def md_text(text: str) -> str:
     """Literal text in Markdown (pandoc's and the site's): HTML-escaped, Markdown
     punctuation backslash-escaped, and what only pandoc reads as markup a character
-    reference ("@home" in a vendor's name failed the build as a citation)."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
-    return escaped.translate(_MD_ENTITIES)
+    reference ("@home" in a vendor's name failed the build as a citation). One line: a
+    line break and the blanks around it are one space, blanks at either end are dropped
+    (a sponsor text "S\\n\\nDownloads\\n=====\\n\\n    verified" made a heading and a
+    code block of its own), and a leading "=" is a reference (no heading's underline)."""
+    line = _BREAK.sub(" ", text).strip(" \t")
+    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(line, quote=False))
+    escaped = escaped.translate(_MD_ENTITIES)
+    return f"&#61;{escaped[1:]}" if escaped.startswith("=") else escaped
+
+
+_BREAK = re.compile(r"[ \t]*[\r\n\v\f\x85\u2028\u2029]+[ \t]*")
 
 
 # The narrative is untrusted text. Placeholders run in jinja's immutable sandbox with no
