@@ -222,7 +222,7 @@ def test_report_mixing_iogen_fio_and_vdbench_builds(tmp_path: Path) -> None:
     page = (result.out / "site" / "mixed.html").read_text(encoding="utf-8")
     assert "Mixed sources: &lt;test&gt; &amp; #1 $5 *bold*" in page
     perf = (result.out / "tables" / "performance.csv").read_text(encoding="utf-8")
-    assert perf.startswith("setup,queue_depth,access,")  # the registry's columns, always
+    assert perf.startswith('"setup","queue_depth","access",')  # the registry's, always
 
 
 def test_directives_place_a_table_and_a_chart(fs840_context: object) -> None:
