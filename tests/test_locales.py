@@ -147,3 +147,11 @@ def test_every_variant_string_replaces_a_plain_one(lang: str) -> None:
     orphans = sorted(k for k in table if k.startswith(VARIANT) and k[len(VARIANT) :] not in table)
     assert orphans == []
     assert Strings(lang, "vms")("field.host") == "VM" != Strings(lang)("field.host")
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_the_unsure_note_names_the_table_that_shows_by_how_much(lang: str) -> None:
+    """The "(?)" note said "the appendix shows by how much"; the site has no appendix, so
+    it names the table (on the site under "Data and method") by its caption."""
+    strings = load(lang)
+    assert strings["appendix.optimum_caption"] in strings["table.unsure_note"]
