@@ -97,10 +97,13 @@ def test_spc1_table_7(fs840_build: BuildResult) -> None:
         "iops",
         "lat_mean_us",
         "price",
+        "price_per_kiops",  # the datasheet's, traced in the CSV and the manifest
         "currency",
         "capacity_tb",
     ]
     assert _row(table, submission="AE00008", load_pct=100.0)["iops"] == 440_011
+    per = _row(table, submission="AE00008", load_pct=10.0)["price_per_kiops"]
+    assert round(per, 1) == round(708_702 / 440.011, 1)  # of the full load, on every row
     huawei50 = _row(table, submission="A00163", load_pct=50.0)
     assert huawei50["iops"] == 1_505_068  # seed prints "1'505.068"
     assert huawei50["lat_mean_us"] == 550

@@ -71,6 +71,7 @@ def spc1(records: Sequence[Spc1Record]) -> pl.DataFrame:
             "iops": p.iops,
             "lat_mean_us": convert_time(p.lat_ms, "ms"),
             "price": r.price,
+            "price_per_kiops": per_kiops(r.price, r.spc1_iops),
             "currency": r.currency,
             "capacity_tb": r.capacity_tb,
         }

@@ -342,6 +342,9 @@ TABLES: tuple[Table, ...] = (
             _f("iops"),
             LATENCY,
             PRICE,
+            # the datasheet's price per 1,000 SPC-1 IOPS (of the full load), in the CSV
+            # and the manifest with the figures it is made of
+            _new("price_per_kiops", pl.Float64, "currency"),
             CURRENCY,
             CAPACITY,
         ),
