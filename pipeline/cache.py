@@ -311,8 +311,13 @@ def _entries(root: int) -> Iterator[tuple[float, int, int, str, str]]:
         try:
             for entry in os.scandir(fd):
                 kind = _ENTRY.fullmatch(entry.name)  # only what put writes: a cache
-                info = entry.stat(follow_symlinks=False)  # pointed at a home is no cache
-                if kind and entry.name.lstrip(".")[:2] == shelf and stat.S_ISREG(info.st_mode):
+                if not kind or entry.name.lstrip(".")[:2] != shelf:  # pointed at a home
+                    continue
+                try:  # gone meanwhile: another build's prune, a partial write renamed
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
                     partial = int(kind["partial"] is not None)
                     yield info.st_mtime, info.st_size, partial, shelf, entry.name
         finally:

@@ -415,7 +415,7 @@ class Resolver:
         elif select and column not in frame.columns:  # "maximal" for "maximum"
             known = sorted({str(v) for v in frame[select].drop_nulls()})
             raise NotFound(f"no column {column!r}: one of {known}")
-        hit = _one(frame, table.cells.row)
+        hit = _one(frame, (*table.cells.row, *table.key))
         # a figure the tool did not give (CrystalDiskMark's latency) is not printed either:
         # "98,172 (P 1)", as the table's cell
         shown = [f for f in table.cells.printed(hit, column) if not (f in hit and hit[f] is None)]
@@ -451,15 +451,22 @@ def _split(words: list[str], named: tuple[str, ...]) -> dict[str, str]:
 
 
 def _one(frame: pl.DataFrame, keys: tuple[str, ...]) -> dict[str, Any]:
-    """The one row matched; an error naming what tells several apart (``setup=…``): the
-    table's row columns and its words."""
+    """The one row matched; an error naming what tells several apart (``setup=…``,
+    ``queue_depth=1|2|4``): the table's key columns and its words."""
     if frame.height > 1:
         text = (pl.String, pl.Categorical)
         words = [c for c, t in frame.schema.items() if c in keys or t in text]
         apart = [c for c in words if frame[c].n_unique() > 1]
-        told = [f"{c}={'|'.join(sorted({str(v) for v in frame[c].drop_nulls()}))}" for c in apart]
-        raise NotFound(f"{frame.height} rows match; name one in the row: {', '.join(told)}")
+        told = [f"{c}={'|'.join(_sorted(frame[c].drop_nulls()))}" for c in apart]
+        which = ", ".join(told) or "the rows differ in no column a row names"
+        raise NotFound(f"{frame.height} rows match; name one in the row: {which}")
     return frame.row(0, named=True)
+
+
+def _sorted(values: pl.Series) -> list[str]:
+    """A column's distinct values as a row names them, numbers in their order."""
+    found = values.unique().sort().to_list()
+    return [f"{v:g}" if isinstance(v, float) else str(v) for v in found]
 
 
 def _value(table: Table, column: str, word: str) -> str:

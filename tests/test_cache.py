@@ -379,3 +379,24 @@ def test_the_first_store_of_a_process_prunes_to_the_size_set(
     assert cache.limit() == 1024 * 1024
     monkeypatch.setenv("IOPRESS_CACHE_MB", "-5")
     assert cache.limit() == cache.DEFAULT_MB * 1024 * 1024
+
+
+def test_an_entry_gone_while_prune_looks_is_passed_over(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another build's prune (or a partial write renamed) removed a file between the
+    listing and its stat: the FileNotFoundError stopped this process's prune."""
+    monkeypatch.setattr(cache, "_PRUNED", [True])
+    names = [cache.key(str(i)) for i in range(3)]
+    paths = [_aged(own_cache, n, b"x" * 1000, 100 - i) for i, n in enumerate(names)]
+    real_scandir = os.scandir
+
+    def vanishing(fd: int) -> Any:
+        listed = list(real_scandir(fd))
+        paths[0].unlink(missing_ok=True)  # gone after the listing
+        return iter(listed)
+
+    monkeypatch.setattr(os, "scandir", vanishing)
+    with cache._root(create=False) as root:
+        removed = cache.prune(root, 1500)
+    assert removed > 0 and not paths[1].exists() and paths[2].exists()

@@ -303,3 +303,16 @@ def test_rows_told_apart_by_their_setup_are_named(
     path.write_text("table,row,column,printed\nkey_figures,random 8K 100,speed,1\n", "utf-8")
     with pytest.raises(InputError, match=r"2 rows match; name one in the row: setup=48vcpu\|4vcpu"):
         verify(a800_context, path)
+
+
+def test_rows_told_apart_by_their_queue_depth_are_named(tmp_path: Path) -> None:
+    """fs820's queue-depth sweep: "8 rows match; name one in the row: " named nothing, as
+    the queue depth is a number, not a word."""
+    from pipeline.prepare import prepare
+
+    ctx = prepare(FS840.parent / "fs820")
+    path = tmp_path / "p.csv"
+    line = "min_latency,random 4K 100 setup=1link,lat_mean_us,200 µs"
+    path.write_text(f"table,row,column,printed\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"rows match; name one in the row: queue_depth=1\|2\|4"):
+        verify(ctx, path)
