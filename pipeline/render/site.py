@@ -230,6 +230,9 @@ def _download(label: str, url: str, name: str) -> str:
     return f"- [{md_text(label)}]({url}){saved}\n"
 
 
+Numbers = dict[tuple[str, str], int]  # (kind, name) -> the number the PDF gives it
+
+
 def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     r, lang, t = ctx.report, fmt.t.lang, fmt.t
     parts = [f"# {md_text(r.title[lang])}\n", f"{md_text(r.subtitle[lang])}\n"]
@@ -245,25 +248,39 @@ def report_page(ctx: ReportContext, fmt: Formatter) -> str:
     parts += _chapters(ctx, fmt, number)
     parts.append(f"## {md_text(t('site.downloads'))}\n\n" + _downloads(ctx, fmt))
     parts.append(f"## {md_text(t('site.details'))}\n\n" + _details(ctx, fmt))
-    parts.append(f"## {md_text(t('site.charts'))}\n")
+    parts += _charts_section(ctx, fmt, number) + _tables_section(ctx, fmt, number)
+    return "\n".join([*parts, data_and_method(ctx, fmt)])
+
+
+def _charts_section(ctx: ReportContext, fmt: Formatter, number: Numbers) -> list[str]:
+    """Every chart but those a text places (shown there, numbered, as in the PDF)."""
+    t, skip = fmt.t, ctx.placed(fmt.t.lang)
+    parts = [f"## {md_text(t('site.charts'))}\n"]
     charts = sorted(_figures(ctx, fmt).items(), key=lambda kv: number[("figure", kv[0])])
-    for stem, (caption, alt) in charts:
-        n = number[("figure", stem)]
-        parts.append(
-            chart_md(f"charts/{r.id}/{stem}-{lang}.svg", alt, f"{t('doc.figure')} {n} – {caption}")
-        )
+    for stem, (caption, alt) in (c for c in charts if c[0] not in skip):
+        path = f"charts/{ctx.report.id}/{stem}-{t.lang}.svg"
+        shown = f"{t('doc.figure')} {number[('figure', stem)]} – {caption}"
+        parts.append(chart_md(path, alt, shown))
     if note := left_out_note(ctx.left_out(), fmt):
         parts.append(f"{md_text(note)}\n")
-    parts.append(f"## {md_text(t('site.tables'))}\n")
+    return parts
+
+
+def _tables_section(ctx: ReportContext, fmt: Formatter, number: Numbers) -> list[str]:
+    """Every table but those a text places, the cost note under the cost tables (where
+    one is here: as the PDF's cost section), the note on tables with nothing to print."""
+    r, lang, skip = ctx.report, fmt.t.lang, ctx.placed(fmt.t.lang)
+    parts = [f"## {md_text(fmt.t('site.tables'))}\n"]
     views = sorted(ctx.views(fmt).items(), key=lambda kv: number[("table", kv[0])])
+    views = [(name, view) for name, view in views if name not in skip]
     costs = [name for name, _ in views if BY_NAME[name].section == "cost"]
     for name, view in views:
         parts.append(md_table(view, number[("table", name)], fmt))
-        if r.cost_note and costs and name == costs[-1]:  # as the PDF: under its tables
+        if r.cost_note and costs and name == costs[-1]:
             parts.append(f"{md_text(r.cost_note[lang])}\n")
     if note := ctx.empty_note(fmt):
         parts.append(f"{md_text(note)}\n")
-    return "\n".join([*parts, data_and_method(ctx, fmt)])
+    return parts
 
 
 def data_and_method(ctx: ReportContext, fmt: Formatter) -> str:
