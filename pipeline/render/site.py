@@ -215,13 +215,15 @@ def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
 
 
 def audit_files(ctx: ReportContext) -> list[tuple[str, str]]:
-    """The build's files an audit starts from (the report page's last paragraph names
-    them): the findings and rejects; the file list and the manifest too, but in the
-    customer edition (which lists no input file)."""
-    found = [("validation", "validation.csv"), ("rejects", "rejects.csv")]
-    if ctx.report.edition != "customer":
-        found += [("inputs", "inputs.csv"), ("manifest", "manifest.json")]
-    return found
+    """The build's files an audit starts from, in every edition: the page's last
+    paragraph (the customer edition's PDF has it too) and the note on charts left out
+    name them (the customer edition's PDF leaves the file list out for its length)."""
+    return [
+        ("validation", "validation.csv"),
+        ("rejects", "rejects.csv"),
+        ("inputs", "inputs.csv"),
+        ("manifest", "manifest.json"),
+    ]
 
 
 def _download(label: str, url: str, name: str) -> str:
