@@ -661,6 +661,6 @@ def test_a_rate_at_a_limit_no_point_reaches_says_why_its_noise_is_none() -> None
     result = compare(old, new, 5.0, METRICS)
     assert result.none_within == 1 and result.unknown_noise == 1
     said = Message.counted("compare", "note_noise_none_within", result.none_within)
-    assert said.text(Strings("en")).startswith("1 rate at a latency limit has no noise, as one")
+    assert said.text(Strings("en")).startswith("One rate at a latency limit has no noise, as one")
     again = Message.counted("compare", "note_noise_unknown", 2).text(Strings("de"))
     assert again.startswith("Das Rauschen von 2 Kennzahlen ist unbekannt")

@@ -258,11 +258,11 @@ def test_the_datasheet_shows_the_queue_depth_of_the_test_matrix(
     # the minimum latency and the maximum are those of QD 8, said where they stand
     titles = [title for title, _ in datasheet.groups(ctx, ctx.formatter("en"))]
     assert titles == [  # fs820 shows no table of rates at a limit: nor does its sheet
-        "Minimum latency at queue depth 8",
-        "Maximum performance at queue depth 8",
+        "Minimum latency (queue depth 8)",
+        "Maximum performance (queue depth 8)",
     ]
     german = [title for title, _ in datasheet.groups(ctx, ctx.formatter("de"))]
-    assert german[1] == "Maximale Leistung bei Queue Depth 8"
+    assert german[1] == "Maximale Leistung (Queue Depth 8)"
     one = [title for title, _ in datasheet.groups(fs840_context, ctx.formatter("en"))]
     assert one[:2] == ["Minimum latency", "Maximum performance"]  # one queue depth
 

@@ -108,3 +108,16 @@ def test_charts_left_out_beyond_those_named_are_in_the_manifest(tmp_path: Path) 
     listed = [c for c in charts(ctx) if not c["drawn"]]
     assert listed and {c["stem"] for c in listed} == {r.stem for r in ctx.left_out()}
     assert all(c["why"] for c in listed)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", " and one more (manifest.json"), ("de", " und ein weiteres (")]
+)
+def test_one_chart_beyond_those_named_is_one(lang: str, said: str) -> None:
+    """Four charts left out: "… und 1 weitere" (an adjective of no noun)."""
+    from pipeline.language import Formatter, Strings
+    from pipeline.report.plan import ChartRef
+
+    blocks = (4096, 8192, 16384, 32768)
+    refs = [ChartRef("setups", f"setups_random_{b}", "random", b, alone=True) for b in blocks]
+    assert said in left_out_note(refs, Formatter(Strings(lang)))

@@ -640,7 +640,8 @@ def _left_out_sentence(refs: list[ChartRef], key: str, fmt: Formatter) -> str:
     named = list(dict.fromkeys(_left_out_names(refs, fmt)))
     shown = "; ".join(named[:NAMED])
     if len(named) > NAMED:
-        shown = fmt.t("chart.left_out_more", charts=shown, n=fmt.integer(len(named) - NAMED))
+        more = len(named) - NAMED
+        shown = fmt.t.count("chart.left_out_more", more, charts=shown, n=fmt.integer(more))
     return fmt.t(key, charts=shown)
 
 
