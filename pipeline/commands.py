@@ -140,8 +140,8 @@ def verify(
     report as ``iopress build --keep-going`` does."""
     try:
         ctx = prepare(report_dir, keep_going)
-    except (InputError, InputErrors):
-        if manifest is not None and not keep_going:  # the build may have gone on past it
+    except (InputError, InputErrors) as err:
+        if manifest is not None and not keep_going and _of_raw_files(err):  # gone on past it?
             err_console.print(f"{EN('cli.note')}: {EN('cli.verify_keep_going')}", markup=False)
         raise
     same = True
@@ -159,6 +159,14 @@ def verify(
     if manifest is not None:
         same = _reproduced(ctx, manifest) and same
     return same
+
+
+def _of_raw_files(err: InputError | InputErrors) -> bool:
+    """Whether a failure is of files a build with --keep-going goes on past (raw data),
+    not of report.toml or the texts, which no build goes on past."""
+    errors = err.errors if isinstance(err, InputErrors) else [err]
+    named = [Path(str(e.path)) for e in errors]
+    return all(p.name != REPORT_FILE and p.suffix != ".md" for p in named)
 
 
 def _reproduced(ctx: ReportContext, manifest: Path) -> bool:

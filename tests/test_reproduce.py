@@ -231,3 +231,16 @@ def test_a_figure_published_as_none_or_whole_reads_plainly() -> None:
     assert _value({"value": None, "unit": "IOPS"}) == "–"
     assert _value({"value": 1.0, "unit": "workers/host"}) == "1 workers/host"
     assert _value({"value": 0.59, "unit": "ms"}) == "0.59 ms"
+
+
+def test_a_broken_report_toml_gets_no_keep_going_note(
+    fs840_build: BuildResult, tmp_path: Path
+) -> None:
+    """The note on --keep-going was printed for any failure, also of report.toml, which
+    no build goes on past."""
+    folder = _copy(tmp_path / "fs840")
+    toml = folder / "report.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\nnot toml at all\n", "utf-8")
+    ran = iopress("verify", folder, "--manifest", fs840_build.out / "manifest.json")
+    assert ran.returncode == 2 and "report.toml" in ran.stderr, ran
+    assert "--keep-going" not in ran.stderr, ran

@@ -63,6 +63,7 @@ from pipeline.report.plan import (
     MAX_PTS_CHARTS,
     PTS_CHART,
     figures,
+    has_latency,
     left_out_note,
 )
 from pipeline.report.views import Span, TableView, bandwidth, latency
@@ -630,7 +631,8 @@ def compare_notes(built: Sequence[Built], fmt: Formatter) -> list[str]:
         if r.sponsor and r.sponsor[lang]:
             notes.append(own("site.compare_sponsor", system=name, sponsor=r.sponsor[lang]))
     notes += [n for n in (_differing(built, lang, "parallelism_unit", "compare_units"),) if n]
-    notes += [n for n in (_differing(built, lang, "latency_where", "compare_latency"),) if n]
+    timed = [b for b in built if has_latency(b.ctx.dataset.points)]  # of a service time
+    notes += [n for n in (_differing(timed, lang, "latency_where", "compare_latency"),) if n]
     return [*notes, fmt.t(f"method.units_{fmt.units}_rate")]
 
 
