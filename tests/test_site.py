@@ -354,7 +354,8 @@ def test_the_site_says_how_it_was_measured_as_the_pdf(tmp_path: Path, method_tex
     counts = ctx.dataset.accounting()
     assert f"({counts['records_read']:,} records read)" in data
     assert "### Validation\n" in data and "Validation findings by rule" in data
-    assert data.rstrip().endswith("the versions of the tools.")  # the audit material
+    assert "The material for an audit is among the downloads above" in data
+    assert data.rstrip().endswith("the versions of the tools.")
 
 
 @pytest.mark.parametrize("edition", ["audit", "customer"])

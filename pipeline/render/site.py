@@ -289,7 +289,7 @@ def _tables_section(ctx: ReportContext, fmt: Formatter, number: Numbers) -> list
 def data_and_method(ctx: ReportContext, fmt: Formatter) -> str:
     """As the PDF's customer edition ends: what the words mean, what the figures rest on
     (records read and rejected), how sure each optimum is, the findings by rule and where
-    the audit material is (the downloads offer it)."""
+    the audit material is (among the page's downloads)."""
     t = fmt.t
     # no deviation matrix here to define
     defined = "".join(f"- {md_text(d)}\n" for d in definitions(ctx, fmt, DEFINITIONS[:-1]))
@@ -300,7 +300,7 @@ def data_and_method(ctx: ReportContext, fmt: Formatter) -> str:
     summary, found = findings(ctx, fmt, brief=True)
     parts += [f"### {md_text(t('validation.title'))}\n", f"{md_text(summary)}\n"]
     parts += [md_table(found, None, fmt)] if found is not None else []
-    return "\n".join([*parts, f"{md_text(t('appendix.audit_material'))}\n"])
+    return "\n".join([*parts, f"{md_text(t('site.audit_material'))}\n"])
 
 
 def _particulars(ctx: ReportContext, fmt: Formatter) -> str:
