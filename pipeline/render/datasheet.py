@@ -143,6 +143,10 @@ def _figure(row: Row, fmt: Formatter, table: str) -> str:
     else:
         shown = rate(fmt, row["iops"])
     parallelism = fmt.integer(row["parallelism"])
+    target = row["target_iops"]  # the performance table has it (empty: no rate held)
+    if target is not None:  # a point held to a rate: its figure is the target's (or short)
+        held = rate(fmt, target)
+        parallelism = fmt.t("datasheet.at_target", parallelism=parallelism, target=held)
     lat = row["lat_mean_us"]
     if lat is None:  # a tool that prints no latency: the rate alone
         return fmt.t("datasheet.figure_rate", rate=shown, parallelism=parallelism)
