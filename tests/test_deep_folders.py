@@ -23,16 +23,17 @@ MIXED = DATA / "reports" / "mixed"
 DEPTH = 1_300  # past the recursion limit of 1,000
 
 
-def _chain(top: Path, depth: int) -> Path:
-    """``top/d/d/…/d`` ``depth`` folders down, made from the inside (no path too long)."""
+def _chain(top: Path, depth: int, name: str = "d", last: str = "last.json") -> Path:
+    """``top/d/d/…/d/last.json`` ``depth`` folders down, made from the inside (no path
+    too long to name)."""
     here = os.open(top, os.O_RDONLY)
     try:
         for _ in range(depth):
-            os.mkdir("d", dir_fd=here)
-            inner = os.open("d", os.O_RDONLY, dir_fd=here)
+            os.mkdir(name, dir_fd=here)
+            inner = os.open(name, os.O_RDONLY, dir_fd=here)
             os.close(here)
             here = inner
-        fd = os.open("last.json", os.O_WRONLY | os.O_CREAT, dir_fd=here)
+        fd = os.open(last, os.O_WRONLY | os.O_CREAT, dir_fd=here)
         os.write(fd, b"{}")
         os.close(fd)
     finally:
@@ -59,9 +60,14 @@ def _cleaned(tmp_path: Path) -> Iterator[None]:
         _unchain(folder)
 
 
-def _report(tmp_path: Path, path: str = "raw/fio.json") -> Path:
+def _report(tmp_path: Path, path: str = "raw/fio.json", depth: int = DEPTH) -> Path:
+    """The mixed report with a folder chain ``depth`` deep and its fio source as ``path``."""
     report = Path(shutil.copytree(MIXED, tmp_path / "report"))
-    _chain(report / "raw", DEPTH)
+    _chain(report / "raw", depth)
+    return _sourced(report, path)
+
+
+def _sourced(report: Path, path: str) -> Path:
     toml = report / "report.toml"
     text = toml.read_text(encoding="utf-8").replace('"raw/fio.json"', f'"{path}"')
     toml.write_text(text, encoding="utf-8")
@@ -122,10 +128,7 @@ def test_a_glob_without_stars_over_the_same_folders_is_read(tmp_path: Path) -> N
 def test_a_pattern_of_two_stars_stars_is_refused(tmp_path: Path) -> None:
     """Each '**' more multiplies the search: four in one pattern took minutes on a tree
     60 folders deep."""
-    report = Path(shutil.copytree(MIXED, tmp_path / "report"))
-    toml = report / "report.toml"
-    text = toml.read_text(encoding="utf-8").replace('"raw/fio.json"', '"raw/**/a/**/*.json"')
-    toml.write_text(text, encoding="utf-8")
+    report = _report(tmp_path, "raw/**/a/**/*.json", depth=0)
     with pytest.raises(InputErrors) as caught:
         load_report(report)
     [error] = caught.value.errors
@@ -136,26 +139,13 @@ def test_folders_too_long_to_name_are_an_error_not_a_traceback(tmp_path: Path) -
     """Folders nested past PATH_MAX (made from the inside): the glob's OSError
     (ENAMETOOLONG) and the hard-link walk's lstat gave tracebacks."""
     report = Path(shutil.copytree(MIXED, tmp_path / "report"))
-    here = os.open(report / "raw", os.O_RDONLY)
-    try:
-        for _ in range(18):
-            os.mkdir("x" * 250, dir_fd=here)
-            inner = os.open("x" * 250, os.O_RDONLY, dir_fd=here)
-            os.close(here)
-            here = inner
-        fd = os.open("fio.json", os.O_WRONLY | os.O_CREAT, dir_fd=here)
-        os.close(fd)
-    finally:
-        os.close(here)
+    _chain(report / "raw", 18, name="x" * 250, last="fio.json")
     os.link(report / "raw" / "iogen.csv", report / "raw" / "iogen-copy.csv")
     seen = {"iogen": inputs.digest(report / "raw" / "iogen.csv")}
     assert seen["iogen"].links == 2
     assert inputs.hard_links(report, seen) == []  # its walk goes past the long names
-    toml = report / "report.toml"
-    text = toml.read_text(encoding="utf-8").replace('"raw/fio.json"', '"raw/**/fio.json"')
-    toml.write_text(text, encoding="utf-8")
     with pytest.raises(InputErrors) as caught:
-        load_report(report)
+        load_report(_sourced(report, "raw/**/fio.json"))
     [error] = caught.value.errors
     assert error.where == "sources[1].path" and "'raw/**/fio.json': " in error.message
     _unlong(report / "raw")

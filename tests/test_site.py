@@ -498,20 +498,11 @@ def test_no_service_time_note_names_a_report_without_latency(
 ) -> None:
     """CrystalDiskMark prints no latency: the note on where service time is measured named
     it beside the VMs' report."""
-    import shutil
-
     from pipeline.prepare import prepare
+    from tests.test_chart_dots import CDM, _report
 
-    folder = tmp_path / "cdm6"
-    (folder / "raw").mkdir(parents=True)
-    shutil.copy(DATA / "crystaldiskmark" / "cdm6.txt", folder / "raw" / "cdm6.txt")
-    (folder / "report.toml").write_text(
-        'id = "cdm6"\ntitle = { de = "CDM", en = "CDM" }\nauthor = "A"\nversion = "1"\n'
-        'date = 2026-01-01\nclassification = "public"\n'
-        '[system]\nname = "Drive"\nvendor = "V"\n[[sources]]\npath = "raw/cdm6.txt"\n',
-        encoding="utf-8",
-    )
-    built = [site.Built(prepare(folder), tmp_path), site.Built(a800_shared.ctx, tmp_path)]
+    cdm6 = prepare(_report(tmp_path / "cdm6", {"ssd": CDM / "cdm6.txt"}))
+    built = [site.Built(cdm6, tmp_path), site.Built(a800_shared.ctx, tmp_path)]
     notes = site.compare_notes(built, site.site_formatter(built, "en"))
     assert not any("the same place" in n for n in notes), notes
     assert any("per VM for NetApp AFF A800" in n for n in notes), notes  # its parallelism

@@ -210,21 +210,19 @@ def _downloads(ctx: ReportContext, fmt: Formatter) -> str:
         (t("site.tables_xlsx"), f"{base}/tables.xlsx", ""),
     ]
     links += [(f"{t('site.tables_csv')}: {n}", f"{base}/{n}.csv", "") for n in ctx.tables]
-    audit = audit_files(ctx)
-    links += [(t(f"site.{stem}_file"), f"{base}/{name}", "") for stem, name in audit]
+    links += [(t(f"site.{stem}_file"), f"{base}/{name}", "") for stem, name in AUDIT_FILES]
     return "".join(_download(label, url, name) for label, url, name in links)
 
 
-def audit_files(ctx: ReportContext) -> list[tuple[str, str]]:
-    """The build's files an audit starts from, in every edition: the page's last
-    paragraph (the customer edition's PDF has it too) and the note on charts left out
-    name them (the customer edition's PDF leaves the file list out for its length)."""
-    return [
-        ("validation", "validation.csv"),
-        ("rejects", "rejects.csv"),
-        ("inputs", "inputs.csv"),
-        ("manifest", "manifest.json"),
-    ]
+# The build's files an audit starts from, offered in every edition: the page's last
+# paragraph and the note on charts left out name them (the customer edition's PDF leaves
+# only its file list out, for its length). (label key, file)
+AUDIT_FILES = (
+    ("validation", "validation.csv"),
+    ("rejects", "rejects.csv"),
+    ("inputs", "inputs.csv"),
+    ("manifest", "manifest.json"),
+)
 
 
 def _download(label: str, url: str, name: str) -> str:
@@ -735,7 +733,7 @@ def _copy_report(b: Built, docs: Path) -> None:
         image.parent.mkdir(parents=True, exist_ok=True)
         image.write_bytes(placed.picture.data)
     shutil.copy(b.work / "dataset.parquet", downloads / "dataset.parquet")
-    for _, name in audit_files(b.ctx):
+    for _, name in AUDIT_FILES:
         shutil.copy(b.work / name, downloads / name)
     for table in [*b.ctx.tables, "tables"]:
         ext = "xlsx" if table == "tables" else "csv"
