@@ -322,8 +322,8 @@ def test_the_notice_says_target_rates_depth_and_units(tmp_path: Path) -> None:
     assert "iops_at_latency" not in ctx.shown and sheet.limits == []
     # and each key figure says the target its point was held to (50 reached, 5,000 not)
     [row] = datasheet.key_figures(ctx, ctx.formatter("en"))
-    assert row[1].endswith("(P\u00a02, target 50 IOPS)"), row
-    assert row[3].startswith("310 IOPS") and row[3].endswith("target 5,000 IOPS)"), row
+    assert row[1].endswith("(P\u00a02, target\u00a050 IOPS)"), row
+    assert row[3].startswith("310 IOPS") and row[3].endswith("target\u00a05,000 IOPS)"), row
 
 
 @pytest.mark.parametrize(

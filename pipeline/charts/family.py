@@ -27,6 +27,7 @@ from pipeline.charts.standard import (
 )
 from pipeline.charts.strokes import DASHES, styled_lines, styles
 from pipeline.charts.theme import theme
+from pipeline.compute.tables import on_curve
 from pipeline.language.fmt import Formatter
 from pipeline.report.palette import Palette
 from pipeline.report.plan import ChartRef, axis_unit, words_key
@@ -212,6 +213,21 @@ def _block_title(points: pl.DataFrame, fmt: Formatter, key: str) -> str:
     )
 
 
+def _limit_marks(limit: float) -> tuple[alt.Chart, alt.Chart]:
+    """The zone under the latency limit, shaded, and the limit's dashed line."""
+    zone = (
+        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit]}))
+        .mark_rect(color=theme().limit_colour, opacity=0.12)
+        .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
+    )
+    rule = (
+        alt.Chart(pl.DataFrame({"limit": [limit]}))
+        .mark_rule(color=theme().limit_colour, strokeDash=DASHES["dashed"])
+        .encode(y=alt.Y("limit:Q"))
+    )
+    return zone, rule
+
+
 def response_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
@@ -220,22 +236,14 @@ def response_chart(
     limit_us = ref.limit_us if ref is not None and ref.limit_us is not None else 1000.0
     unit = axis_unit("response", fmt)
     value, value_title = throughput(points, fmt)
-    data = points.sort("read_pct", "parallelism", descending=[True, False]).select(
+    # drawn along each mix's curve: a target-rate sweep's points share a parallelism
+    data = on_curve(points, ["read_pct"], [True]).select(
         value.alias("throughput"),
         (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         mix_label(points, fmt),
-        "parallelism",
+        pl.int_range(pl.len()).alias("curve"),
     )
-    zone = (
-        alt.Chart(pl.DataFrame({"zero": [0.0], "limit": [limit_us / fmt.divisor(unit)]}))
-        .mark_rect(color=theme().limit_colour, opacity=0.12)
-        .encode(y=alt.Y("zero:Q"), y2=alt.Y2("limit:Q"))
-    )
-    rule = (
-        alt.Chart(pl.DataFrame({"limit": [limit_us / fmt.divisor(unit)]}))
-        .mark_rule(color=theme().limit_colour, strokeDash=DASHES["dashed"])
-        .encode(y=alt.Y("limit:Q"))
-    )
+    zone, rule = _limit_marks(limit_us / fmt.divisor(unit))
     lines = (
         alt.Chart(data)
         .mark_line(point=True, strokeWidth=theme().line_width)
@@ -251,7 +259,7 @@ def response_chart(
                 axis=alt.Axis(format=value_format(data["latency"].to_list(), latency_places(unit))),
             ),
             color=mix_colour(points, fmt, colours(ref)),
-            order=alt.Order("parallelism:Q"),
+            order=alt.Order("curve:Q"),
         )
     )
     layered = alt.layer(zone, rule, lines).properties(width=520, height=260)

@@ -14,9 +14,10 @@ import polars as pl
 
 from pipeline.compute.tables import (
     PROFILE,
-    in_seed_order,
+    SEED_ORDER,
     iops_at_latency,
     min_latency,
+    on_curve,
     performance,
 )
 from pipeline.config import Report
@@ -147,7 +148,7 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
             pl.col("iops", "bytes_per_s").fill_null(0.0)
         ),
         "lat": min_latency(points),
-        "level": in_seed_order(points, ["parallelism", "target_iops"]),
+        "level": on_curve(points, PROFILE, SEED_ORDER),
     }
     noise = spreads(intervals)
     own = spreads(intervals, per_target=True)  # a level's figure: its target rate's own

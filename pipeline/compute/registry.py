@@ -171,12 +171,18 @@ def _cpu(row: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _perf_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
-    # "1'008'045 @ 0.5 ms (P 128, CPU 94 %)"
-    return (_rate(row), "lat_mean_us", "parallelism", *_cpu(row))
+    # "1'008'045 @ 0.5 ms (P 128, CPU 94 %)", "310 @ 6.4 ms (P 2, target 5,000 IOPS)"
+    return (_rate(row), "lat_mean_us", "parallelism", *_target(row), *_cpu(row))
 
 
 def _key_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
-    return ("parallelism", _rate(row), "lat_mean_us", *_cpu(row))
+    # "128 processes, 648,293 IOPS, 590 µs"; "2 processes, target 5,000 IOPS, 310 IOPS, ..."
+    return ("parallelism", *_target(row), _rate(row), "lat_mean_us", *_cpu(row))
+
+
+def _target(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """The target rate a point was held to, where it was (the tables print it)."""
+    return ("target_iops",) if row.get("target_iops") is not None else ()
 
 
 def _column(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
@@ -196,7 +202,8 @@ def _sizing_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:
     return ("units", "price", "load_iops", "lat_mean_us") if column == "cell" else (column,)
 
 
-PARALLELISM = frozenset({"parallelism", "cpu_pct"})  # a transcription may leave out
+# a transcription may leave out (the seeds print neither a parallelism nor a target rate)
+PARALLELISM = frozenset({"parallelism", "cpu_pct", "target_iops"})
 
 
 def _spc1_cells(row: Mapping[str, Any], column: str) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 import polars as pl
@@ -12,13 +13,31 @@ from pipeline.errors import NotFound
 PROFILE = ["setup", "queue_depth", "access", "block_size", "read_pct"]
 Kind = Literal["speed", "optimum", "maximum"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
+# A profile's curve: its parallelism levels in order, at each level its target rates in
+# order and the point held to no rate last (the most load there: vdbench's "iorate=max"
+# run before its curve, fio's job without rate_iops).
+CURVE = ("parallelism", "target_iops")
+
+
+def on_curve(
+    frame: pl.DataFrame, first: Sequence[str] = (), descending: Sequence[bool] = ()
+) -> pl.DataFrame:
+    """``frame`` sorted by the columns ``first`` (``descending`` as given for them), then
+    along the curve (``CURVE``)."""
+    return frame.sort(
+        [*first, *CURVE],
+        descending=[*(descending or [False] * len(first)), False, False],
+        nulls_last=[False] * len(first) + [False, True],
+    )
+
+
+SEED_ORDER = [False, False, False, False, True]  # ``PROFILE`` descending: 100 % read first
 
 
 def in_seed_order(df: pl.DataFrame, extra: list[str] | None = None) -> pl.DataFrame:
     """Random before sequential, small blocks first, 100 % read first (the seeds' order)."""
     by = [*PROFILE, *(extra or [])]
-    desc = [False, False, False, False, True] + [False] * len(extra or [])
-    return df.sort(by, descending=desc)
+    return df.sort(by, descending=SEED_ORDER + [False] * len(extra or []))
 
 
 def _with_latency(points: pl.DataFrame) -> pl.DataFrame:
@@ -54,7 +73,7 @@ def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     before = this.shift(1)
     noise = pl.when(this.is_not_null() & before.is_not_null()).then(pl.max_horizontal(this, before))
     return (
-        points.sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
+        on_curve(points, PROFILE)
         .with_columns(
             ((lat_gain - iops_gain) * 100 - margin_pct).over(PROFILE).alias("shortfall_pp"),
             noise.over(PROFILE).alias("noise_pct"),
@@ -207,15 +226,14 @@ def levels(
     setup: str | None = None,
     queue_depth: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The measured points of one profile in the order of its curve (parallelism, then
-    target rate), with a latency; ``NotFound`` as ``cell``."""
+    """The measured points of one profile in the order of its curve (``CURVE``), with a
+    latency; ``NotFound`` as ``cell``."""
     rows = _narrow(_with_latency(points), access, block_size, read_pct, setup, queue_depth)
     what = f"{access} {block_size} B {read_pct:g} % read"
     if rows.is_empty():
         raise NotFound(f"no measured point for {what}" + (f" in setup {setup!r}" if setup else ""))
     _one_profile(rows, what)
-    ordered = rows.sort(["parallelism", "target_iops"], nulls_last=False)
-    return list(ordered.iter_rows(named=True))
+    return list(on_curve(rows).iter_rows(named=True))
 
 
 RATE = ("iops", "bytes_per_s")
@@ -254,7 +272,7 @@ def iops_at_latency(
     """Per profile the I/O rate at the latency limit: ``limits[0]`` for blocks up to
     ``small_block``, ``limits[1]`` above (the report's ``[latency_limits]``)."""
     rows = []
-    ordered = _with_latency(points).sort([*PROFILE, "parallelism", "target_iops"], nulls_last=False)
+    ordered = on_curve(_with_latency(points), PROFILE)
     for key, group in ordered.group_by(PROFILE, maintain_order=True):
         profile = dict(zip(PROFILE, key, strict=True))
         limit = limits[0] if profile["block_size"] <= small_block else limits[1]

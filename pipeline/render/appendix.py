@@ -12,7 +12,7 @@ from pipeline.provenance import LARGE, MANY, InputFile, grouped, versions
 from pipeline.render import typst_doc as T
 from pipeline.report.context import ReportContext
 from pipeline.report.plan import MAX_PTS_CHARTS, PTS_CHART, has_latency, hosts_summed, words_key
-from pipeline.report.views import Span, TableView, optimum_verdict
+from pipeline.report.views import Span, TableView, held, optimum_verdict
 from pipeline.validate import Problem, message, point_name, where
 
 MAX_REJECTS = 25
@@ -76,7 +76,7 @@ def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
         none = fmt.t("table.none")
         cells = [
             _profile_label(row, fmt, varying),
-            fmt.integer(row["parallelism"]),
+            held(fmt, row, fmt.integer(row["parallelism"])),
             fmt.number(miss, 1) if miss is not None else none,
             fmt.number(noise, 1) if noise is not None else none,
             fmt.t(f"appendix.verdict_{optimum_verdict(row)}"),

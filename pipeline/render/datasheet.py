@@ -15,7 +15,7 @@ from pipeline.report import datasheet_view as D
 from pipeline.report.context import ReportContext
 from pipeline.report.datasheet_view import Profile, Sheet
 from pipeline.report.plan import ChartRef, figures
-from pipeline.report.views import Row, bandwidth, latency, rate, shown_kinds
+from pipeline.report.views import Row, bandwidth, held, latency, rate, shown_kinds
 from pipeline.units import KIOPS
 
 TEMPLATE = "datasheet.typ"
@@ -142,11 +142,8 @@ def _figure(row: Row, fmt: Formatter, table: str) -> str:
         shown = bandwidth(fmt, table, row["bytes_per_s"], with_unit=True)
     else:
         shown = rate(fmt, row["iops"])
-    parallelism = fmt.integer(row["parallelism"])
-    target = row["target_iops"]  # the performance table has it (empty: no rate held)
-    if target is not None:  # a point held to a rate: its figure is the target's (or short)
-        held = rate(fmt, target)
-        parallelism = fmt.t("datasheet.at_target", parallelism=parallelism, target=held)
+    # a point held to a rate names it: its figure is the target's (or short of it)
+    parallelism = held(fmt, row, fmt.integer(row["parallelism"]))
     lat = row["lat_mean_us"]
     if lat is None:  # a tool that prints no latency: the rate alone
         return fmt.t("datasheet.figure_rate", rate=shown, parallelism=parallelism)

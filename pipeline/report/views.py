@@ -313,13 +313,22 @@ def _perf_text(row: dict[str, Any], access: str, fmt: Formatter) -> str:
     load = row.get("cpu_pct")
     words = {
         "rate": figure(fmt, "performance", rate, float(row[rate])),
-        "parallelism": fmt.integer(row["parallelism"]),
+        "parallelism": held(fmt, row, fmt.integer(row["parallelism"])),
         **({} if load is None else {"cpu": cpu(fmt, load)}),
     }
     if row["lat_mean_us"] is None:  # the tool printed none (CrystalDiskMark 3 to 6)
         return fmt.t("table.point_rate" if load is None else "table.point_rate_cpu", **words)
     words["latency"] = latency(fmt, "performance", float(row["lat_mean_us"]))
     return fmt.t("table.point" if load is None else "table.point_cpu", **words)
+
+
+def held(fmt: Formatter, row: Mapping[str, Any], parallelism: str) -> str:
+    """A point's parallelism as printed, with the target rate the load generators held it
+    to, if any: "2, target 5,000 IOPS" (its figure is the target's, or short of it)."""
+    target = row.get("target_iops")
+    if target is None:
+        return parallelism
+    return fmt.t("table.at_target", parallelism=parallelism, target=rate(fmt, target))
 
 
 def _has_cpu(frame: pl.DataFrame) -> bool:
@@ -347,10 +356,15 @@ def _perf_cell(perf: Rows, key: RowKey, mix: float, fmt: Formatter) -> Cell:
         return [Span(fmt.t("table.none"))]
     cell = [Span(_perf_text(rows["maximum"], access, fmt))]
     opt = rows.get("optimum")
-    if opt and opt["parallelism"] != rows["maximum"]["parallelism"]:
+    if opt and _point(opt) != _point(rows["maximum"]):
         mark = f" {fmt.t('table.unsure')}" if unsure(opt) else ""
         cell.append(Span(_perf_text(opt, access, fmt) + mark, "optimum"))
     return cell
+
+
+def _point(row: Mapping[str, Any]) -> tuple[Any, Any]:
+    """Which point of its profile's curve a row is (a rate sweep's share a parallelism)."""
+    return row["parallelism"], row.get("target_iops")
 
 
 def optimum_verdict(optimum: dict[str, Any]) -> Literal["clear", "noise", "last", "unmeasured"]:
@@ -538,7 +552,7 @@ def _key_cell(row: dict[str, Any], access: str, fmt: Formatter) -> Cell:
     )
     lat = row["lat_mean_us"]  # none: the tool printed none, as the table's note says
     shown = [] if lat is None else [Span(latency(fmt, "key_figures", lat))]
-    cell = [Span(parallelism), Span(value), *shown]
+    cell = [Span(held(fmt, row, parallelism)), Span(value), *shown]
     load = row.get("cpu_pct")
     return cell if load is None else [*cell, Span(fmt.t("table.cpu", cpu=cpu(fmt, load)))]
 
