@@ -102,3 +102,36 @@ def test_histogram_logs_are_refused_clearly() -> None:
         ingest.read(log, ReadOptions(), "fio-log")
     with pytest.raises(InputError, match=r"histogram logs .* not supported yet"):
         ingest.read(log, ReadOptions())  # sniffed: was "format not recognised"
+
+
+def test_client_server_logs_take_their_hosts_records_of_the_runs_json() -> None:
+    """pbench's client/server JSON keeps its records in client_stats: the logs were read
+    with fio.job instead, as another run, and a build that kept "newest" added perf84's
+    whole 15 s run to perf36's first second (16 % too many IOPS). Read with their JSON,
+    the logs are that run's second view: its figures are the JSON's."""
+    from pipeline.dataset.assemble import combine
+
+    run = CORPUS / "fio-pbench" / "fio-0-fio3.7-clientserver"
+    log = ingest.read(run / "clients" / "perf36" / "fio_iops.1.log", PBENCH_ROOT)
+    assert log.notes[0].startswith("parameters from fio-result.txt;")
+    whole = ingest.read(run / "fio-result.txt", PBENCH_ROOT)
+    data = combine([whole, log], hosts=lambda names: {n: n.split(":")[0] for n in names})
+    assert {r.reason.key for r in data.rejects} == {"read_twice"}
+    (point,) = data.points.iter_rows(named=True)
+    assert point["iops"] == pytest.approx(93_303.65, rel=1e-6)  # perf36 + perf84 records
+
+
+def test_a_log_that_holds_two_runs_is_refused() -> None:
+    """fio 2.x appended each run to the same log: the m2sw1 randwrite logs start again
+    at 0 ms after 60 s; their windows mixed both runs."""
+    import tarfile
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(CORPUS / "fio-upstream-plot-samples" / "fio-logs.tar.gz") as tar:
+            tar.extractall(tmp, filter="data")
+        log = next(Path(tmp).rglob("m2sw1-128k-sdb-randwrite-para.results_iops.log"))
+        params = FioParams(rw="randwrite", bs="128k", log_avg_msec=500, latency_unit="us")
+        with pytest.raises(InputError, match=r"line 68: the time starts again \(0 ms after"):
+            ingest.read(log, ReadOptions(options={"params": params}), "fio-log")

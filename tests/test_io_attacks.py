@@ -519,7 +519,7 @@ def test_a_fifo_where_a_log_looks_for_its_json_does_not_block(tmp_path: Path) ->
     fifo = tmp_path / "win.json"
     os.mkfifo(fifo)
     found: list[object] = []
-    reader = threading.Thread(target=lambda: found.append(fio_log._from_json(fifo, 1, "win")))
+    reader = threading.Thread(target=lambda: found.append(fio_log._from_json(fifo, 1, "win", "")))
     reader.daemon = True
     reader.start()
     reader.join(10)

@@ -12,7 +12,7 @@ import polars as pl
 
 from pipeline import ingest
 from pipeline.config import REPORT_FILE, NamedProfile, Repeats
-from pipeline.dataset import Dataset, repeats
+from pipeline.dataset import Dataset, alignment, repeats
 from pipeline.dataset.hosts import same_host
 from pipeline.errors import InputError, InputErrors
 from pipeline.ingest.base import Reject, interval_frame
@@ -48,8 +48,11 @@ def combine(
     intervals, twice, again = _read_twice(intervals, run_of, repeats.accounts(results))
     found = _repeated(intervals, results, run_of, rule)
     intervals, older = repeats.apply(intervals, rule, found)
+    alignment.check_lengths(intervals)
+    intervals, partial = alignment.whole(intervals)
     intervals = intervals.drop("_host", repeats.RUN)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice + older
+    rejects += partial
     finals = named(interval_frame([row for r in results for row in r.reference]), profiles)
     finals = finals.with_columns(pl.col("host").replace(mapping)) if mapping else finals
     rejects += [_failed(e) for e in failed]

@@ -7,6 +7,7 @@ log never becomes 50 million Python objects.
 from __future__ import annotations
 
 import configparser
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import read_head, read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
-from pipeline.units import MAX_COUNT, TIME_UNITS_US, convert_time, parse_block_size
+from pipeline.units import MAX_COUNT, NS_PER, TIME_UNITS_US, convert_time, parse_block_size
 
 
 class FioParams(Strict):
@@ -96,6 +97,11 @@ class _Job:
     origin_path: Path | None = None
     clones: tuple[int, ...] = ()  # the log indices of this job's clones (numjobs)
     run_time: int | None = None  # fio's time stamp of the JSON read (``fio.run_time``)
+    runtime_ms: float | None = None  # how long its shortest clone ran (its JSON's runtime)
+    max_values: bool = False  # log_max_value: each window's maximum logged, not its mean
+    # the block size of reads and of writes (bs=4k,16k); (0, 0): the profile's for both;
+    # None: a direction mixes sizes (bssplit=...,...) unlike the other
+    sizes: tuple[int, int] | None = (0, 0)
 
 
 def histogram_log(path: Path) -> InputError | None:
@@ -166,7 +172,11 @@ def _candidates(path: Path, options: ReadOptions) -> list[Path]:
     return files
 
 
-def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
+def _from_json(candidate: Path, clone: int, prefix: str, host: str) -> _Job | None:
+    """The job of log number ``clone`` (fio numbers its threads across every job of the
+    run: ``[a]`` writes a_iops.1.log, ``[b]`` with numjobs=2 b_iops.2.log and .3) in the
+    JSON ``candidate``, if it wrote logs named ``prefix``; of a client/server run the
+    records of ``host`` (each server numbers its own threads)."""
     try:
         if not fio.sniff(read_head(candidate, 8192)):  # a regular file only, never blocks
             return None
@@ -174,26 +184,87 @@ def _from_json(candidate: Path, clone: int, prefix: str) -> _Job | None:
     except InputError:
         return None
     resolver = fio_params.Resolver(candidate, doc, candidate.parent)
-    records = [
-        r
-        for r in doc.get("jobs") or []
-        if isinstance(r, dict)
-        and _writes_log(resolver.options(r), str(r.get("jobname", "")), prefix)
-    ]
-    clones = _expand(records, resolver)
-    if not 1 <= clone <= len(clones):
+    threads = _expand(_records(doc, host), resolver)
+    if not 1 <= clone <= len(threads):
         return None
-    opts = resolver.options(clones[clone - 1])
+    record = threads[clone - 1]
+    opts = resolver.options(record)
+    if not _writes_log(opts, str(record.get("jobname", "")), prefix):
+        return None
     version = str(doc.get("fio version", "")) or None
     scale = 1.0 if version and version.startswith("fio-2") else TIME_UNITS_US["ns"]
-    profile = resolver.profile(clones[clone - 1])
-    same = tuple(
-        i
-        for i, rec in enumerate(clones, start=1)
-        if rec.get("jobname") == clones[clone - 1].get("jobname") and resolver.options(rec) == opts
+    same = [
+        (i, rec)
+        for i, rec in enumerate(threads, start=1)
+        if rec.get("jobname") == record.get("jobname") and resolver.options(rec) == opts
+    ]
+    return _Job(
+        resolver.profile(record),
+        _window(opts),
+        scale,
+        version,
+        candidate.name,
+        candidate,
+        tuple(i for i, _ in same),
+        fio.run_time(doc),
+        _shortest([rec for _, rec in same]),
+        _max_values(opts),
+        _sizes(opts),
     )
-    window = _window(opts)
-    return _Job(profile, window, scale, version, candidate.name, candidate, same, fio.run_time(doc))
+
+
+def _records(doc: dict[str, Any], host: str) -> list[dict[str, Any]]:
+    """A JSON's job records; of a client/server run's (``client_stats``) those of ``host``
+    (or of its only server), without fio's "All clients" sum."""
+    jobs = doc.get("jobs")
+    if isinstance(jobs, list) and jobs:
+        return [r for r in jobs if isinstance(r, dict)]
+    found = doc.get("client_stats")
+    if not isinstance(found, list):
+        return []
+    records = [r for r in found if isinstance(r, dict) and r.get("jobname") != fio.ALL_CLIENTS]
+    servers = {str(r.get("hostname", "")) for r in records}
+    if len(servers) == 1:
+        return records
+    return [r for r in records if _same_server(str(r.get("hostname", "")), host)]
+
+
+def _same_server(hostname: str, host: str) -> bool:
+    """fio's hostname of a server and the host a log was written on (pbench's
+    ``clients/<host>/`` folder): equal, or equal up to the domain."""
+    return bool(host) and hostname.split(".")[0].lower() == host.split(".")[0].lower()
+
+
+def _runtime(record: dict[str, Any]) -> float | None:
+    """How long a job record ran, in ms (fio's job_runtime, or its directions' longest)."""
+    found = [record.get("job_runtime")]
+    found += [
+        side.get("runtime")
+        for side in (record.get("read"), record.get("write"))
+        if isinstance(side, dict)
+    ]
+    numbers = [float(v) for v in found if isinstance(v, int | float) and not isinstance(v, bool)]
+    return max(numbers) if numbers and max(numbers) > 0 else None
+
+
+def _sizes(opts: dict[str, str]) -> tuple[int, int] | None:
+    """``_Job.sizes`` of a job's options (a size fio refuses: the profile's, which says so)."""
+    try:
+        return fio_params.direction_sizes(opts)
+    except fio_params.JobError:
+        return (0, 0)
+
+
+def _shortest(records: list[dict[str, Any]]) -> float | None:
+    """How long the shortest of a job's clones ran, in ms; None if one does not say."""
+    found = [_runtime(r) for r in records]
+    known = [t for t in found if t is not None]
+    return min(known) if known and len(known) == len(found) else None
+
+
+def _max_values(opts: dict[str, str]) -> bool:
+    """Whether the job logged each window's maximum instead of its mean (log_max_value)."""
+    return opts.get("log_max_value", "0").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
@@ -228,19 +299,29 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         return None
     glob = dict(parser["global"]) if parser.has_section("global") else {}
     sections = [
-        fio_params.normalise_options({**glob, **dict(parser[s])})
+        (s, fio_params.normalise_options({**glob, **dict(parser[s])}))
         for s in parser.sections()
         if s != "global"
-        and _writes_log(fio_params.normalise_options({**glob, **dict(parser[s])}), s, prefix)
     ]
-    owner = [n for n, s in enumerate(sections) for _ in range(_count(s.get("numjobs", "1")))]
-    if not 1 <= clone <= len(owner):
+    # fio numbers the threads of every job of the file in turn (see ``_from_json``)
+    owner = [n for n, (_, o) in enumerate(sections) for _ in range(_count(o.get("numjobs", "1")))]
+    if not 1 <= clone <= len(owner) or not _writes_log(*sections[owner[clone - 1]][::-1], prefix):
         return None
-    opts = {**fio_params.DEFAULTS, **sections[owner[clone - 1]]}
+    opts = {**fio_params.DEFAULTS, **sections[owner[clone - 1]][1]}
     same = tuple(i for i, n in enumerate(owner, start=1) if n == owner[clone - 1])
     record = {"job options": opts, "jobname": candidate.stem}
     profile = fio_params.Resolver(candidate, {}, candidate.parent).profile(record)
-    return _Job(profile, _window(opts), TIME_UNITS_US["ns"], None, candidate.name, candidate, same)
+    return _Job(
+        profile,
+        _window(opts),
+        TIME_UNITS_US["ns"],
+        None,
+        candidate.name,
+        candidate,
+        same,
+        max_values=_max_values(opts),
+        sizes=_sizes(opts),
+    )
 
 
 def _from_options(options: ReadOptions) -> _Job | None:
@@ -259,14 +340,28 @@ def _job(path: Path, options: ReadOptions) -> _Job:
     configured = _from_options(options)
     if configured:
         return configured
-    clone = _clone_index(path)
-    candidates = _candidates(path, options)
+    clone, prefix, candidates = _clone_index(path), _prefix(path), _candidates(path, options)
     # a JSON first: it also tells the fio version, and so the latency unit
-    for find in (_from_json, _from_job_file):
-        for candidate in candidates:
-            job = find(candidate, clone, _prefix(path))
-            if job:
-                return job
+    host = _host(path, options)
+    found = (
+        job
+        for job in itertools.chain(
+            (_from_json(c, clone, prefix, host) for c in candidates),
+            (_from_job_file(c, clone, prefix) for c in candidates),
+        )
+        if job
+    )
+    job = next(found, None)
+    if job is not None and job.max_values:
+        raise InputError(
+            path,
+            "parameters",
+            f"the job logged each window's maximum (log_max_value in {job.origin}), not its "
+            "mean: no I/O rate or mean service time can be read from these logs",
+            "run the job again without log_max_value, or build from fio's JSON output",
+        )
+    if job is not None:
+        return job
     raise InputError(
         path,
         "parameters",
@@ -303,12 +398,17 @@ def _scan(path: Path) -> pl.LazyFrame:
     return lf.with_row_index("line", offset=1).select("line", *numbers)
 
 
-def _check(path: Path, lf: pl.LazyFrame) -> None:
-    """A line that is not numbers makes the whole file suspect: name the first one."""
+def _check(path: Path, lf: pl.LazyFrame, window_ms: int | None) -> None:
+    """A line that is not numbers makes the whole file suspect: name the first one. So
+    does a time that starts again (fio 2.x appended a second run to the same log): its
+    windows would mix the runs."""
+    broken = pl.any_horizontal(pl.all().exclude("line", "_before").is_null())
+    again = pl.col("time_ms").diff() < -(window_ms or PER_IO_WINDOW_MS)
     query = (
         lf.with_row_index("line", offset=1)
-        .filter(pl.any_horizontal(pl.all().exclude("line").is_null()))
-        .select("line")
+        .with_columns(pl.col("time_ms").shift(1).alias("_before"))
+        .filter(broken | again.fill_null(False))
+        .select("line", broken.alias("broken"), "time_ms", "_before")
         .head(1)
     )
     try:
@@ -317,32 +417,47 @@ def _check(path: Path, lf: pl.LazyFrame) -> None:
         raise InputError(
             path, "", f"cannot be read as a fio log: {exc}", "give fio's unmodified log"
         ) from None
-    if bad.height:
+    if bad.height and bad["broken"][0]:
         raise InputError(
             path,
             f"line {bad['line'][0]}",
             "not a fio log line (time, value, direction, block size …)",
             "give fio's unmodified log",
         )
+    if bad.height:
+        raise InputError(
+            path,
+            f"line {bad['line'][0]}",
+            f"the time starts again ({bad['time_ms'][0]:,} ms after {bad['_before'][0]:,} ms "
+            "on the line before): the log holds more than one run (fio 2.x appended each "
+            "run to the same file)",
+            "split the log into one file per run (NAME_iops.1.log, ...), each with its JSON",
+        )
 
 
 def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
-    """Per window and direction: the mean value, the row count and the bytes (per-I/O logs).
-    An averaged log's entries are weighted by the time each averages: fio writes a last,
-    partial average when the job ends (at 15003 ms beside the one at 15000 ms), which
-    weighed as much as the whole window before it."""
+    """Per window and direction: the mean value, the row count, the bytes (per-I/O logs)
+    and the ms the window's entries cover. An averaged log's entries are weighted by the
+    time each averages: fio writes a last, partial average when the job ends (at 15003 ms
+    beside the one at 15000 ms), which weighed as much as the whole window before it; fio
+    2.x wrote its averages 750 to 1,000 ms apart with log_avg_msec=500, so a window holds
+    the time since the entry before, not the nominal window."""
     if window_ms:
         interval = (pl.col("time_ms") / window_ms).round().cast(pl.Int64)
         # the time since the direction's entry before (fio writes in time order); the
         # first entry, one at the same time (a bs split) or out of order: a whole window
         since = pl.col("time_ms").diff().over("ddir")
+        span = pl.when(since > 0).then(since).otherwise(window_ms).cast(pl.Float64)
+        # the time an entry covers: none more where it is at the time of the one before
         lf = lf.with_columns(
-            pl.when(since > 0).then(since).otherwise(window_ms).cast(pl.Float64).alias("_span")
+            span.alias("_span"), pl.when(since == 0).then(0.0).otherwise(span).alias("_covers")
         )
         value = (pl.col("value") * pl.col("_span")).sum() / pl.col("_span").sum()
+        covered = pl.col("_covers").sum()
     else:
         interval = (pl.col("time_ms") // PER_IO_WINDOW_MS + 1).cast(pl.Int64)
         value = pl.col("value").mean()
+        covered = pl.lit(float(PER_IO_WINDOW_MS))
     return (
         lf.with_columns(interval.alias("interval"))
         .group_by("interval", "ddir")
@@ -351,15 +466,22 @@ def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
             pl.len().alias("n"),
             pl.col("bs").sum().alias("bytes"),
             pl.col("line").min().alias("line"),
+            covered.alias("covered"),
         )
     )
 
 
 def _metric(path: Path, window_ms: int | None, name: str) -> pl.LazyFrame:
     lf = _scan(path)
-    _check(path, lf.drop("line"))
+    _check(path, lf.drop("line"), window_ms)
     return _windows(lf, window_ms).rename(
-        {"value": name, "n": f"{name}_n", "bytes": f"{name}_bytes", "line": f"{name}_line"}
+        {
+            "value": name,
+            "n": f"{name}_n",
+            "bytes": f"{name}_bytes",
+            "line": f"{name}_line",
+            "covered": f"{name}_covered",
+        }
     )
 
 
@@ -379,7 +501,9 @@ def _joined(files: dict[str, Path], job: _Job) -> pl.DataFrame:
         ) from None
 
 
-def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
+def _per_direction(df: pl.DataFrame, job: _Job, block: pl.Expr) -> pl.DataFrame:
+    """A clone's windows per direction: its rates, latency and whether partial. ``block``:
+    each direction's block size, where only an iops or only a bw log gives its rate."""
     seconds = convert_time(job.window_ms or PER_IO_WINDOW_MS, "ms", "s")
     cols = set(df.columns)
     if job.window_ms:
@@ -396,6 +520,7 @@ def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
     else:
         lat = pl.lit(None, pl.Float64)
     first_line = pl.min_horizontal(c for c in df.columns if c.endswith("_line"))
+    timed = _covered(job, cols, seconds)
     return df.filter(pl.col("ddir") < 2).select(
         "interval",
         "ddir",
@@ -403,8 +528,42 @@ def _per_direction(df: pl.DataFrame, job: _Job, block: int) -> pl.DataFrame:
         iops.alias("iops"),
         bw.alias("bytes_per_s"),
         (lat * job.lat_scale).alias("lat"),
-        pl.lit(seconds).alias("interval_s"),
+        timed.fill_null(seconds).alias("interval_s"),
+        _partial(job).alias("partial"),
     )
+
+
+# a window's entries covering a time this far (relative) from the nominal window: fio's
+# timer jitters by a ms or two (249, 251 ms of a 250 ms window); fio 2.x's averages came
+# 750 to 1,000 ms apart with log_avg_msec=500
+OFF_WINDOW = 0.1
+
+
+def _covered(job: _Job, cols: set[str], seconds: float) -> pl.Expr:
+    """A window's length: the nominal one, or the time its rate entries cover where that
+    is another (``OFF_WINDOW``): each entry then weighs the time it averages."""
+    rated = next((m for m in ("iops", "bw", "lat", "clat") if m in cols), None)
+    if not job.window_ms or rated is None:
+        return pl.lit(seconds)
+    covered = pl.col(f"{rated}_covered") / (NS_PER["s"] // NS_PER["ms"])
+    off = (covered - seconds).abs() > OFF_WINDOW * seconds
+    return pl.when(off).then(covered).otherwise(seconds)
+
+
+RUNTIME_SLACK_MS = 10  # fio's runtime of a 2 s job: 2000 or 2001 ms, now and then 1999
+
+
+def _partial(job: _Job) -> pl.Expr:
+    """A per-I/O log's window the job ended inside: its I/Os counted over a whole window
+    would give too low a rate (a 2.5 s run's third second holds half a second of I/O).
+    Without the job's runtime (no JSON), the last window of the log may be one. An averaged
+    log's entries are rates already (``_windows`` weighs a last, partial one by its time)."""
+    if job.window_ms:
+        return pl.lit(False)
+    if job.runtime_ms is None:
+        return pl.col("interval") == pl.col("interval").max()
+    ends = pl.col("interval") * PER_IO_WINDOW_MS
+    return ends > job.runtime_ms + RUNTIME_SLACK_MS
 
 
 def _weighted_lat(weight: pl.Expr) -> pl.Expr:
@@ -435,6 +594,7 @@ def _per_interval(df: pl.DataFrame) -> pl.DataFrame:
             pl.col("interval_s").first(),
             pl.col("line").min(),
             pl.col("clones").min(),
+            pl.col("partial").any(),
         )
         .sort("interval")
     )
@@ -456,11 +616,33 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         return ReadResult(_empty(), [], 0, [note], label, skipped=True)
     clones = {c: _siblings(_clone_path(path, c), options) for c in job.clones or (0,)}
     clones = {c: f for c, f in clones.items() if f} or {0: files}
-    block = job.profile["block_size"]
+    block = _block(path, job, {m for f in clones.values() for m in f})
     windows = _per_interval(
         _sum_clones([_per_direction(_joined(f, job), job, block) for f in clones.values()])
     )
     return _result(windows, job, options, label, path, clones)
+
+
+def _block(path: Path, job: _Job, metrics: set[str]) -> pl.Expr:
+    """Each direction's block size, by which an averaged iops log's rate gives bandwidth
+    or a bw log's gives IOPS (bs=4k,16k: reads 4K, writes 16K); an error where a direction
+    mixes sizes and the logs hold only one of the two."""
+    profile = pl.lit(float(job.profile["block_size"]))
+    if not job.window_ms or {"iops", "bw"} <= metrics:
+        return profile
+    if job.sizes is None:
+        raise InputError(
+            path,
+            "parameters",
+            "reads and writes use different block-size splits (bssplit), so the "
+            f"{'bw' if 'bw' in metrics else 'iops'} log alone gives no "
+            f"{'IOPS' if 'bw' in metrics else 'bandwidth'}",
+            "log both (write_iops_log and write_bw_log), or build from fio's JSON output",
+        )
+    read, write = (float(s) if s else None for s in job.sizes)
+    return (
+        pl.when(pl.col("ddir") == 1).then(pl.lit(write)).otherwise(pl.lit(read)).fill_null(profile)
+    )
 
 
 def _primary(path: Path, files: dict[str, Path], options: ReadOptions) -> Path:
@@ -496,6 +678,7 @@ def _sum_clones(frames: list[pl.DataFrame]) -> pl.DataFrame:
     counted = pl.col("iops").is_not_null()  # fio's iops and bw logs miss a job's last window
     if len(frames) == 1:
         return frames[0].with_columns(clones=counted.cast(pl.UInt32))
+    # a window partial for one clone (it started later: startdelay) is partial
     weight = pl.col("iops").fill_null(0)
     total = weight.filter(pl.col("lat").is_not_null()).sum()
     return (
@@ -508,6 +691,7 @@ def _sum_clones(frames: list[pl.DataFrame]) -> pl.DataFrame:
             pl.when(total > 0).then((pl.col("lat") * weight).sum() / total).alias("lat"),
             pl.col("interval_s").first(),
             counted.sum().alias("clones"),
+            pl.col("partial").any(),
         )
     )
 
@@ -530,13 +714,14 @@ def _result(
     lat_gap = (pl.col("lat_missing") | pl.col("lat_mean_us").is_null()) if logged else pl.lit(False)
     short = pl.col("clones") < len(clones)
     bad = (pl.col("interval") < 1) | (pl.col("iops").fill_null(0) <= 0) | lat_gap | short
+    bad = bad | pl.col("partial")
     rejects = [
         Reject(label, Message.of("where.window", window=r["interval"]), _why(r, len(clones)))
         for r in windows.filter(bad).iter_rows(named=True)
     ]
     rows = (
         windows.filter(~bad)
-        .drop("lat_missing", "clones")
+        .drop("lat_missing", "clones", "partial")
         .with_columns(
             **{k: pl.lit(v) for k, v in job.profile.items()},
             system=pl.lit(options.system),
@@ -580,6 +765,8 @@ def _why(row: dict[str, Any], clones: int) -> Message:
         return Message.of("log.no_count")
     if row["clones"] < clones:
         return Message.of("log.clones", n=row["clones"], clones=clones)
+    if row["partial"]:
+        return Message.of("log.partial")
     if row["iops"] <= 0:
         return Message.of("log.no_io")
     return Message.of("log.no_latency")

@@ -178,6 +178,20 @@ class Resolver:
         return mean, split_label(shares)
 
 
+def direction_sizes(opts: dict[str, str]) -> tuple[int, int] | None:
+    """The block size of reads and of writes (fio's ``bs=read,write``), where each
+    direction has one; None where a direction mixes sizes (``bssplit``: its mean size
+    is the profile's only where both directions share the split)."""
+    split = opts.get("bssplit")
+    if split:
+        parts = [p.strip() for p in split.split(",")]
+        return None if len(parts) > 1 and parts[0] != (parts + parts)[1] else (0, 0)
+    text = opts.get("bs") or DEFAULTS["bs"]
+    parts = [p.strip() for p in text.split(",")]
+    read = parts[0] or DEFAULTS["bs"]
+    return _size(read, text), _size((parts + parts)[1] or read, text)
+
+
 def split_shares(chosen: str, text: str) -> list[tuple[int, float]]:
     """``4k/50:8k/:64k/`` -> [(4096, 50), (8192, 25), (65536, 25)]: a share left out is
     an equal part of the rest (as fio fills it); the shares must add up to 100."""

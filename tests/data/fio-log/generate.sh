@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v fio >/dev/null || { echo "fio is missing: run 'make fio-fixtures'" >&2; exit 1; }
-rm -f ./*.log ./*.json
+rm -f ./*.log ./*.json ./*.fio
 # windowed logs (log_avg_msec), two clones of one job, parameters in win.json
 fio --ioengine=null --size=64M --time_based --runtime=1 --name=win --rw=randrw \
     --rwmixread=70 --bs=4k --numjobs=2 --iodepth=2 --group_reporting --log_avg_msec=200 \
@@ -31,6 +31,47 @@ for want in "clonefull 3" "clonemixed [12]"; do
     for _ in $(seq 20); do [[ $(clones "$1" 3) == $2 ]] && continue 2; done
     echo "$1: 20 runs and none with $2 clones logging the last window" >&2; exit 1
 done
+# A per-I/O log of a run that ends inside a window (2.5 s): its third second holds half a
+# second of I/O, so the window is rejected (its runtime is in tail.json)
+fio --ioengine=null --size=64M --time_based --runtime=2500ms --name=tail --rw=randrw \
+    --rwmixread=50 --bs=4k --rate_iops=100,100 --per_job_logs=1 --write_iops_log=tail \
+    --write_bw_log=tail --write_lat_log=tail --output-format=json --output=tail.json
+# two jobs in one run: fio numbers its threads across the jobs, so [b]'s two clones write
+# b_*.2.log and b_*.3.log (twojobs.fio beside its JSON)
+cat > twojobs.fio <<'JOB'
+[global]
+ioengine=null
+size=64M
+time_based
+runtime=3
+bs=4k
+log_avg_msec=500
+write_iops_log
+write_bw_log
+write_lat_log
+[a]
+rw=randwrite
+rate_iops=1000
+[b]
+rw=randread
+numjobs=2
+rate_iops=2000
+startdelay=1
+JOB
+fio twojobs.fio --output-format=json --output=twojobs.json
+# only a bw log, reads of 4K and writes of 16K: each direction's IOPS by its own size
+fio --ioengine=null --size=64M --time_based --runtime=2 --name=bwonly --rw=randrw \
+    --rwmixread=50 --bs=4k,16k --rate_iops=1000,1000 --log_avg_msec=500 \
+    --write_bw_log=bwonly --output-format=json --output=bwonly.json
+# each window's maximum instead of its mean (log_max_value=1): refused
+mkdir -p bad/maxval
+( cd bad/maxval && fio --ioengine=null --size=64M --time_based --runtime=1 --name=maxval \
+    --rw=randread --bs=4k --rate_iops=2000 --log_avg_msec=250 --log_max_value=1 \
+    --write_iops_log=maxval --output-format=json --output=maxval.json )
+# a log with a second run appended (fio 2.x appended to an existing log): refused
+mkdir -p bad/appended
+cat win_iops.1.log win_iops.1.log > bad/appended/win_iops.1.log
+cp win.json bad/appended/win.json
 fio --version > FIO_VERSION
 # a log whose job no JSON or job file describes, and a corrupt log
 mkdir -p bad/orphan bad/corrupt

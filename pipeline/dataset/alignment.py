@@ -1,0 +1,68 @@
+"""A point's hosts are summed interval by interval (``normalise.to_points``): each host
+must have each interval, and the hosts' intervals must be of one length. A host read from
+fio's JSON (one interval, the whole 15 s run) beside a host read from its 1 s logs added
+a whole run's rate to the first second of the other's (16 % too many IOPS on pbench's
+client/server sample); an interval only some hosts have sums too few."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.errors import InputError
+from pipeline.ingest.base import Reject
+from pipeline.language.message import Message
+from pipeline.schema import POINT_KEY
+
+# a host's intervals (their median) at most this many times as long as another host's of
+# the same point: fio's status snapshots of two hosts differ by milliseconds
+LENGTH_RATIO = 2.0
+HOST = "_host"  # the host as the dataset compares them (``assemble._read_twice``)
+
+
+def check_lengths(intervals: pl.DataFrame) -> None:
+    """Refused: a point whose hosts' intervals differ in length beyond ``LENGTH_RATIO``,
+    named by the file of its longest and of its shortest intervals."""
+    per_host = intervals.group_by([*POINT_KEY, HOST]).agg(
+        pl.col("interval_s").median().alias("length"),
+        pl.col("source").first(),
+        pl.col("line").cast(pl.Int64).min(),
+    )
+    ends = (
+        per_host.sort("length")
+        .group_by(list(POINT_KEY))
+        .agg(pl.all().first().name.suffix("_short"), pl.all().last().name.suffix("_long"))
+    )
+    bad = ends.filter(pl.col("length_long") > LENGTH_RATIO * pl.col("length_short"))
+    if bad.is_empty():
+        return
+    row = bad.row(0, named=True)
+    raise InputError(
+        row["source_long"],
+        f"line {row['line_long']}",
+        f"host {row['_host_long']}'s intervals last {row['length_long']:g} s, host "
+        f"{row['_host_short']}'s ({row['source_short']}) {row['length_short']:g} s, in one "
+        "point: their figures cannot be added interval by interval",
+        "read every host of a point from the same kind of file: fio's JSON for all, or "
+        "the logs of all with one log_avg_msec",
+    )
+
+
+def whole(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+    """The intervals every host of their point has; the rows of the others rejected."""
+    hosts = pl.col(HOST).n_unique()
+    marked = intervals.with_columns(
+        hosts.over([*POINT_KEY, "interval"]).alias("_there"),
+        hosts.over(list(POINT_KEY)).alias("_hosts"),
+    )
+    short = pl.col("_there") < pl.col("_hosts")
+    rejects = [
+        Reject(
+            str(r["source"]),
+            Message.of("where.line", line=r["line"]),
+            Message.of("hosts_missing", n=r["_there"], hosts=r["_hosts"], interval=r["interval"]),
+        )
+        for r in marked.filter(short)
+        .select("source", "line", "interval", "_there", "_hosts")
+        .iter_rows(named=True)
+    ]
+    return marked.filter(~short).drop("_there", "_hosts"), rejects

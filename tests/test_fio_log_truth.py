@@ -1,0 +1,116 @@
+"""fio's interval logs beyond the plain case, each against fio's own JSON of the same run
+(a helper's audit found each of these a wrong figure): a per-I/O log's last, partial
+second; two jobs in one run (fio numbers its threads across them); a bw log alone with
+other block sizes for reads and writes; a log of window maxima; a log of two runs; and a
+point whose hosts were read from files of other kinds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pipeline import ingest
+from pipeline.dataset.assemble import combine
+from pipeline.errors import InputError
+from pipeline.ingest.base import ReadOptions, ReadResult
+from pipeline.normalise import to_points
+from tests.conftest import DATA
+
+LOGS = DATA / "fio-log"
+
+
+def _read(name: str, **options: Any) -> ReadResult:
+    return ingest.read(LOGS / name, ReadOptions(root=LOGS, **options))
+
+
+def _jobs(stem: str, name: str | None = None) -> list[dict[str, Any]]:
+    jobs = json.loads((LOGS / f"{stem}.json").read_text(encoding="utf-8"))["jobs"]
+    return [j for j in jobs if name is None or j["jobname"] == name]
+
+
+def _fio_iops(jobs: list[dict[str, Any]], side: str | None = None) -> float:
+    return float(sum(j[s]["iops"] for j in jobs for s in ((side,) if side else ("read", "write"))))
+
+
+def test_a_per_io_logs_last_partial_second_is_rejected_not_diluted() -> None:
+    """2.5 s of I/O at 200 IOPS: the third second holds half a second's I/Os; counted
+    over a whole second it made 166.7 IOPS of the point, and a 40 % interval deviation."""
+    result = _read("tail_iops.1.log")
+    assert [r.reason.key for r in result.rejects] == ["log.partial"]
+    assert result.records_read == result.accepted + len(result.rejects) == 3
+    point = to_points(result.intervals).row(0, named=True)
+    assert point["iops"] == pytest.approx(_fio_iops(_jobs("tail")), rel=0.01)
+    assert point["iops_dev_pct"] < 1
+
+
+def test_a_per_io_log_without_its_runtime_leaves_out_its_last_window() -> None:
+    """Without fio's JSON the job's end is unknown: the log's last window may be partial."""
+    params = {"rw": "randrw", "bs": "4k", "rwmixread": 50}
+    from pipeline.dataset.sources import reader_options
+
+    result = _read("tail_iops.1.log", options=reader_options({"params": params}))
+    assert [dict(r.where.values)["window"] for r in result.rejects] == ["3"]
+
+
+def test_two_jobs_of_one_run_are_read_by_fios_thread_numbers() -> None:
+    """[a] writes a_*.1.log, [b] with numjobs=2 b_*.2.log and b_*.3.log: b's logs were
+    taken for its clones 2 and 3 of 2, and the point had one clone's IOPS."""
+    b = _read("b_iops.2.log")
+    assert set(b.intervals["parallelism"]) == {2}
+    assert set(b.intervals["target_iops"]) == {4000.0}
+    iops = to_points(b.intervals)["iops"][0]
+    assert iops == pytest.approx(_fio_iops(_jobs("twojobs", "b")), rel=0.01)
+    assert _read("b_iops.3.log").notes == ["clone of the job of b_iops.2.log: read with it"]
+    a = to_points(_read("a_iops.1.log").intervals)
+    assert a["iops"][0] == pytest.approx(_fio_iops(_jobs("twojobs", "a")), rel=0.01)
+
+
+def test_a_bw_log_alone_takes_each_directions_own_block_size() -> None:
+    """bs=4k,16k: the writes' 16 KiB/s per I/O were divided by the reads' 4 KiB (4,003
+    write IOPS for 1,000)."""
+    point = to_points(_read("bwonly_bw.1.log").intervals).row(0, named=True)
+    (job,) = _jobs("bwonly")
+    for side in ("read", "write"):
+        assert point[f"{side}_iops"] == pytest.approx(job[side]["iops"], rel=0.02), side
+
+
+@pytest.mark.parametrize(
+    ("log", "words"),
+    [
+        ("maxval/maxval_iops.1.log", "each window's maximum (log_max_value in maxval.json)"),
+        ("appended/win_iops.1.log", "the time starts again (200 ms after 801 ms"),
+    ],
+)
+def test_logs_that_hold_no_window_means_are_refused(log: str, words: str) -> None:
+    path = LOGS / "bad" / log
+    with pytest.raises(InputError, match=r"^") as raised:
+        ingest.read(path, ReadOptions(root=path.parent))
+    assert words in raised.value.message
+    assert raised.value.path == path
+
+
+def test_a_host_read_from_its_json_beside_one_read_from_its_logs_is_refused() -> None:
+    """One 2.5 s interval of one host beside 1 s windows of the other: summed interval by
+    interval, the first second got a whole run's rate more."""
+    whole = ingest.read(LOGS / "tail.json", ReadOptions(root=LOGS, host="a"))
+    windows = _read("tail_iops.1.log", host="b")
+    with pytest.raises(
+        InputError, match=r"host a's intervals last 2\.5\d* s, host b's \(tail_iops\.1\.log\) 1 s"
+    ) as raised:
+        combine([whole, windows])
+    assert "read every host of a point from the same kind of file" in (raised.value.hint or "")
+
+
+def test_an_interval_only_some_hosts_have_is_rejected_not_summed() -> None:
+    """clonefull logged six windows, clonetail (a 2.8 s run of the same job) five: as two
+    hosts of one point, window 6 held one host's I/O and counted as both hosts' sum."""
+    full = _read("clonefull_iops.1.log", host="a")
+    tail = _read("clonetail_iops.1.log", host="b")
+    data = combine([full, tail])
+    missing = [r for r in data.rejects if r.reason.key == "hosts_missing"]
+    assert [dict(r.reason.values) for r in missing] == [{"n": "1", "hosts": "2", "interval": "6"}]
+    assert missing[0].source == "clonefull_iops.1.log"
+    assert data.records_read == data.accepted + len(data.rejects)
+    assert set(data.intervals["interval"]) == {1, 2, 3, 4, 5}
