@@ -53,7 +53,7 @@ class InputErrors(Exception):
     def __str__(self) -> str:
         if len(self.errors) == 1:  # one error is one error, without a count
             return str(self.errors[0])
-        lines = [f"{len(self.errors)} input error(s):"]
+        lines = [f"{len(self.errors)} input errors:"]  # two or more
         lines += [str(e) for e in self.errors[:SHOWN]]
         if len(self.errors) > SHOWN:
             lines.append(f"… and {len(self.errors) - SHOWN} more")

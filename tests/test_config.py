@@ -42,7 +42,7 @@ def test_missing_and_unknown_fields_are_all_reported(report: Path) -> None:
     with pytest.raises(InputErrors) as caught:
         load_report(report)
     assert str(caught.value) == (
-        "2 input error(s):\n"
+        "2 input errors:\n"
         f"{path}: author: Field required\n"
         "  hint: add this field to report.toml (see docs/report.md)\n"
         f"{path}: line 7: unknown key 'writer'\n"

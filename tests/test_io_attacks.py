@@ -358,7 +358,7 @@ def test_a_build_with_many_failing_files_is_summarised(tmp_path: Path) -> None:
     toml.write_text(toml.read_text(encoding="utf-8") + sources, encoding="utf-8")
     ran = iopress("tables", report, cwd=tmp_path)
     assert ran.returncode == 1
-    assert f"{SHOWN + 5} input error(s)" in ran.stderr and "and 5 more" in ran.stderr, ran
+    assert f"{SHOWN + 5} input errors:" in ran.stderr and "and 5 more" in ran.stderr, ran
     assert len(ran.stderr.splitlines()) < 2 * SHOWN + 5, ran
 
 

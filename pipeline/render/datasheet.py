@@ -245,7 +245,7 @@ def _notice(ctx: ReportContext, sheet: Sheet, fmt: Formatter) -> str:
         notice = fmt.t("datasheet.setup_note", setup=fmt.setup(sheet.setup))
     shown = sheet.depth if sheet.depth is not None else sheet.sole_depth
     if shown is not None:  # also where the setup ran at one depth (pbench's QD 32)
-        notice = f"{notice} {fmt.t('datasheet.depth_note', qd=fmt.integer(shown))}".strip()
+        notice = f"{notice} {_depth_note(sheet, shown, fmt)}".strip()
     low, most = sheet.hosts
     if most > 1:  # "16 processes" would read as all of them
         key = "datasheet.hosts_note" if low == most else "datasheet.hosts_note_range"
@@ -257,6 +257,15 @@ def _notice(ctx: ReportContext, sheet: Sheet, fmt: Formatter) -> str:
     if ctx.report.reconstructed:
         notice = f"{notice} {fmt.t('doc.reconstructed')}".strip()
     return notice
+
+
+def _depth_note(sheet: Sheet, shown: int, fmt: Formatter) -> str:
+    """The queue depth the page shows, and the setup's others (their figures, perhaps
+    better ones, are in the whitepaper): "Queue depth 8 (also measured: 1; ...)"."""
+    if not sheet.other_depths:
+        return fmt.t("datasheet.depth_note", qd=fmt.integer(shown))
+    others = ", ".join(fmt.integer(d) for d in sheet.other_depths)
+    return fmt.t("datasheet.depth_note_others", qd=fmt.integer(shown), others=others)
 
 
 def footer(sheet: Sheet, fmt: Formatter) -> str:

@@ -66,6 +66,9 @@ class Sheet:
     chart: ChartRef | None
     # the servers (VMs) the load of the datasheet's points ran on at once: fewest, most
     hosts: tuple[int, int] = (1, 1)
+    # the setup's other queue depths, where the page shows one of several (its headline
+    # figures are that depth's: another may have done better, in the whitepaper)
+    other_depths: tuple[int, ...] = ()
 
 
 def setup(ctx: ReportContext) -> str:
@@ -187,10 +190,11 @@ def sheet(ctx: ReportContext) -> Sheet:
     limits = _rows(ctx.tables["iops_at_latency"], scope) if _limits_shown(ctx) else []
     name = setup(ctx)
     depths = _within(ctx.dataset.points, scope)["queue_depth"].drop_nulls().unique()
+    shown = depth(ctx)
     return Sheet(
         system=ctx.report.system.name,
         setup=name,
-        depth=depth(ctx),
+        depth=shown,
         sole_depth=int(depths[0]) if depths.len() == 1 else None,
         units=KEY if KEY in ctx.shown else "performance",
         latency=_rows(ctx.tables["min_latency"], scope),
@@ -205,7 +209,16 @@ def sheet(ctx: ReportContext) -> Sheet:
         ],
         chart=chart(ctx),
         hosts=_hosts(ctx, scope),
+        other_depths=_other_depths(ctx, shown),
     )
+
+
+def _other_depths(ctx: ReportContext, shown: int | None) -> tuple[int, ...]:
+    """The setup's measured queue depths besides the one the page shows (none shown: none)."""
+    if shown is None:
+        return ()
+    found = _within(ctx.dataset.points, (("setup", setup(ctx)),))["queue_depth"]
+    return tuple(sorted(int(d) for d in found.drop_nulls().unique() if d != shown))
 
 
 def points(ctx: ReportContext) -> pl.DataFrame:
