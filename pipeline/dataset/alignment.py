@@ -19,41 +19,17 @@ LENGTH_RATIO = 2.0
 HOST = "_host"  # the host as the dataset compares them (``assemble._read_twice``)
 
 
-def check_lengths(intervals: pl.DataFrame) -> None:
-    """Refused: a point whose hosts' intervals differ in length beyond ``LENGTH_RATIO``,
-    named by the file of its longest and of its shortest intervals."""
-    per_host = intervals.group_by([*POINT_KEY, HOST]).agg(
-        pl.col("interval_s").median().alias("length"),
-        pl.col("source").first(),
-        pl.col("line").cast(pl.Int64).min(),
-    )
-    ends = (
-        per_host.sort("length")
-        .group_by(list(POINT_KEY))
-        .agg(pl.all().first().name.suffix("_short"), pl.all().last().name.suffix("_long"))
-    )
-    bad = ends.filter(pl.col("length_long") > LENGTH_RATIO * pl.col("length_short"))
-    if bad.is_empty():
-        return
-    row = bad.row(0, named=True)
-    raise InputError(
-        row["source_long"],
-        f"line {row['line_long']}",
-        f"host {row['_host_long']}'s intervals last {row['length_long']:g} s, host "
-        f"{row['_host_short']}'s ({row['source_short']}) {row['length_short']:g} s, in one "
-        "point: their figures cannot be added interval by interval",
-        "read every host of a point from the same kind of file: fio's JSON for all, or "
-        "the logs of all with one log_avg_msec",
-    )
-
-
-def whole(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
-    """The intervals every host of their point has; the rows of the others rejected."""
+def aligned(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
+    """The intervals every host of their point has, the rows of the others rejected; an
+    error where a point's hosts' intervals differ in length (``LENGTH_RATIO``)."""
+    if intervals[HOST].n_unique() <= 1:  # most campaigns: nothing to align, no query
+        return intervals, []
     hosts = pl.col(HOST).n_unique()
-    marked = intervals.with_columns(
-        hosts.over([*POINT_KEY, "interval"]).alias("_there"),
-        hosts.over(list(POINT_KEY)).alias("_hosts"),
+    marked = intervals.with_columns(pl.struct(*POINT_KEY).rank("dense").alias("_point"))
+    marked = marked.with_columns(
+        hosts.over(["_point", "interval"]).alias("_there"), hosts.over("_point").alias("_hosts")
     )
+    _same_lengths(marked)
     short = pl.col("_there") < pl.col("_hosts")
     rejects = [
         Reject(
@@ -65,4 +41,32 @@ def whole(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
         .select("source", "line", "interval", "_there", "_hosts")
         .iter_rows(named=True)
     ]
-    return marked.filter(~short).drop("_there", "_hosts"), rejects
+    return marked.filter(~short).drop("_point", "_there", "_hosts"), rejects
+
+
+def _same_lengths(marked: pl.DataFrame) -> None:
+    """Refused: a point whose hosts' intervals (their median) differ in length beyond
+    ``LENGTH_RATIO``, named by the file of its longest and of its shortest intervals."""
+    per_host = marked.group_by("_point", HOST).agg(
+        pl.col("interval_s").median().alias("length"),
+        pl.col("source").first(),
+        pl.col("line").cast(pl.Int64).min(),
+    )
+    ends = (
+        per_host.sort("length")
+        .group_by("_point")
+        .agg(pl.all().first().name.suffix("_short"), pl.all().last().name.suffix("_long"))
+    )
+    bad = ends.filter(pl.col("length_long") > LENGTH_RATIO * pl.col("length_short"))
+    if bad.is_empty():
+        return
+    row = bad.sort("_point").row(0, named=True)
+    raise InputError(
+        row["source_long"],
+        f"line {row['line_long']}",
+        f"host {row['_host_long']}'s intervals last {row['length_long']:g} s, host "
+        f"{row['_host_short']}'s ({row['source_short']}) {row['length_short']:g} s, in one "
+        "point: their figures cannot be added interval by interval",
+        "read every host of a point from the same kind of file: fio's JSON for all, or "
+        "the logs of all with one log_avg_msec",
+    )

@@ -48,8 +48,7 @@ def combine(
     intervals, twice, again = _read_twice(intervals, run_of, repeats.accounts(results))
     found = _repeated(intervals, results, run_of, rule)
     intervals, older = repeats.apply(intervals, rule, found)
-    alignment.check_lengths(intervals)
-    intervals, partial = alignment.whole(intervals)
+    intervals, partial = alignment.aligned(intervals)
     intervals = intervals.drop("_host", repeats.RUN)
     rejects = [rej for r in results for rej in r.rejects] + schema_rejects + twice + older
     rejects += partial
