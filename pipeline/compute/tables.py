@@ -13,9 +13,9 @@ from pipeline.errors import NotFound
 PROFILE = ["setup", "queue_depth", "access", "block_size", "read_pct"]
 Kind = Literal["speed", "optimum", "maximum"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
-# A profile's curve: its parallelism levels in order, at each level its target rates in
-# order and the point held to no rate last (the most load there: vdbench's "iorate=max"
-# run before its curve, fio's job without rate_iops).
+# The order of a profile's points: its parallelism levels in order, at each level its
+# target rates in order and the point held to no rate last (the most load there:
+# vdbench's "iorate=max" run before its curve, fio's job without rate_iops).
 CURVE = ("parallelism", "target_iops")
 
 
@@ -29,6 +29,30 @@ def on_curve(
         descending=[*(descending or [False] * len(first)), False, False],
         nulls_last=[False] * len(first) + [False, True],
     )
+
+
+def last_of_level(by: Sequence[str]) -> pl.Expr:
+    """Of a frame in ``CURVE`` order: whether a point is its level's (``by`` and its
+    parallelism) point of most load: the one held to no rate, else the highest target."""
+    level = [*by, "parallelism"]
+    return pl.int_range(pl.len()).over(level) == pl.len().over(level) - 1
+
+
+def with_curve(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """``frame`` in ``CURVE`` order within ``by`` (a profile's key), with ``on_curve``:
+    whether a point is on its profile's load curve, which the optimum's steps, the rate at
+    the latency limit and the latency at a rate follow. Of one parallelism level every
+    point (its rate sweep is the curve); of several, each level's point of most load (a
+    level's rate sweep stands beside the curve: from one level's uncapped point to the
+    next level's lowest target the load falls, and the optimum could not leave level 1)."""
+    one = pl.col("parallelism").n_unique()
+    one = (one.over(by) if by else one) == 1
+    return on_curve(frame, by).with_columns((one | last_of_level(by)).alias("on_curve"))
+
+
+def curve(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
+    """The points on their profile's curve (``with_curve``), in its order."""
+    return with_curve(frame, by).filter(pl.col("on_curve")).drop("on_curve")
 
 
 SEED_ORDER = [False, False, False, False, True]  # ``PROFILE`` descending: 100 % read first
@@ -73,7 +97,7 @@ def _levels(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     before = this.shift(1)
     noise = pl.when(this.is_not_null() & before.is_not_null()).then(pl.max_horizontal(this, before))
     return (
-        on_curve(points, PROFILE)
+        curve(points, PROFILE)
         .with_columns(
             ((lat_gain - iops_gain) * 100 - margin_pct).over(PROFILE).alias("shortfall_pp"),
             noise.over(PROFILE).alias("noise_pct"),
@@ -122,16 +146,19 @@ def _pick(kind: Kind, chosen: pl.DataFrame) -> pl.DataFrame:
 
 
 def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
-    """Per profile the speed (lowest parallelism), optimum and maximum (highest IOPS) points.
+    """Per profile the speed (the first point of its curve: the lowest parallelism, of a
+    rate sweep at one level the lowest target), optimum and maximum (highest IOPS) points.
 
     The optimum is the last level of the unbroken run of paying steps from the first level.
     """
-    levels = _levels(_with_latency(points), margin_pct)
-    grouped = levels.group_by(PROFILE, maintain_order=True)
-    speed = grouped.first()
+    measured = _with_latency(points)
+    levels = _levels(measured, margin_pct)
+    speed = levels.group_by(PROFILE, maintain_order=True).first()
     optimum = _optimum(levels)
+    # of every point: a level's rate sweep beside the curve may hold the highest IOPS
     maximum = (
-        levels.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
+        on_curve(measured, PROFILE)
+        .sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
         .group_by(PROFILE, maintain_order=True)
         .first()
     )
@@ -233,17 +260,22 @@ def levels(
     if rows.is_empty():
         raise NotFound(f"no measured point for {what}" + (f" in setup {setup!r}" if setup else ""))
     _one_profile(rows, what)
-    return list(on_curve(rows).iter_rows(named=True))
+    return list(with_curve(rows).iter_rows(named=True))
 
 
 RATE = ("iops", "bytes_per_s")
 
 
+def _on_curve(levels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows on their profile's curve (``with_curve``'s flag; a row without it is)."""
+    return [r for r in levels if r.get("on_curve", True)]
+
+
 def _crossings(levels: list[dict[str, Any]], limit: float) -> list[dict[str, Any]]:
-    """The rate where latency crosses ``limit`` upwards between two neighbouring levels,
-    linear between them, with the lower level's parallelism."""
+    """The rate where latency crosses ``limit`` upwards between two neighbouring points of
+    the curve, linear between them, with the lower one's parallelism."""
     found = []
-    for below, after in itertools.pairwise(levels):
+    for below, after in itertools.pairwise(_on_curve(levels)):
         if below["lat_mean_us"] <= limit < after["lat_mean_us"]:
             frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
             rate = {k: below[k] + frac * (after[k] - below[k]) for k in RATE}
@@ -272,7 +304,7 @@ def iops_at_latency(
     """Per profile the I/O rate at the latency limit: ``limits[0]`` for blocks up to
     ``small_block``, ``limits[1]`` above (the report's ``[latency_limits]``)."""
     rows = []
-    ordered = on_curve(_with_latency(points), PROFILE)
+    ordered = with_curve(_with_latency(points), PROFILE)
     for key, group in ordered.group_by(PROFILE, maintain_order=True):
         profile = dict(zip(PROFILE, key, strict=True))
         limit = limits[0] if profile["block_size"] <= small_block else limits[1]
@@ -297,6 +329,7 @@ def latency_at_rate(levels: list[dict[str, Any]], iops: float) -> tuple[float, b
     measured there: where the curve, followed from its first level, first reaches the
     rate (a level measured at it, or linear in the rate between two neighbouring levels
     that enclose it); None outside the measured rates (never extrapolated)."""
+    levels = _on_curve(levels)
     for before, level in zip([None, *levels], levels, strict=False):
         if level["iops"] == iops:
             return float(level["lat_mean_us"]), True
