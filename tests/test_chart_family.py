@@ -229,12 +229,14 @@ def test_the_datasheet_shows_one_queue_depth_and_says_which(tmp_path: Path) -> N
     folder = _depth_sweep(tmp_path / "depths")
     ctx = prepare(folder)
     assert datasheet_view.of_setup(ctx, "performance")["queue_depth"].unique().to_list() == [8]
-    assert "Queue depth 8." in datasheet.source(ctx, "en")
+    assert "Queue depth 8 (also measured at 1: those figures are in the report)." in (
+        datasheet.source(ctx, "en")
+    )
     toml = folder / "report.toml"
     toml.write_text(toml.read_text(encoding="utf-8") + "[datasheet]\nqueue_depth = 1\n")
     chosen = prepare(folder)
     assert datasheet_view.of_setup(chosen, "min_latency")["queue_depth"].unique().to_list() == [1]
-    assert "Queue Depth 1." in datasheet.source(chosen, "de")
+    assert "Queue Depth 1 (auch gemessen mit 8: " in datasheet.source(chosen, "de")
 
 
 def test_the_site_compares_an_iodepth_sweep_per_queue_depth(tmp_path: Path) -> None:

@@ -76,19 +76,22 @@ def test_a_bw_log_alone_takes_each_directions_own_block_size() -> None:
         assert point[f"{side}_iops"] == pytest.approx(job[side]["iops"], rel=0.02), side
 
 
-@pytest.mark.parametrize(
-    ("log", "words"),
-    [
-        ("maxval/maxval_iops.1.log", "each window's maximum (log_max_value in maxval.json)"),
-        ("appended/win_iops.1.log", "the time starts again (200 ms after 801 ms"),
-    ],
-)
-def test_logs_that_hold_no_window_means_are_refused(log: str, words: str) -> None:
-    path = LOGS / "bad" / log
-    with pytest.raises(InputError, match=r"^") as raised:
+def test_logs_of_window_maxima_give_rates_not_latency() -> None:
+    """log_max_value=1: the lat log holds each window's maximum (52 times fio's mean in an
+    audit); the iops and bw logs are unchanged, so the rates are read, the latency not."""
+    result = _read("maxval_iops.1.log")
+    assert result.intervals["lat_mean_us"].null_count() == result.accepted > 0
+    assert any("each window's maximum (log_max_value)" in n for n in result.notes)
+    iops = to_points(result.intervals)["iops"][0]
+    assert iops == pytest.approx(_fio_iops(_jobs("maxval")), rel=0.02)
+
+
+def test_a_log_of_two_runs_is_refused_by_its_line() -> None:
+    path = LOGS / "bad" / "appended" / "solo_iops.1.log"
+    with pytest.raises(InputError) as raised:
         ingest.read(path, ReadOptions(root=path.parent))
-    assert words in raised.value.message
-    assert raised.value.path == path
+    assert raised.value.where == "line 5"
+    assert raised.value.message.startswith("the time starts again (200 ms after 801 ms")
 
 
 def test_a_host_read_from_its_json_beside_one_read_from_its_logs_is_refused() -> None:
@@ -114,3 +117,67 @@ def test_an_interval_only_some_hosts_have_is_rejected_not_summed() -> None:
     assert missing[0].source == "clonefull_iops.1.log"
     assert data.records_read == data.accepted + len(data.rejects)
     assert set(data.intervals["interval"]) == {1, 2, 3, 4, 5}
+
+
+def test_a_group_reported_per_io_logs_partial_second_is_rejected_too() -> None:
+    """group_reporting: fio's job_runtime is the clones' sum (5,001 ms for two clones of
+    2.5 s), so the partial third second passed as whole (333 IOPS for 400)."""
+    result = _read("tailgr_iops.1.log")
+    assert [dict(r.where.values)["window"] for r in result.rejects] == ["3"]
+    iops = to_points(result.intervals)["iops"][0]
+    assert iops == pytest.approx(_fio_iops(_jobs("tailgr")), rel=0.01)
+
+
+def test_per_io_logs_stamped_with_the_clock_leave_out_their_first_and_last_second() -> None:
+    """log_unix_epoch=1: every window was compared with the runtime and rejected."""
+    result = _read("epoch_iops.1.log")
+    assert result.accepted >= 1 and len(result.rejects) == 2
+    assert {r.reason.key for r in result.rejects} == {"log.partial"}
+
+
+def test_a_log_without_a_thread_number_is_its_own_jobs() -> None:
+    """per_job_logs=0: d_iops.log has no number; it was taken as thread 1 ([c]) and refused."""
+    result = _read("d_iops.log")
+    assert set(result.intervals["target_iops"]) == {2000.0}
+    iops = to_points(result.intervals)["iops"][0]
+    assert iops == pytest.approx(_fio_iops(_jobs("nonum", "d")), rel=0.01)
+
+
+def test_a_server_is_named_whole_where_it_is_an_address() -> None:
+    from pipeline.ingest.fio_log import _same_server
+
+    assert _same_server("perf36", "perf36")
+    assert _same_server("perf36.lab.example", "PERF36")
+    assert not _same_server("127.0.0.1", "127.0.0.2")
+    assert not _same_server("10.0.0.1", "10")
+    assert _same_server("10.0.0.1", "10.0.0.1") and not _same_server("perf36", "")
+
+
+def test_an_empty_write_size_is_fios_default() -> None:
+    """bs=8k, gives writes fio's default of 4k (its JSON's io_bytes / total_ios)."""
+    from pathlib import Path
+
+    from pipeline.ingest.fio_params import Resolver, direction_sizes
+
+    assert direction_sizes({"bs": "8k,"}) == (8192, 4096)
+    assert direction_sizes({"bs": ",16k"}) == (4096, 16384)
+    assert direction_sizes({"bs": "8k"}) == (8192, 8192)
+    job = {"jobname": "w", "job options": {"rw": "randwrite", "bs": "8k,"}}
+    assert Resolver(Path("x"), {}, None).profile(job)["block_size"] == 4096
+
+
+def test_hosts_windows_of_other_lengths_are_refused_their_whole_runs_not() -> None:
+    """1 s windows beside 0.5 s ones passed a 2x bound: host b's second k was added to
+    host a's half second k. fio's JSON of each host (one interval, its whole run) adds
+    rates, whatever the runs' lengths."""
+    import polars as pl
+
+    full = _read("clonefull_iops.1.log", host="a")
+    slower = full.intervals.with_columns(pl.lit("b").alias("host"), pl.col("interval_s") * 2)
+    other = ReadResult(slower, [], slower.height, source="b.log")
+    with pytest.raises(InputError, match=r"host b's intervals last 1 s, host a's .* 0\.5 s"):
+        combine([full, other])
+    whole = ingest.read(LOGS / "tail.json", ReadOptions(root=LOGS, host="a"))
+    longer = whole.intervals.with_columns(pl.lit("b").alias("host"), pl.col("interval_s") * 3)
+    data = combine([whole, ReadResult(longer, [], longer.height, source="b.json")])
+    assert data.points["hosts"][0] == 2 and data.rejects == []

@@ -42,7 +42,9 @@ def report_copy(tmp_path: Path, logs: bool = False) -> Path:
     """The mixed report (with fio logs and their JSON in raw/ when ``logs``)."""
     report = Path(shutil.copytree(MIXED, tmp_path / "report"))
     if logs:
-        for name in ("win_iops.1.log", "win_lat.1.log", "win_bw.1.log", "win.json"):
+        # both clones of the job: one alone is refused (the job's sum would lack the other)
+        logs = [f"win_{m}.{c}.log" for m in ("iops", "lat", "bw") for c in (1, 2)]
+        for name in (*logs, "win.json"):
             shutil.copy(FIO_LOG / name, report / "raw" / name)
         toml = report / "report.toml"
         added = '\n[[sources]]\npath = "raw/win_iops.1.log"\nformat = "fio-log"\n'

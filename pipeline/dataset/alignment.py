@@ -14,8 +14,9 @@ from pipeline.language.message import Message
 from pipeline.schema import POINT_KEY
 
 # a host's intervals (their median) at most this many times as long as another host's of
-# the same point: fio's status snapshots of two hosts differ by milliseconds
-LENGTH_RATIO = 2.0
+# the same point: fio's status snapshots of two hosts differ by milliseconds; 1 s windows
+# beside 0.5 s ones would add a host's second k to the other's half second k
+LENGTH_RATIO = 1.25
 HOST = "_host"  # the host as the dataset compares them (``assemble._read_twice``)
 
 
@@ -51,7 +52,10 @@ def _same_lengths(marked: pl.DataFrame) -> None:
         pl.col("interval_s").median().alias("length"),
         pl.col("source").first(),
         pl.col("line").cast(pl.Int64).min(),
+        pl.len().alias("_n"),
     )
+    # hosts of one interval each (fio's JSON of each) add their whole runs' rates
+    per_host = per_host.filter(pl.col("_n").max().over("_point") > 1).drop("_n")
     ends = (
         per_host.sort("length")
         .group_by("_point")

@@ -7,6 +7,7 @@ log never becomes 50 million Python objects.
 from __future__ import annotations
 
 import configparser
+import ipaddress
 import itertools
 import re
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from pipeline.ingest.base import ReadOptions, ReadResult
 from pipeline.inputs import read_head, read_text, stream
 from pipeline.language.message import Message
 from pipeline.schema import INTERVAL_FIELDS, conform
-from pipeline.units import MAX_COUNT, NS_PER, TIME_UNITS_US, convert_time, parse_block_size
+from pipeline.units import MAX_COUNT, TIME_UNITS_US, convert_time, parse_block_size
 
 
 class FioParams(Strict):
@@ -102,6 +103,7 @@ class _Job:
     # the block size of reads and of writes (bs=4k,16k); (0, 0): the profile's for both;
     # None: a direction mixes sizes (bssplit=...,...) unlike the other
     sizes: tuple[int, int] | None = (0, 0)
+    epoch: bool = False  # log_unix_epoch: times since 1970, not since the job's start
 
 
 def histogram_log(path: Path) -> InputError | None:
@@ -154,8 +156,22 @@ def _writes_log(opts: dict[str, str], jobname: str, prefix: str) -> bool:
 
 
 def _clone_index(path: Path) -> int:
+    """fio's thread number of a log (``NAME_iops.3.log``: 3); 0 for a log without one
+    (per_job_logs=0): the first thread of the job that writes that name."""
     match = LOG_NAME.match(path.name)
-    return int(match["job"]) if match and match["job"] else 1
+    return int(match["job"]) if match and match["job"] else 0
+
+
+def _thread(threads: list[tuple[str, dict[str, str]]], clone: int, prefix: str) -> int | None:
+    """The index in ``threads`` (job name and options, in fio's numbering) of log number
+    ``clone`` if its job wrote logs named ``prefix`` (0: the first thread that did)."""
+    if clone == 0:
+        return next((i for i, (n, o) in enumerate(threads) if _writes_log(o, n, prefix)), None)
+    if not 1 <= clone <= len(threads) or not _writes_log(
+        threads[clone - 1][1], threads[clone - 1][0], prefix
+    ):
+        return None
+    return clone - 1
 
 
 def _candidates(path: Path, options: ReadOptions) -> list[Path]:
@@ -185,18 +201,17 @@ def _from_json(candidate: Path, clone: int, prefix: str, host: str) -> _Job | No
         return None
     resolver = fio_params.Resolver(candidate, doc, candidate.parent)
     threads = _expand(_records(doc, host), resolver)
-    if not 1 <= clone <= len(threads):
+    named = [(str(r.get("jobname", "")), resolver.options(r)) for r in threads]
+    index = _thread(named, clone, prefix)
+    if index is None:
         return None
-    record = threads[clone - 1]
-    opts = resolver.options(record)
-    if not _writes_log(opts, str(record.get("jobname", "")), prefix):
-        return None
+    record, opts = threads[index], named[index][1]
     version = str(doc.get("fio version", "")) or None
     scale = 1.0 if version and version.startswith("fio-2") else TIME_UNITS_US["ns"]
     same = [
         (i, rec)
-        for i, rec in enumerate(threads, start=1)
-        if rec.get("jobname") == record.get("jobname") and resolver.options(rec) == opts
+        for i, (rec, (name, o)) in enumerate(zip(threads, named, strict=True), start=1)
+        if name == named[index][0] and o == opts
     ]
     return _Job(
         resolver.profile(record),
@@ -210,6 +225,7 @@ def _from_json(candidate: Path, clone: int, prefix: str, host: str) -> _Job | No
         _shortest([rec for _, rec in same]),
         _max_values(opts),
         _sizes(opts),
+        _flag(opts, "log_unix_epoch"),
     )
 
 
@@ -231,20 +247,38 @@ def _records(doc: dict[str, Any], host: str) -> list[dict[str, Any]]:
 
 def _same_server(hostname: str, host: str) -> bool:
     """fio's hostname of a server and the host a log was written on (pbench's
-    ``clients/<host>/`` folder): equal, or equal up to the domain."""
-    return bool(host) and hostname.split(".")[0].lower() == host.split(".")[0].lower()
+    ``clients/<host>/`` folder): equal, or a name equal up to its domain (an address
+    only whole: 10.0.0.1 is not 10.0.0.2)."""
+    if not host:
+        return False
+    if hostname.lower() == host.lower():
+        return True
+    if _address(hostname) or _address(host):
+        return False
+    return hostname.split(".")[0].lower() == host.split(".")[0].lower()
+
+
+def _address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _runtime(record: dict[str, Any]) -> float | None:
-    """How long a job record ran, in ms (fio's job_runtime, or its directions' longest)."""
-    found = [record.get("job_runtime")]
-    found += [
-        side.get("runtime")
-        for side in (record.get("read"), record.get("write"))
-        if isinstance(side, dict)
-    ]
-    numbers = [float(v) for v in found if isinstance(v, int | float) and not isinstance(v, bool)]
-    return max(numbers) if numbers and max(numbers) > 0 else None
+    """How long a job record ran, in ms: its directions' longest runtime (of a
+    group_reporting record the longest clone's), else fio's job_runtime (of such a record
+    the clones' sum: 5,001 ms for two clones of 2.5 s)."""
+    sides = [record.get(d) for d in ("read", "write")]
+    found = [_ms(side.get("runtime")) for side in sides if isinstance(side, dict)]
+    known = [t for t in found if t is not None]
+    return max(known) if known else _ms(record.get("job_runtime"))
+
+
+def _ms(value: Any) -> float | None:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if number and value > 0 else None
 
 
 def _sizes(opts: dict[str, str]) -> tuple[int, int] | None:
@@ -264,7 +298,12 @@ def _shortest(records: list[dict[str, Any]]) -> float | None:
 
 def _max_values(opts: dict[str, str]) -> bool:
     """Whether the job logged each window's maximum instead of its mean (log_max_value)."""
-    return opts.get("log_max_value", "0").strip().lower() not in ("", "0", "false", "no", "off")
+    return _flag(opts, "log_max_value")
+
+
+def _flag(opts: dict[str, str], name: str) -> bool:
+    """A fio boolean option set (1, true, yes, on; fio's bare ``name`` is 1)."""
+    return opts.get(name, "0").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
@@ -305,10 +344,11 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
     ]
     # fio numbers the threads of every job of the file in turn (see ``_from_json``)
     owner = [n for n, (_, o) in enumerate(sections) for _ in range(_count(o.get("numjobs", "1")))]
-    if not 1 <= clone <= len(owner) or not _writes_log(*sections[owner[clone - 1]][::-1], prefix):
+    index = _thread([sections[n] for n in owner], clone, prefix)
+    if index is None:
         return None
-    opts = {**fio_params.DEFAULTS, **sections[owner[clone - 1]][1]}
-    same = tuple(i for i, n in enumerate(owner, start=1) if n == owner[clone - 1])
+    opts = {**fio_params.DEFAULTS, **sections[owner[index]][1]}
+    same = tuple(i for i, n in enumerate(owner, start=1) if n == owner[index])
     record = {"job options": opts, "jobname": candidate.stem}
     profile = fio_params.Resolver(candidate, {}, candidate.parent).profile(record)
     return _Job(
@@ -321,6 +361,7 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         same,
         max_values=_max_values(opts),
         sizes=_sizes(opts),
+        epoch=_flag(opts, "log_unix_epoch"),
     )
 
 
@@ -352,14 +393,6 @@ def _job(path: Path, options: ReadOptions) -> _Job:
         if job
     )
     job = next(found, None)
-    if job is not None and job.max_values:
-        raise InputError(
-            path,
-            "parameters",
-            f"the job logged each window's maximum (log_max_value in {job.origin}), not its "
-            "mean: no I/O rate or mean service time can be read from these logs",
-            "run the job again without log_max_value, or build from fio's JSON output",
-        )
     if job is not None:
         return job
     raise InputError(
@@ -430,34 +463,30 @@ def _check(path: Path, lf: pl.LazyFrame, window_ms: int | None) -> None:
             f"line {bad['line'][0]}",
             f"the time starts again ({bad['time_ms'][0]:,} ms after {bad['_before'][0]:,} ms "
             "on the line before): the log holds more than one run (fio 2.x appended each "
-            "run to the same file)",
-            "split the log into one file per run (NAME_iops.1.log, ...), each with its JSON",
+            "run to the same file), or a job's clones one after the other (fio without "
+            "per_job_logs writes them into one file)",
+            "split the log into one file per run, each with its JSON, or log with "
+            "per_job_logs=1 (one file per clone)",
         )
 
 
 def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
-    """Per window and direction: the mean value, the row count, the bytes (per-I/O logs)
-    and the ms the window's entries cover. An averaged log's entries are weighted by the
-    time each averages: fio writes a last, partial average when the job ends (at 15003 ms
-    beside the one at 15000 ms), which weighed as much as the whole window before it; fio
-    2.x wrote its averages 750 to 1,000 ms apart with log_avg_msec=500, so a window holds
-    the time since the entry before, not the nominal window."""
+    """Per window and direction: the mean value, the row count and the bytes (per-I/O logs).
+    An averaged log's entries are weighted by the time each averages: fio writes a last,
+    partial average when the job ends (at 15003 ms beside the one at 15000 ms), which
+    weighed as much as the whole window before it."""
     if window_ms:
         interval = (pl.col("time_ms") / window_ms).round().cast(pl.Int64)
         # the time since the direction's entry before (fio writes in time order); the
         # first entry, one at the same time (a bs split) or out of order: a whole window
         since = pl.col("time_ms").diff().over("ddir")
-        span = pl.when(since > 0).then(since).otherwise(window_ms).cast(pl.Float64)
-        # the time an entry covers: none more where it is at the time of the one before
         lf = lf.with_columns(
-            span.alias("_span"), pl.when(since == 0).then(0.0).otherwise(span).alias("_covers")
+            pl.when(since > 0).then(since).otherwise(window_ms).cast(pl.Float64).alias("_span")
         )
         value = (pl.col("value") * pl.col("_span")).sum() / pl.col("_span").sum()
-        covered = pl.col("_covers").sum()
     else:
         interval = (pl.col("time_ms") // PER_IO_WINDOW_MS + 1).cast(pl.Int64)
         value = pl.col("value").mean()
-        covered = pl.lit(float(PER_IO_WINDOW_MS))
     return (
         lf.with_columns(interval.alias("interval"))
         .group_by("interval", "ddir")
@@ -466,7 +495,6 @@ def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
             pl.len().alias("n"),
             pl.col("bs").sum().alias("bytes"),
             pl.col("line").min().alias("line"),
-            covered.alias("covered"),
         )
     )
 
@@ -475,13 +503,7 @@ def _metric(path: Path, window_ms: int | None, name: str) -> pl.LazyFrame:
     lf = _scan(path)
     _check(path, lf.drop("line"), window_ms)
     return _windows(lf, window_ms).rename(
-        {
-            "value": name,
-            "n": f"{name}_n",
-            "bytes": f"{name}_bytes",
-            "line": f"{name}_line",
-            "covered": f"{name}_covered",
-        }
+        {"value": name, "n": f"{name}_n", "bytes": f"{name}_bytes", "line": f"{name}_line"}
     )
 
 
@@ -520,7 +542,6 @@ def _per_direction(df: pl.DataFrame, job: _Job, block: pl.Expr) -> pl.DataFrame:
     else:
         lat = pl.lit(None, pl.Float64)
     first_line = pl.min_horizontal(c for c in df.columns if c.endswith("_line"))
-    timed = _covered(job, cols, seconds)
     return df.filter(pl.col("ddir") < 2).select(
         "interval",
         "ddir",
@@ -528,26 +549,9 @@ def _per_direction(df: pl.DataFrame, job: _Job, block: pl.Expr) -> pl.DataFrame:
         iops.alias("iops"),
         bw.alias("bytes_per_s"),
         (lat * job.lat_scale).alias("lat"),
-        timed.fill_null(seconds).alias("interval_s"),
+        pl.lit(seconds).alias("interval_s"),
         _partial(job).alias("partial"),
     )
-
-
-# a window's entries covering a time this far (relative) from the nominal window: fio's
-# timer jitters by a ms or two (249, 251 ms of a 250 ms window); fio 2.x's averages came
-# 750 to 1,000 ms apart with log_avg_msec=500
-OFF_WINDOW = 0.1
-
-
-def _covered(job: _Job, cols: set[str], seconds: float) -> pl.Expr:
-    """A window's length: the nominal one, or the time its rate entries cover where that
-    is another (``OFF_WINDOW``): each entry then weighs the time it averages."""
-    rated = next((m for m in ("iops", "bw", "lat", "clat") if m in cols), None)
-    if not job.window_ms or rated is None:
-        return pl.lit(seconds)
-    covered = pl.col(f"{rated}_covered") / (NS_PER["s"] // NS_PER["ms"])
-    off = (covered - seconds).abs() > OFF_WINDOW * seconds
-    return pl.when(off).then(covered).otherwise(seconds)
 
 
 RUNTIME_SLACK_MS = 10  # fio's runtime of a 2 s job: 2000 or 2001 ms, now and then 1999
@@ -560,6 +564,9 @@ def _partial(job: _Job) -> pl.Expr:
     log's entries are rates already (``_windows`` weighs a last, partial one by its time)."""
     if job.window_ms:
         return pl.lit(False)
+    if job.epoch:  # seconds of the clock: the first and the last may each be partial
+        first, last = pl.col("interval").min(), pl.col("interval").max()
+        return (pl.col("interval") == first) | (pl.col("interval") == last)
     if job.runtime_ms is None:
         return pl.col("interval") == pl.col("interval").max()
     ends = pl.col("interval") * PER_IO_WINDOW_MS
@@ -614,13 +621,45 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     if lead != path:
         note = f"clone of the job of {lead.name}: read with it"
         return ReadResult(_empty(), [], 0, [note], label, skipped=True)
-    clones = {c: _siblings(_clone_path(path, c), options) for c in job.clones or (0,)}
-    clones = {c: f for c, f in clones.items() if f} or {0: files}
+    clones = _clones(path, job, files, options)
     block = _block(path, job, {m for f in clones.values() for m in f})
     windows = _per_interval(
         _sum_clones([_per_direction(_joined(f, job), job, block) for f in clones.values()])
     )
     return _result(windows, job, options, label, path, clones)
+
+
+def _clones(
+    path: Path, job: _Job, files: dict[str, Path], options: ReadOptions
+) -> dict[int, dict[str, Path]]:
+    """The logs of each clone of the job (a log without a thread number: its own, which
+    holds them all); an error where a clone's logs are missing (the sum would lack it).
+    Latency logs of window maxima (log_max_value) are left out."""
+    clones = {c: _siblings(_clone_path(path, c), options) for c in job.clones or (0,)}
+    missing = [c for c, f in clones.items() if not f]
+    if _clone_index(path) == 0 or not job.clones:
+        clones = {0: files}
+    elif missing:
+        names = ", ".join(_clone_path(path, c).name for c in missing)
+        raise InputError(
+            path,
+            "parameters",
+            f"the job ran {len(job.clones)} clones ({job.origin}), but the logs of {names} "
+            "are missing: its sum would lack them",
+            "put every clone's logs beside this one, or check that the JSON or job file "
+            "beside them describes this run",
+        )
+    if job.max_values and job.window_ms:
+        clones = {c: {m: p for m, p in f.items() if m in ("iops", "bw")} for c, f in clones.items()}
+    if not all(clones.values()):
+        raise InputError(
+            path,
+            "parameters",
+            f"the job logged each window's maximum (log_max_value in {job.origin}): its "
+            "latency logs hold no mean, and it wrote no iops or bw log",
+            "log IOPS or bandwidth too (write_iops_log, write_bw_log), or build from fio's JSON",
+        )
+    return clones
 
 
 def _block(path: Path, job: _Job, metrics: set[str]) -> pl.Expr:
@@ -750,6 +789,10 @@ def _notes(job: _Job, files: dict[str, Path], logged: bool) -> list[str]:
         f"window {job.window_ms or PER_IO_WINDOW_MS} ms"
         + ("" if job.window_ms else " (per-I/O log, grouped into 1 s windows)"),
     ]
+    if job.max_values and job.window_ms:
+        notes.append(
+            "its latency logs hold each window's maximum (log_max_value), not its mean: left out"
+        )
     if not logged:
         notes.append(
             "no lat or clat log beside this one: latency stays empty, and the "

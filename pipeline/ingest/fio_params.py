@@ -155,7 +155,10 @@ class Resolver:
         """Of ``name=read,write`` the part the point's size comes from: the read one
         unless the job only writes (noted where a mixed job has two)."""
         parts = [p.strip() for p in text.split(",")]
-        read_text, write_text = parts[0], (parts + parts)[1] or parts[0]
+        # an empty part is fio's default (bs=8k, writes 4k), one part is both directions'
+        default = DEFAULTS.get(name, parts[0])
+        read_text = parts[0] or default
+        write_text = (parts[1] or default) if len(parts) > 1 else parts[0]
         if len(parts) > 1 and 0 < read_pct < 100 and read_text and read_text != write_text:
             self._note(
                 f"job {job!r}: {name}={text} gives reads and writes different sizes; "
@@ -189,7 +192,9 @@ def direction_sizes(opts: dict[str, str]) -> tuple[int, int] | None:
     text = opts.get("bs") or DEFAULTS["bs"]
     parts = [p.strip() for p in text.split(",")]
     read = parts[0] or DEFAULTS["bs"]
-    return _size(read, text), _size((parts + parts)[1] or read, text)
+    # bs=8k, gives writes fio's default, not the reads' size (one size: both)
+    write = (parts[1] or DEFAULTS["bs"]) if len(parts) > 1 else read
+    return _size(read, text), _size(write, text)
 
 
 def split_shares(chosen: str, text: str) -> list[tuple[int, float]]:

@@ -63,18 +63,51 @@ fio twojobs.fio --output-format=json --output=twojobs.json
 fio --ioengine=null --size=64M --time_based --runtime=2 --name=bwonly --rw=randrw \
     --rwmixread=50 --bs=4k,16k --rate_iops=1000,1000 --log_avg_msec=500 \
     --write_bw_log=bwonly --output-format=json --output=bwonly.json
-# each window's maximum instead of its mean (log_max_value=1): refused
-mkdir -p bad/maxval
-( cd bad/maxval && fio --ioengine=null --size=64M --time_based --runtime=1 --name=maxval \
-    --rw=randread --bs=4k --rate_iops=2000 --log_avg_msec=250 --log_max_value=1 \
-    --write_iops_log=maxval --output-format=json --output=maxval.json )
-# a log with a second run appended (fio 2.x appended to an existing log): refused
-mkdir -p bad/appended
-cat win_iops.1.log win_iops.1.log > bad/appended/win_iops.1.log
-cp win.json bad/appended/win.json
+# each window's maximum instead of its mean (log_max_value=1): the rates are read, the
+# latency log (maxima) left out
+fio --ioengine=null --size=64M --time_based --runtime=1 --name=maxval --rw=randread \
+    --bs=4k --rate_iops=2000 --log_avg_msec=250 --log_max_value=1 --write_iops_log=maxval \
+    --write_lat_log=maxval --output-format=json --output=maxval.json
+# the same with two clones reported as one group: fio's job_runtime is then the clones'
+# sum (5,001 ms), their directions' runtime the longest clone's
+fio --ioengine=null --size=64M --time_based --runtime=2500ms --name=tailgr --rw=randrw \
+    --rwmixread=50 --bs=4k --rate_iops=100,100 --numjobs=2 --group_reporting \
+    --per_job_logs=1 --write_iops_log=tailgr --write_lat_log=tailgr \
+    --output-format=json --output=tailgr.json
+# per-I/O logs stamped with the clock (log_unix_epoch=1): no runtime to compare with
+fio --ioengine=null --size=64M --time_based --runtime=2500ms --name=epoch --rw=randread \
+    --bs=4k --rate_iops=100 --log_unix_epoch=1 --per_job_logs=1 --write_iops_log=epoch \
+    --output-format=json --output=epoch.json
+# logs without thread numbers (per_job_logs=0) of the second job of a run
+cat > nonum.fio <<'JOB'
+[global]
+ioengine=null
+size=64M
+time_based
+runtime=2
+bs=4k
+log_avg_msec=500
+per_job_logs=0
+[c]
+rw=randwrite
+rate_iops=1000
+write_iops_log=c
+[d]
+rw=randread
+rate_iops=2000
+write_iops_log=d
+JOB
+fio nonum.fio --output-format=json --output=nonum.json
 fio --version > FIO_VERSION
-# a log whose job no JSON or job file describes, and a corrupt log
-mkdir -p bad/orphan bad/corrupt
+# a log whose job no JSON or job file describes, a corrupt log and a log of two runs (fio
+# 2.x appended each run to an existing log): the last two of a job of one clone (solo)
+rm -rf bad/corrupt bad/appended
+mkdir -p bad/orphan bad/corrupt bad/appended
 head -3 win_iops.1.log > bad/orphan/lost_iops.1.log
-{ head -2 win_iops.1.log; echo "400, twelve, 0, 0, 0"; } > bad/corrupt/win_iops.1.log
-cp win.json bad/corrupt/win.json
+( cd bad/appended && fio --ioengine=null --size=64M --time_based --runtime=1 --name=solo \
+    --rw=randread --bs=4k --log_avg_msec=200 --write_iops_log=solo \
+    --output-format=json --output=solo.json >/dev/null )
+cp bad/appended/solo.json bad/corrupt/
+{ head -2 bad/appended/solo_iops.1.log; echo "400, twelve, 0, 0, 0"; } > bad/corrupt/solo_iops.1.log
+cat bad/appended/solo_iops.1.log bad/appended/solo_iops.1.log > bad/appended/two.log
+mv bad/appended/two.log bad/appended/solo_iops.1.log
