@@ -43,8 +43,8 @@ def report_copy(tmp_path: Path, logs: bool = False) -> Path:
     report = Path(shutil.copytree(MIXED, tmp_path / "report"))
     if logs:
         # both clones of the job: one alone is refused (the job's sum would lack the other)
-        logs = [f"win_{m}.{c}.log" for m in ("iops", "lat", "bw") for c in (1, 2)]
-        for name in (*logs, "win.json"):
+        clones = [f"win_{m}.{c}.log" for m in ("iops", "lat", "bw") for c in (1, 2)]
+        for name in (*clones, "win.json"):
             shutil.copy(FIO_LOG / name, report / "raw" / name)
         toml = report / "report.toml"
         added = '\n[[sources]]\npath = "raw/win_iops.1.log"\nformat = "fio-log"\n'
