@@ -96,3 +96,21 @@ def test_vdbench_totals_are_not_said_to_be_one_servers(tmp_path: Path) -> None:
     said = " ".join(method_sentences(ctx, ctx.formatter("en")))
     assert "vdbench gives its totals over every host it drove" in said
     assert "Parallelism level (threads over all hosts together): 2." in said
+
+
+def test_the_targets_missed_are_named_by_profile_where_there_are_several() -> None:
+    """ "5 of 8 points fell short of their targets (15,000, 20,000, 30,000, 50,000 IOPS)"
+    read as missed by every profile, though 4K writes reached 15,000 to 30,000."""
+    two = pl.DataFrame(
+        {
+            "setup": "s",
+            "access": "random",
+            "block_size": [4096, 4096, 65536, 65536],
+            "read_pct": [0.0, 0.0, 100.0, 100.0],
+            "target_iops": [15_000.0, 50_000.0, 6_000.0, 15_000.0],
+            "iops": [14_990.0, 31_000.0, 4_000.0, 4_100.0],
+        }
+    )
+    said = _said(two)[0]
+    assert "3 of 4 points fell short of their targets (4K random 100% write 50,000; " in said
+    assert "64K random 100% read 6,000, 15,000 IOPS)" in said

@@ -136,3 +136,63 @@ def test_verify_reads_a_cell_with_its_target_or_without(tmp_path: Path) -> None:
         assert verify(ctx, _transcribed(tmp_path, printed)).found == [], printed
     (wrong,) = verify(ctx, _transcribed(tmp_path, "310 @ 6.4 ms (P 2, target 500 IOPS)")).found
     assert wrong.exact == "310 @ 6.4 ms (P 2, target 5'000 IOPS)"  # the seeds' mark
+    # a target is set, not measured: 5,010 is not 5,000 within 1 % (as a parallelism)
+    (near,) = verify(ctx, _transcribed(tmp_path, "310 @ 6.4 ms (P 2, target 5,010 IOPS)")).found
+    assert near.exact == "310 @ 6.4 ms (P 2, target 5,000 IOPS)"
+
+
+def _grid() -> pl.DataFrame:
+    """Three levels, each at two targets and held to none (a helper's fio campaign)."""
+    rows = []
+    for p, (low, high, top) in {
+        1: (5e3, 10e3, 11e3),
+        2: (10e3, 20e3, 24e3),
+        4: (20e3, 40e3, 60e3),
+    }.items():
+        rows += [(p, low, low, 50.0 + p), (p, high, high, 60.0 + p), (p, None, top, 70.0 + p)]
+    frame = pl.concat(
+        [
+            _points([(t, i, lat)]).with_columns(pl.lit(p).cast(pl.Int64).alias("parallelism"))
+            for p, t, i, lat in rows
+        ]
+    )
+    return frame
+
+
+def test_several_levels_walk_their_points_of_most_load() -> None:
+    """The curve ran from P1's uncapped point to P2's lowest target, a step that always
+    loses IOPS: the optimum stayed at level 1 ("10,756 @ 91 µs (P 1, target 20,000
+    IOPS)" beside a maximum of 65,918 @ 59 µs), and compare called the added rate points
+    a -83.7 % regression. Each level now stands on the curve by its uncapped point."""
+    table = performance(_grid())
+    picked = {r["kind"]: (r["parallelism"], r["target_iops"]) for r in table.iter_rows(named=True)}
+    assert picked == {"speed": (1, None), "optimum": (4, None), "maximum": (4, None)}
+    rows = levels(_grid(), "random", 4096, 100.0)
+    assert [(r["parallelism"], r["target_iops"]) for r in rows if r["on_curve"]] == [
+        (1, None),
+        (2, None),
+        (4, None),
+    ]
+
+
+def test_charts_against_parallelism_place_each_levels_point_of_most_load() -> None:
+    """The percentile, standard and setups charts stacked a level's rate points into a
+    vertical line; the response chart drew three levels' sweeps as one zigzag."""
+    from pipeline.charts.family import response_chart
+    from pipeline.report.chart_registry import CHARTS
+
+    against = [c for c in CHARTS if c.x == "parallelism"]
+    assert {"standard", "percentiles"} <= {c.name for c in against}
+    for chart in against:
+        placed = chart.points(_grid())
+        assert placed.select("parallelism", "target_iops").rows() == [
+            (1, None),
+            (2, None),
+            (4, None),
+        ]
+    spec = response_chart(_grid(), Formatter(Strings("en"))).to_dict()
+    data = next(v for v in spec["datasets"].values() if v and "curve" in v[0])
+    assert sorted({r["line"] for r in data}) == [1, 2, 4]
+    one = response_chart(_points(), Formatter(Strings("en"))).to_dict()
+    data = next(v for v in one["datasets"].values() if v and "curve" in v[0])
+    assert {r["line"] for r in data} == {0}  # one level: its sweep is one line

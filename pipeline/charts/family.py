@@ -228,6 +228,15 @@ def _limit_marks(limit: float) -> tuple[alt.Chart, alt.Chart]:
     return zone, rule
 
 
+def _line(points: pl.DataFrame) -> pl.Expr:
+    """Which line of its mix a point is drawn on: along the curve (``on_curve``), one line;
+    where rate sweeps were run at several parallelism levels, one line per level (from one
+    level's uncapped point to the next level's lowest target the load falls)."""
+    per_level = points.group_by("read_pct", "parallelism").len()["len"]
+    several = points["parallelism"].n_unique() > 1 and bool((per_level > 1).any())
+    return pl.col("parallelism") if several else pl.lit(0, pl.Int64)
+
+
 def response_chart(
     points: pl.DataFrame, fmt: Formatter, ref: ChartRef | None = None
 ) -> alt.TopLevelMixin:
@@ -236,12 +245,12 @@ def response_chart(
     limit_us = ref.limit_us if ref is not None and ref.limit_us is not None else 1000.0
     unit = axis_unit("response", fmt)
     value, value_title = throughput(points, fmt)
-    # drawn along each mix's curve: a target-rate sweep's points share a parallelism
     data = on_curve(points, ["read_pct"], [True]).select(
         value.alias("throughput"),
         (pl.col("lat_mean_us") / fmt.divisor(unit)).alias("latency"),
         mix_label(points, fmt),
         pl.int_range(pl.len()).alias("curve"),
+        _line(points).alias("line"),
     )
     zone, rule = _limit_marks(limit_us / fmt.divisor(unit))
     lines = (
@@ -259,6 +268,7 @@ def response_chart(
                 axis=alt.Axis(format=value_format(data["latency"].to_list(), latency_places(unit))),
             ),
             color=mix_colour(points, fmt, colours(ref)),
+            detail=alt.Detail("line:N"),
             order=alt.Order("curve:Q"),
         )
     )

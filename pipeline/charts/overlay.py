@@ -12,6 +12,7 @@ import polars as pl
 from pipeline.charts.standard import latency_places, parallelism_x, value_axis, value_scale
 from pipeline.charts.strokes import styled_lines, styles
 from pipeline.charts.theme import standard_definition, theme
+from pipeline.compute.tables import most_load
 from pipeline.language.fmt import Formatter
 from pipeline.report.plan import axis_unit
 
@@ -26,7 +27,8 @@ def profiles(
     for n, key in enumerate(keys.sort(list(PROFILE)).iter_rows(named=True), 1):
         match = pl.all_horizontal(pl.col(k) == v for k, v in key.items())
         stem = f"compare-{n:03d}-{key['access']}-{key['block_size']}-r{key['read_pct']:g}"
-        yield stem, old.filter(match), new.filter(match)
+        # drawn against parallelism: each level's point of most load (not its rate sweep)
+        yield stem, most_load(old.filter(match)), most_load(new.filter(match))
 
 
 def _data(points: pl.DataFrame, side: str, fmt: Formatter) -> pl.DataFrame:

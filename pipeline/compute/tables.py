@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 import polars as pl
 
 from pipeline.errors import NotFound
+from pipeline.schema import POINT_KEY
 
 PROFILE = ["setup", "queue_depth", "access", "block_size", "read_pct"]
 Kind = Literal["speed", "optimum", "maximum"]
@@ -36,6 +37,17 @@ def last_of_level(by: Sequence[str]) -> pl.Expr:
     parallelism) point of most load: the one held to no rate, else the highest target."""
     level = [*by, "parallelism"]
     return pl.int_range(pl.len()).over(level) == pl.len().over(level) - 1
+
+
+def most_load(frame: pl.DataFrame, also: Sequence[str] = ()) -> pl.DataFrame:
+    """Each level's point of most load (``last_of_level``): what a chart against
+    parallelism places, one point per level, where a level's rate sweep would stand in one
+    vertical line (a frame without targets as it is). ``also``: columns that part points
+    beside the point key (the report of a site's comparison)."""
+    if "target_iops" not in frame.columns or frame["target_iops"].null_count() == frame.height:
+        return frame
+    by = [c for c in (*POINT_KEY, *also) if c not in CURVE and c in frame.columns]
+    return on_curve(frame, by).filter(last_of_level(by))
 
 
 def with_curve(frame: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:

@@ -74,8 +74,8 @@ def optimum_view(perf: pl.DataFrame, fmt: Formatter) -> TableView:
     for row in perf.filter(pl.col("kind") == "optimum").iter_rows(named=True):
         miss, noise = row["shortfall_pp"], row["noise_pct"]
         none = fmt.t("table.none")
-        cells = [
-            _profile_label(row, fmt, varying),
+        cells = [  # the optimum's target rate stands in its own cell ("at"), not the label
+            _profile_label({**row, "target_iops": None}, fmt, varying),
             held(fmt, row, fmt.integer(row["parallelism"])),
             fmt.number(miss, 1) if miss is not None else none,
             fmt.number(noise, 1) if noise is not None else none,
@@ -361,7 +361,11 @@ def definitions(ctx: ReportContext, fmt: Formatter, keys: tuple[str, ...]) -> li
     if hosts_summed(ctx.dataset.points):  # vdbench's totals: no "per server"
         keys = tuple(f"{k}_summed" if k in ("parallelism", "totals") else k for k in keys)
     named = (f"appendix.def_{k}_{fmt.units}" if k == "units" else f"appendix.def_{k}" for k in keys)
-    return [fmt.t(words_key(key, timed)) for key in named]
+    said = [fmt.t(words_key(key, timed)) for key in named]
+    swept = ctx.dataset.points["target_iops"].is_not_null().any()
+    if timed and swept and "optimum" in keys:  # the steps of a target-rate sweep
+        said.append(fmt.t("appendix.def_rates"))
+    return said
 
 
 def _optimum(ctx: ReportContext, fmt: Formatter) -> list[str]:

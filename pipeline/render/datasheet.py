@@ -55,8 +55,10 @@ def latency_items(sheet: Sheet, fmt: Formatter) -> list[Item]:
 
 
 def _parallelism(row: Row, fmt: Formatter) -> str:
+    """ "2 processes", and the target rate a point was held to: "2 processes, target 5,000
+    IOPS" (the note under "Max. IOPS" named no target of a point that fell short of it)."""
     n = int(row["parallelism"])
-    return fmt.t.count("table.parallelism", n, n=fmt.integer(n))
+    return held(fmt, row, fmt.t.count("table.parallelism", n, n=fmt.integer(n)))
 
 
 def performance_items(sheet: Sheet, fmt: Formatter) -> list[Item]:

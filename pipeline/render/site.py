@@ -38,6 +38,7 @@ from mkdocs.exceptions import MkDocsException
 
 from pipeline import cache
 from pipeline.compute.registry import BY_NAME
+from pipeline.compute.tables import most_load
 from pipeline.config import LANGS, REPORT_FILE
 from pipeline.errors import InputError
 from pipeline.images import Placed
@@ -760,7 +761,9 @@ def _write_comparisons(built: Sequence[Built], docs: Path, draw: DrawCompare) ->
         fmt = site_formatter(built, lang)
         for key, points in comparison_profiles(built, lang).items():
             folder.mkdir(parents=True, exist_ok=True)
-            draw(points, fmt, compare_caption(key, fmt), folder / f"{compare_stem(key)}-{lang}")
+            # against parallelism: each level's point of most load (not its rate sweep)
+            drawn, stem = most_load(points, ("report",)), folder / f"{compare_stem(key)}-{lang}"
+            draw(drawn, fmt, compare_caption(key, fmt), stem)
 
 
 def _bundle_key() -> str:

@@ -320,9 +320,24 @@ def rate_sentences(points: pl.DataFrame, fmt: Formatter) -> list[str]:
     held = fmt.t.count("method.rates_held", len(rates[1]), rates=rates[0])
     if short.height == capped.height:
         return [f"{held} {fmt.t('method.rates_none_reached')}"]
-    n, missed = short.height, _listed(short, fmt)[0]
+    n, missed = short.height, _missed(short, capped, fmt)
     said = fmt.t.count("method.rates_short", n, n=n, of=capped.height, rates=missed)
     return [f"{held} {said}"]
+
+
+def _missed(short: pl.DataFrame, capped: pl.DataFrame, fmt: Formatter) -> str:
+    """The targets the short points missed; of each profile where the rate points are of
+    several ("15,000, 20,000" read as missed by all, though 4K writes reached them)."""
+    key = ["setup", "access", "block_size", "read_pct"]
+    if not set(key) <= set(capped.columns) or capped.select(key).unique().height == 1:
+        return _listed(short, fmt)[0]
+    several = capped["setup"].n_unique() > 1
+    parts = []
+    for (setup, access, block, mix), group in short.sort(key).group_by(key, maintain_order=True):
+        named = f"{fmt.block(int(block))} {fmt.t.access(str(access))} {fmt.t.mix(float(mix), True)}"
+        named = f"{fmt.setup(str(setup))}: {named}" if several else named
+        parts.append(f"{named} {_listed(group, fmt)[0]}")
+    return "; ".join(parts)
 
 
 def _listed(points: pl.DataFrame, fmt: Formatter) -> tuple[str, list[float]]:

@@ -21,6 +21,8 @@ from typing import Literal
 
 import polars as pl
 
+from pipeline.compute.tables import most_load
+
 Takes = Literal["points", "bins", "cost"]  # the profile's points, a fio json+ file, the cost table
 Place = Literal["results", "cost"]  # the whitepaper section the chart is printed in
 Rule = Callable[[pl.DataFrame], bool]  # true of the points of one chart of the kind
@@ -137,8 +139,10 @@ class Chart:
     compares: bool = False  # it compares setups: not drawn of a profile one setup measured
 
     def points(self, points: pl.DataFrame) -> pl.DataFrame:
-        """The points a chart of this kind can place."""
-        return self.shows(points) if self.shows is not None else points
+        """The points a chart of this kind can place: against parallelism, each level's
+        point of most load (its rate sweep is the response chart's)."""
+        found = self.shows(points) if self.shows is not None else points
+        return most_load(found) if self.x == "parallelism" else found
 
 
 CHARTS: tuple[Chart, ...] = (
