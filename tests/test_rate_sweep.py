@@ -73,8 +73,15 @@ def test_the_point_held_to_no_rate_ends_its_level() -> None:
 
 def test_the_rate_at_the_limit_crosses_between_the_last_target_and_no_target() -> None:
     (row,) = iops_at_latency(_points(), (1000.0, 3000.0), 32 * 1024).iter_rows(named=True)
-    # 38,000 IOPS at 600 µs, 41,000 at 1,400 µs: 1,000 µs lies half way
+    # 38,000 IOPS at 600 µs, 41,000 at 1,400 µs: 1,000 µs lies half way (the CSV names
+    # the lower point's target, as its parallelism)
     assert row["iops"] == 39_500.0 and row["measured"] is False
+    assert row["target_iops"] == 40_000.0
+    # 150 µs lies half way between 20,000 (120 µs) and 30,000 IOPS (180 µs)
+    (under,) = iops_at_latency(_points(), (150.0, 150.0), 32 * 1024).iter_rows(named=True)
+    assert (under["iops"], under["target_iops"], under["measured"]) == (25_000.0, 20_000.0, False)
+    (held,) = iops_at_latency(_points(), (120.0, 120.0), 32 * 1024).iter_rows(named=True)
+    assert (held["iops"], held["target_iops"], held["measured"]) == (20_000.0, 20_000.0, True)
 
 
 def test_the_tables_name_the_target_and_show_an_optimum_of_the_same_parallelism() -> None:

@@ -126,6 +126,7 @@ def test_iops_at_latency_columns() -> None:
         "iops",
         "bytes_per_s",
         "parallelism",
+        "target_iops",  # a rate sweep's point (interpolated: the lower one's)
         "measured",  # False where interpolated (the registry's table leaves it out)
     ]
 

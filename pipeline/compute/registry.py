@@ -284,6 +284,7 @@ TABLES: tuple[Table, ...] = (
             *(_new(f.name, pl.Float64, f.unit, True) for f in RATES),
             # of an interpolated rate (measured false): the lower neighbouring level
             _new("parallelism", pl.Int64, "workers/host", True),
+            _new("target_iops", pl.Float64, "IOPS", True),
             _new("measured", pl.Boolean, "", True),
         ),
         PROFILE_KEY,

@@ -291,7 +291,8 @@ def _crossings(levels: list[dict[str, Any]], limit: float) -> list[dict[str, Any
         if below["lat_mean_us"] <= limit < after["lat_mean_us"]:
             frac = (limit - below["lat_mean_us"]) / (after["lat_mean_us"] - below["lat_mean_us"])
             rate = {k: below[k] + frac * (after[k] - below[k]) for k in RATE}
-            found.append(rate | {"parallelism": below["parallelism"], "measured": False})
+            lower = {k: below.get(k) for k in ("parallelism", "target_iops")}
+            found.append(rate | lower | {"measured": False})
     return found
 
 
@@ -300,13 +301,13 @@ def rate_at_limit(levels: list[dict[str, Any]], limit: float) -> dict[str, Any]:
     under it, or where the curve crosses it (interpolated) if that is higher; never below
     a measured point under the limit. Empty if every point is above the limit."""
     under = [
-        {k: r[k] for k in (*RATE, "parallelism")} | {"measured": True}
+        {k: r.get(k) for k in (*RATE, "parallelism", "target_iops")} | {"measured": True}
         for r in levels
         if r["lat_mean_us"] <= limit
     ]
     candidates = under + _crossings(levels, limit)
     if not candidates:
-        return {"iops": None, "bytes_per_s": None, "parallelism": None, "measured": None}
+        return dict.fromkeys((*RATE, "parallelism", "target_iops", "measured"))
     return max(candidates, key=lambda c: (c["iops"], c["bytes_per_s"]))
 
 
@@ -330,6 +331,7 @@ def iops_at_latency(
             "iops": pl.Float64,
             "bytes_per_s": pl.Float64,
             "parallelism": pl.Int64,
+            "target_iops": pl.Float64,  # a rate sweep's point (interpolated: the lower one's)
             "measured": pl.Boolean,  # False: interpolated between two measured points
         },
     )
