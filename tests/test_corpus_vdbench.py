@@ -128,3 +128,31 @@ def test_the_manifest_cites_each_runs_avg_line_its_cpu_comes_from() -> None:
     avg = cited[0]["lines"][-1]
     assert "avg_2-60" in text[avg - 1] and "rd3" in text[avg - 1]
     assert result.records_read == 180  # the avg_ lines are not records
+
+
+def test_loops_of_one_run_definition_are_runs_of_their_own(tmp_path: Path) -> None:
+    """forthreads=(2,4) repeats the RD's name in the flatfile, each loop closed by its
+    avg_ line: merged, both loops took the last avg_ line's CPU and warm-up, and the
+    notes compared both loops' intervals with one loop's averages."""
+    text = (DATA / "vdbench" / "vdbconvert_flatfile.html").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    rd1 = [ln for ln in lines if ln.split()[1:2] == ["rd1"]]
+    again = [
+        ln.replace("     2.0000    75.0000", "     4.0000    75.0000").replace(
+            " 0.1092 ", " 0.9092 "
+        )
+        for ln in rd1
+    ]
+    path = tmp_path / "flatfile.html"
+    path.write_text(
+        "\n".join([*lines[: lines.index(rd1[-1]) + 1], *again, *lines[lines.index(rd1[-1]) + 1 :]])
+        + "\n",
+        encoding="utf-8",
+    )
+    result = ingest.read(path, ReadOptions())
+    assert [n for n in result.notes if n.startswith("run rd1")][:2] == [
+        "run rd1: averages agree with vdbench's avg_2-60 line",
+        "run rd1 #2: averages agree with vdbench's avg_2-60 line",
+    ]
+    levels = result.intervals.group_by("parallelism").len().sort("parallelism")
+    assert levels.rows() == [(2, 3 * 59), (4, 59)]  # rd1-rd3 at 2 threads, rd1's loop at 4

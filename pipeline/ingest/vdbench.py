@@ -118,13 +118,26 @@ def _runs(
                 "give an unmodified vdbench flatfile.html",
             )
         row = dict(zip(header, cells, strict=True))
-        run = runs.setdefault(row["run"], _Run())
+        run = _current(runs, row["run"])
         avg = _AVG.match(row["interval"])
         if avg:
             run.avg, run.avg_line = (int(avg[1]), int(avg[2]), row), n
         else:
             run.rows.append((n, row))
     return runs
+
+
+def _current(runs: dict[str, _Run], name: str) -> _Run:
+    """The run a row of RD ``name`` belongs to: a loop of a run definition (forthreads=,
+    forxfersize=) repeats its name, each loop closed by its avg_ line, so a row after that
+    line begins the next loop ("rd1", then "rd1 #2"): merged, every loop took the last
+    loop's avg_ line, its CPU and its warm-up."""
+    loops = [k for k in runs if k == name or k.startswith(f"{name} #")]
+    last = runs.get(loops[-1]) if loops else None
+    if last is not None and last.avg is None:
+        return last
+    key = name if last is None else f"{name} #{len(loops) + 1}"
+    return runs.setdefault(key, _Run())
 
 
 def _seconds(tod: str) -> float | None:
