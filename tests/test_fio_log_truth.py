@@ -181,3 +181,38 @@ def test_hosts_windows_of_other_lengths_are_refused_their_whole_runs_not() -> No
     longer = whole.intervals.with_columns(pl.lit("b").alias("host"), pl.col("interval_s") * 3)
     data = combine([whole, ReadResult(longer, [], longer.height, source="b.json")])
     assert data.points["hosts"][0] == 2 and data.rejects == []
+
+
+def test_whole_runs_of_hosts_under_repeats_mean_are_not_windows() -> None:
+    """repeats = "mean" numbers each run's one interval after the last: two hosts' fio
+    JSON of 2 s and 3 s runs, twice each, were refused as windows of other lengths."""
+    import polars as pl
+
+    from pipeline.dataset import alignment
+    from pipeline.dataset.repeats import RUN
+
+    base = ingest.read(LOGS / "tail.json", ReadOptions(root=LOGS)).intervals
+    rows = [
+        base.with_columns(
+            pl.lit(host).alias("_host"),
+            pl.lit(f"{host}{run}.json").alias(RUN),
+            pl.lit(run).cast(base.schema["interval"]).alias("interval"),
+            pl.lit(length).alias("interval_s"),
+        )
+        for host, length in (("a", 2.0), ("b", 3.0))
+        for run in (1, 2)
+    ]
+    kept, rejects = alignment.aligned(pl.concat(rows))
+    assert kept.height == 4 and rejects == []
+    windows = pl.concat(rows).with_columns(pl.lit("one").alias(RUN))  # one run: windows
+    with pytest.raises(InputError, match="intervals last 3 s"):
+        alignment.aligned(windows)
+
+
+def test_a_per_io_log_of_clones_one_after_the_other_counts_them_all() -> None:
+    """per_job_logs=0, numjobs=2: fio writes the second clone after the first, from its
+    own time 0; refused as a second run, though each I/O is a line of its own."""
+    result = _read("pio0_iops.log")
+    assert result.rejects == []
+    iops = to_points(result.intervals)["iops"][0]
+    assert iops == pytest.approx(_fio_iops(_jobs("pio0")), rel=0.01)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.dataset.repeats import RUN
 from pipeline.errors import InputError
 from pipeline.ingest.base import Reject
 from pipeline.language.message import Message
@@ -48,14 +49,15 @@ def aligned(intervals: pl.DataFrame) -> tuple[pl.DataFrame, list[Reject]]:
 def _same_lengths(marked: pl.DataFrame) -> None:
     """Refused: a point whose hosts' intervals (their median) differ in length beyond
     ``LENGTH_RATIO``, named by the file of its longest and of its shortest intervals."""
-    per_host = marked.group_by("_point", HOST).agg(
+    # hosts of one interval per run each (fio's JSON of each; under repeats = "mean" one
+    # per run) add their whole runs' rates, however long each ran
+    per_run = pl.len().over("_point", HOST, RUN) if RUN in marked.columns else pl.len()
+    windowed = marked.filter(per_run.max().over("_point") > 1)
+    per_host = windowed.group_by("_point", HOST).agg(
         pl.col("interval_s").median().alias("length"),
         pl.col("source").first(),
         pl.col("line").cast(pl.Int64).min(),
-        pl.len().alias("_n"),
     )
-    # hosts of one interval each (fio's JSON of each) add their whole runs' rates
-    per_host = per_host.filter(pl.col("_n").max().over("_point") > 1).drop("_n")
     ends = (
         per_host.sort("length")
         .group_by("_point")

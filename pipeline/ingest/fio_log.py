@@ -431,40 +431,45 @@ def _scan(path: Path) -> pl.LazyFrame:
     return lf.with_row_index("line", offset=1).select("line", *numbers)
 
 
-def _check(path: Path, lf: pl.LazyFrame, window_ms: int | None) -> None:
+def _check(path: Path, lf: pl.LazyFrame, window_ms: int | None, clones: int = 1) -> None:
     """A line that is not numbers makes the whole file suspect: name the first one. So
     does a time that starts again (fio 2.x appended a second run to the same log): its
-    windows would mix the runs."""
+    windows would mix the runs; but a per-I/O log without thread numbers of a job of
+    ``clones`` holds them one after the other (``clones - 1`` restarts), and its I/Os
+    counted per second over all of them are the job's."""
     broken = pl.any_horizontal(pl.all().exclude("line", "_before").is_null())
-    again = pl.col("time_ms").diff() < -(window_ms or PER_IO_WINDOW_MS)
+    again = (pl.col("time_ms").diff() < -(window_ms or PER_IO_WINDOW_MS)).fill_null(False)
+    allowed = 0 if window_ms else clones - 1
     query = (
         lf.with_row_index("line", offset=1)
         .with_columns(pl.col("time_ms").shift(1).alias("_before"))
-        .filter(broken | again.fill_null(False))
-        .select("line", broken.alias("broken"), "time_ms", "_before")
-        .head(1)
+        .select(
+            pl.col("line").filter(broken).first().alias("broken"),
+            again.sum().alias("restarts"),
+            *(pl.col(c).filter(again).first().alias(c) for c in ("line", "time_ms", "_before")),
+        )
     )
     try:
-        bad = query.collect()
+        found = query.collect().row(0, named=True)
     except pl.exceptions.PolarsError as exc:
         raise InputError(
             path, "", f"cannot be read as a fio log: {exc}", "give fio's unmodified log"
         ) from None
-    if bad.height and bad["broken"][0]:
+    if found["broken"] is not None:
         raise InputError(
             path,
-            f"line {bad['line'][0]}",
+            f"line {found['broken']}",
             "not a fio log line (time, value, direction, block size …)",
             "give fio's unmodified log",
         )
-    if bad.height:
+    if found["restarts"] > allowed:
         raise InputError(
             path,
-            f"line {bad['line'][0]}",
-            f"the time starts again ({bad['time_ms'][0]:,} ms after {bad['_before'][0]:,} ms "
+            f"line {found['line']}",
+            f"the time starts again ({found['time_ms']:,} ms after {found['_before']:,} ms "
             "on the line before): the log holds more than one run (fio 2.x appended each "
             "run to the same file), or a job's clones one after the other (fio without "
-            "per_job_logs writes them into one file)",
+            "per_job_logs writes them into one file; averaged, they cannot be told apart)",
             "split the log into one file per run, each with its JSON, or log with "
             "per_job_logs=1 (one file per clone)",
         )
@@ -499,16 +504,20 @@ def _windows(lf: pl.LazyFrame, window_ms: int | None) -> pl.LazyFrame:
     )
 
 
-def _metric(path: Path, window_ms: int | None, name: str) -> pl.LazyFrame:
+def _metric(path: Path, window_ms: int | None, name: str, clones: int = 1) -> pl.LazyFrame:
     lf = _scan(path)
-    _check(path, lf.drop("line"), window_ms)
+    _check(path, lf.drop("line"), window_ms, clones)
     return _windows(lf, window_ms).rename(
         {"value": name, "n": f"{name}_n", "bytes": f"{name}_bytes", "line": f"{name}_line"}
     )
 
 
 def _joined(files: dict[str, Path], job: _Job) -> pl.DataFrame:
-    frames = [_metric(p, job.window_ms, m) for m, p in files.items()]
+    # a log without a thread number holds every clone of its job (per_job_logs=0)
+    clones = [len(job.clones) if _clone_index(p) == 0 and job.clones else 1 for p in files.values()]
+    frames = [
+        _metric(p, job.window_ms, m, k) for (m, p), k in zip(files.items(), clones, strict=True)
+    ]
     joined = frames[0]
     for frame in frames[1:]:
         joined = joined.join(frame, on=["interval", "ddir"], how="full", coalesce=True)

@@ -98,6 +98,11 @@ rate_iops=2000
 write_iops_log=d
 JOB
 fio nonum.fio --output-format=json --output=nonum.json
+# a per-I/O log of two clones without thread numbers (per_job_logs=0): fio writes the
+# clones one after the other into one file, each from its own time 0
+fio --ioengine=null --size=64M --time_based --runtime=2 --name=pio0 --rw=randread --bs=4k \
+    --rate_iops=200 --numjobs=2 --per_job_logs=0 --write_iops_log=pio0 \
+    --output-format=json --output=pio0.json
 fio --version > FIO_VERSION
 # a log whose job no JSON or job file describes, a corrupt log and a log of two runs (fio
 # 2.x appended each run to an existing log): the last two of a job of one clone (solo)
