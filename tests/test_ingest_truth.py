@@ -259,6 +259,28 @@ def test_a_fio_servers_status_snapshots_are_not_summed_as_load() -> None:
     assert result.records_read == len(result.rows) + len(result.rejects)
     point = to_points(result.intervals)
     assert point["iops"][0] == pytest.approx(sum(r["read"]["iops"] for r in last.values()))
+    # one job per server: the snapshots were counted as clones (parallelism 4, target 2,000)
+    assert (point["parallelism"][0], point["target_iops"][0]) == (1, 500.0)
+
+
+def test_snapshots_of_a_servers_clones_are_snapshots_too() -> None:
+    """numjobs=2 on each server: every snapshot holds both clones side by side (890,
+    890, 1,891, 1,890 ms ...), so no record rose on the one before and all of them were
+    clones: 16 records read as parallelism 8 with 4x the load."""
+    path = TRUTH / "cs" / "cs_snapshots2.json"
+    result = _read(path)
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text[text.index("{") :])
+    records = [r for r in doc["client_stats"] if r["jobname"] != "All clients"]
+    servers = {r["port"] for r in records}
+    assert len(result.rows or []) == 2 * len(servers)  # two clones per server, once each
+    assert {r.reason.key for r in result.rejects} == {"fio.server_snapshot"}
+    assert result.records_read == len(result.rows or []) + len(result.rejects)
+    point = to_points(result.intervals).row(0, named=True)
+    assert (point["parallelism"], point["target_iops"]) == (2, 1000.0)
+    finals = [[r for r in records if r["port"] == port][-2:] for port in servers]
+    total = sum(r["read"]["iops"] for final in finals for r in final)  # the last snapshot's
+    assert point["iops"] == pytest.approx(total, rel=0.01)
 
 
 def test_clones_on_a_fio_server_stay_clones() -> None:

@@ -7,7 +7,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
@@ -228,13 +228,13 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
         )
     _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
-    runs = _run_jobs(records, params)
+    batches = _batches(doc, key, records)
+    later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
+    runs = _run_jobs(records, params, set(later))
     head = {"system": options.system, "setup": options.setup, "tool": NAME}
     version = str(doc.data.get("fio version", "")) or None
     ctx = _Context(params, options, runs, options.source_label(path), head, version)
-    batches = _batches(doc, key, records)
     lines = fio_lines.batch_lines(text, key, [(b.start, b.records) for b in batches])
-    later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
     rows, rejects, groups = _interval_rows(batches, lines, key, ctx, later)
     rows, repeated = _one_run_per_profile(rows, groups, ctx.label)
     notes = doc.notes + params.notes + _cross_check(records, rows)
@@ -665,14 +665,18 @@ def _check_error(record: dict[str, Any]) -> None:
 MEMBER_SLACK = 1.01  # job_runtime and a direction's runtime come from two clocks
 
 
-def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]:
+def _run_jobs(
+    records: list[Any], params: fio_params.Resolver, snapshots: Collection[int] = ()
+) -> dict[int, Any]:
     """Per record of the final result (by position): its profile, or the JobError that
     rejects it. A profile's parallelism is the number of jobs that ran together: without
     group_reporting fio prints one record per job clone, and the clones of one group with
     one profile add up, whichever job section they come from (numjobs counts only one
     section's). A record that sums more jobs than its options say is rejected. Read from
     the final result, not from --status-interval snapshots: fio's job_runtime of a job
-    still in its startdelay is garbage there."""
+    still in its startdelay is garbage there. A fio server's earlier snapshots
+    (``snapshots``, by position) are not jobs that ran together: counted as clones, a job
+    of four snapshots read as parallelism 4."""
     found: dict[int, Any] = {}
     same: dict[tuple[Any, ...], list[int]] = {}
     for i, record in enumerate(records):
@@ -684,6 +688,8 @@ def _run_jobs(records: list[Any], params: fio_params.Resolver) -> dict[int, Any]
             _check_members(record, profile["parallelism"])
         except fio_params.JobError as err:
             found[i] = err
+            continue
+        if i in snapshots:
             continue
         target, workers = profile["target_iops"], profile["parallelism"]
         group = repr(record.get("groupid", 0))  # hand-edited JSON: anything, hashable or not

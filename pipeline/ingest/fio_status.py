@@ -182,6 +182,21 @@ def server_snapshots(records: list[Any]) -> dict[int, int]:
             chains.setdefault(key, []).append(i)
     earlier: dict[int, int] = {}
     for found in chains.values():
-        if len(found) > 1 and _is_series([records[i] for i in found]):
-            earlier |= {i: found[-1] for i in found[:-1]}
+        for chain in _per_clone(found, records):
+            earlier |= {i: chain[-1] for i in chain[:-1]}
     return earlier
+
+
+def _per_clone(found: list[int], records: list[Any]) -> list[list[int]]:
+    """A job's records on one server as series of snapshots, one per clone: with numjobs=k
+    (no group_reporting) each snapshot holds k records side by side, so the records run
+    890, 890, 1,891, 1,890 ms ... and the k-th of each snapshot is one clone's series
+    (read as 12 clones of one job, six snapshots of two were 6x the load). None where
+    they are no series of snapshots."""
+    for k in range(1, len(found) // 2 + 1):
+        if len(found) % k:
+            continue
+        chains = [found[i::k] for i in range(k)]
+        if all(_is_series([records[i] for i in chain]) for chain in chains):
+            return chains
+    return []

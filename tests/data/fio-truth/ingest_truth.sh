@@ -188,6 +188,10 @@ wait_port 8765; wait_port 8766
 printf '[global]\nioengine=null\nsize=64M\ntime_based\nruntime=3\nrate_iops=500\n\n[snap]\nrw=randread\nbs=4k\n' > cs/snap.fio
 timeout 60 fio --output-format=json --output=cs/cs_snapshots.json \
     --client=127.0.0.1,8765 cs/snap.fio --client=127.0.0.1,8766 cs/snap.fio
+# two clones of the job on each server: each snapshot holds both, side by side
+printf '[global]\nioengine=null\nsize=64M\ntime_based\nruntime=3\nrate_iops=500\nnumjobs=2\n\n[snap2]\nrw=randread\nbs=4k\n' > cs/snap2.fio
+timeout 60 fio --output-format=json --output=cs/cs_snapshots2.json \
+    --client=127.0.0.1,8765 cs/snap2.fio --client=127.0.0.1,8766 cs/snap2.fio
 stop_servers
 
 # --- utf16/: one small real output re-encoded as Windows shells write redirected output.
