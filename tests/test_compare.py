@@ -664,3 +664,25 @@ def test_a_rate_at_a_limit_no_point_reaches_says_why_its_noise_is_none() -> None
     assert said.text(Strings("en")).startswith("One rate at a latency limit has no noise, as one")
     again = Message.counted("compare", "note_noise_unknown", 2).text(Strings("de"))
     assert again.startswith("Das Rauschen von 2 Kennzahlen ist unbekannt")
+
+
+def test_a_maximum_or_optimum_held_to_a_rate_names_its_target() -> None:
+    """A helper's compare of two rate sweeps: compare.csv left target_iops empty for the
+    optimum and maximum rows, and their text did not say the points were held to a rate."""
+    from pipeline.language.fmt import Formatter
+    from pipeline.language.strings import Strings
+    from pipeline.render.compare_doc import metric
+
+    old = _swept({1000.0: (990.0, 0.01), 5000.0: (4000.0, 0.01)})
+    new = _swept({1000.0: (990.0, 0.01), 5000.0: (4100.0, 0.01)})
+    a, b = (figures(points, intervals, Settings()) for points, intervals in (old, new))
+    rows = {
+        r["metric"]: r for r in compare(a, b, 5.0, ("iops", "optimum")).rows.iter_rows(named=True)
+    }
+    assert (rows["iops"]["target_iops_old"], rows["iops"]["target_iops_new"]) == (5000.0, 5000.0)
+    said = metric(rows["iops"], Formatter(Strings("en")))
+    assert said == "maximum I/O rate (its point held to a target of 5,000 IOPS)"
+    mixed = {**rows["iops"], "target_iops_new": None}
+    assert metric(mixed, Formatter(Strings("de"))).endswith(
+        "(Zielrate seines Messpunkts alt: 5’000, neu: keine IOPS)"
+    )

@@ -171,9 +171,8 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
                 "value",
                 unit.alias("unit"),
                 "parallelism",
-                (pl.col("target_iops") if metric == "level" else pl.lit(None, pl.Float64)).alias(
-                    "target_iops"
-                ),
+                # the target rate of the figure's point (a rate sweep's), whatever metric
+                pl.col("target_iops").cast(pl.Float64),
                 noise_col.alias("noise_pct"),
             )
         )

@@ -39,16 +39,27 @@ def value(v: float | None, unit: str, fmt: Formatter) -> str:
 def metric(row: dict[str, Any], fmt: Formatter) -> str:
     """The figure's name; the figure of every level names the level shown."""
     name = f"compare.metric_{row['metric']}"
-    if row["metric"] != "level":
-        return fmt.t(name)
-    level = fmt.integer(row["parallelism_old"])
     old, new = row.get("target_iops_old"), row.get("target_iops_new")
+    if row["metric"] != "level":
+        return _held(fmt.t(name), old, new, fmt)
+    level = fmt.integer(row["parallelism_old"])
     if old is None and new is None:
         return fmt.t(name, level=level)
     if old is not None and old == new:
         return fmt.t(f"{name}_target", level=level, target=fmt.integer(old))
     shown = [fmt.t("compare.no_target") if t is None else fmt.integer(t) for t in (old, new)]
     return fmt.t(f"{name}_targets", level=level, old=shown[0], new=shown[1])
+
+
+def _held(said: str, old: float | None, new: float | None, fmt: Formatter) -> str:
+    """A profile's figure, with the target rates its points were held to, where one was:
+    a maximum or optimum of a rate sweep is a target's, not what the system can do."""
+    if old is None and new is None:
+        return said
+    if old is not None and old == new:
+        return fmt.t("compare.metric_held", metric=said, target=fmt.integer(old))
+    shown = [fmt.t("compare.no_target") if t is None else fmt.integer(t) for t in (old, new)]
+    return fmt.t("compare.metric_held_two", metric=said, old=shown[0], new=shown[1])
 
 
 def noise(pct: float | None, fmt: Formatter) -> str:
