@@ -686,3 +686,17 @@ def test_a_maximum_or_optimum_held_to_a_rate_names_its_target() -> None:
     assert metric(mixed, Formatter(Strings("de"))).endswith(
         "(Zielrate seines Messpunkts alt: 5’000, neu: keine IOPS)"
     )
+
+
+def test_an_interpolated_rate_at_the_limit_names_no_target() -> None:
+    """The rate at the latency limit between a point held to 5,000 IOPS and the next was
+    said to be "held to a target of 5,000 IOPS" (its lower point's)."""
+    points, intervals = _swept({1000.0: (990.0, 0.01), 5000.0: (4000.0, 0.01)})
+    swept = pl.col("parallelism") == 2  # one level: its two targets are the curve
+    crossing = points.filter(swept).with_columns(
+        pl.when(pl.col("target_iops") == 5000.0).then(2000.0).otherwise(500.0).alias("lat_mean_us")
+    )
+    a = figures(crossing, intervals.filter(swept), Settings(limits_us=(1000.0, 1000.0)))
+    (row,) = compare(a, a, 5.0, ("limit",)).rows.iter_rows(named=True)
+    assert 990.0 < row["old"] < 4000.0  # between the two targets' rates: interpolated
+    assert row["target_iops_old"] is None

@@ -288,3 +288,24 @@ def test_clones_on_a_fio_server_stay_clones() -> None:
     runtime): load to add, not snapshots."""
     result = _read(TRUTH / "cs" / "cs_names.json")
     assert not [r for r in result.rejects if r.reason.key == "fio.server_snapshot"]
+
+
+def _record(runtime: float, ios: float, host: str | None = "srv") -> dict[str, object]:
+    side = {"total_ios": ios, "runtime": runtime, "iops": ios / runtime * 1000}
+    found: dict[str, object] = {"jobname": "j", "groupid": 0, "job_runtime": runtime}
+    found |= {"read": side, "write": {"total_ios": 0, "runtime": 0, "iops": 0}}
+    return found | ({"hostname": host, "port": 8765} if host else {})
+
+
+def test_a_local_runs_clones_are_never_a_servers_snapshots() -> None:
+    """Four size-based clones of a local run finished at 467, 483, 1,957 and 1,004 ms:
+    read as two clones of two snapshots, half the load was rejected (a review)."""
+    from pipeline.ingest.fio_status import server_snapshots
+
+    local = [_record(t, 1000.0, None) for t in (467.0, 483.0, 1957.0, 1004.0)]
+    assert server_snapshots(local, lambda r: 2) == {}
+    served = [_record(t, t) for t in (890.0, 890.0, 1891.0, 1890.0, 2896.0, 2896.0)]
+    assert server_snapshots(served, lambda r: 2) == {0: 4, 1: 5, 2: 4, 3: 5}
+    # a final record repeating the last snapshot's figures (ramp_time, a clone that ended)
+    frozen = [_record(t, i) for t, i in ((1000.0, 500.0), (2000.0, 1000.0), (2000.0, 1000.0))]
+    assert server_snapshots(frozen, lambda r: 1) == {0: 2, 1: 2}

@@ -144,8 +144,10 @@ def figures(points: pl.DataFrame, intervals: pl.DataFrame, s: Settings) -> pl.Da
         "iops": perf.filter(pl.col("kind") == "maximum"),
         "optimum": perf.filter(pl.col("kind") == "optimum"),
         # null where every point is above the limit: the rate there is none (0)
+        # an interpolated rate is held to no target: its lower point's is not its own
         "limit": iops_at_latency(points, s.limits_us, s.small_block).with_columns(
-            pl.col("iops", "bytes_per_s").fill_null(0.0)
+            pl.col("iops", "bytes_per_s").fill_null(0.0),
+            pl.when(pl.col("measured")).then(pl.col("target_iops")).alias("target_iops"),
         ),
         "lat": min_latency(points),
         "level": on_curve(points, PROFILE, SEED_ORDER),

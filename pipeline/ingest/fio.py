@@ -229,7 +229,8 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     _check_text(path, text, doc, key)
     params = fio_params.Resolver(path, doc.data, options.root)
     batches = _batches(doc, key, records)
-    later = fio_status.server_snapshots(records) if len(batches) == 1 else {}
+    served = len(batches) == 1 and key == "client_stats"
+    later = fio_status.server_snapshots(records, params.clones_per_record) if served else {}
     runs = _run_jobs(records, params, set(later))
     head = {"system": options.system, "setup": options.setup, "tool": NAME}
     version = str(doc.data.get("fio version", "")) or None

@@ -120,6 +120,19 @@ class Resolver:
             own = self._from_job_file(str(record.get("jobname", "")))
         return {**DEFAULTS, **self.globals, **own}
 
+    def clones_per_record(self, record: dict[str, Any]) -> int:
+        """How many records of the job a snapshot holds: its numjobs, or 1 where its
+        clones are reported as one group (group_reporting)."""
+        opts = self.options(record)
+        grouped = opts.get("group_reporting", "0").strip().lower() not in (
+            "0",
+            "false",
+            "no",
+            "off",
+        )
+        numjobs = opts.get("numjobs", "1").strip()
+        return 1 if grouped or not numjobs.isdigit() else max(1, int(numjobs))
+
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:
         """The job's profile (shared by the records of one job: not to be changed)."""
         key = _options_key(record)

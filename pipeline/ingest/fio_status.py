@@ -15,6 +15,7 @@ differenced anew (the first against zero); the snapshots before it are not data.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,8 +154,9 @@ def intervals(snapshots: list[list[Any]]) -> Intervals | None:
 # A fio server started with --status-interval sends its snapshots to the client, which
 # writes each as one more record of the same job and server in client_stats: cumulative
 # figures, not more load. Clones of a job (numjobs) run side by side: about the same
-# runtime, or (size-based) the same I/Os. Snapshots run on: each record's runtime and
-# I/Os above the one before, the last record's runtime far beyond the first's.
+# runtime, or (size-based) the same I/Os; a snapshot holds each clone's record. Snapshots
+# run on: each record's runtime and I/Os not below the one before, the last record's
+# runtime far beyond the first's.
 SNAPSHOT_SPAN = 1.5  # the last record's job_runtime over the first's, at least
 
 
@@ -165,38 +167,44 @@ def _ios(record: dict[str, Any]) -> float:
 def _is_series(chain: list[dict[str, Any]]) -> bool:
     runtimes = [_number(r, "job_runtime") for r in chain]
     moved = [_ios(r) for r in chain]
-    rising = all(a < b for a, b in itertools.pairwise(runtimes))
-    grew = all(a < b for a, b in itertools.pairwise(moved))
+    # not falling: a clone that ended (size-based) or a final record after the last
+    # snapshot repeats its figures; the span below still parts clones from snapshots
+    rising = all(a <= b for a, b in itertools.pairwise(runtimes))
+    grew = all(a <= b for a, b in itertools.pairwise(moved))
     return rising and grew and runtimes[-1] >= SNAPSHOT_SPAN * max(runtimes[0], 1.0)
 
 
-def server_snapshots(records: list[Any]) -> dict[int, int]:
+def server_snapshots(
+    records: list[Any], clones: Callable[[dict[str, Any]], int] | None = None
+) -> dict[int, int]:
     """The client_stats records (by position) that are a fio server's earlier status
-    snapshots of a job, each with the position of the same job's last record (the whole
-    run)."""
+    snapshots of a job, each with the position of the same clone's last record (the whole
+    run). ``clones``: how many records of a job one snapshot holds (its numjobs; 1 under
+    group_reporting); unknown, one. Only a server's records (they name their host): a
+    local run's clones are no snapshots, however their runtimes fall."""
     chains: dict[tuple[Any, ...], list[int]] = {}
     for i, r in enumerate(records):
-        if isinstance(r, dict) and r.get("jobname") != "All clients":
+        if isinstance(r, dict) and r.get("jobname") != "All clients" and r.get("hostname"):
             names = r.get("hostname"), r.get("port"), r.get("jobname"), r.get("groupid")
             key = tuple(map(repr, names))
             chains.setdefault(key, []).append(i)
     earlier: dict[int, int] = {}
     for found in chains.values():
-        for chain in _per_clone(found, records):
+        k = max(1, clones(records[found[-1]])) if clones else 1
+        for chain in _per_clone(found, records, k):
             earlier |= {i: chain[-1] for i in chain[:-1]}
     return earlier
 
 
-def _per_clone(found: list[int], records: list[Any]) -> list[list[int]]:
+def _per_clone(found: list[int], records: list[Any], k: int) -> list[list[int]]:
     """A job's records on one server as series of snapshots, one per clone: with numjobs=k
     (no group_reporting) each snapshot holds k records side by side, so the records run
     890, 890, 1,891, 1,890 ms ... and the k-th of each snapshot is one clone's series
     (read as 12 clones of one job, six snapshots of two were 6x the load). None where
     they are no series of snapshots."""
-    for k in range(1, len(found) // 2 + 1):
-        if len(found) % k:
-            continue
-        chains = [found[i::k] for i in range(k)]
-        if all(_is_series([records[i] for i in chain]) for chain in chains):
-            return chains
+    if len(found) % k or len(found) // k < 2:
+        return []
+    chains = [found[i::k] for i in range(k)]
+    if all(_is_series([records[i] for i in chain]) for chain in chains):
+        return chains
     return []
