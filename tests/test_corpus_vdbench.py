@@ -156,3 +156,21 @@ def test_loops_of_one_run_definition_are_runs_of_their_own(tmp_path: Path) -> No
     ]
     levels = result.intervals.group_by("parallelism").len().sort("parallelism")
     assert levels.rows() == [(2, 3 * 59), (4, 59)]  # rd1-rd3 at 2 threads, rd1's loop at 4
+
+
+def test_a_loop_that_measures_the_same_point_again_is_not_more_load(tmp_path: Path) -> None:
+    """forseekpct=(50,100) loops over a parameter the point does not name: both loops are
+    random 4K at 2 threads, and their intervals were summed (100 IOPS for 50)."""
+    text = (DATA / "vdbench" / "vdbconvert_flatfile.html").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    rd1 = [ln for ln in lines if ln.split()[1:2] == ["rd1"]]
+    at = lines.index(rd1[-1]) + 1
+    path = tmp_path / "flatfile.html"
+    path.write_text("\n".join([*lines[:at], *rd1, *lines[at:]]) + "\n", encoding="utf-8")
+    result = ingest.read(path, ReadOptions())
+    alone = ingest.read(DATA / "vdbench" / "vdbconvert_flatfile.html", ReadOptions())
+    again = [r for r in result.rejects if r.reason.key == "vdbench.repeated"]
+    assert len(again) == alone.accepted // 3 and dict(again[0].reason.values) == {"first": "rd1"}
+    assert result.records_read == result.accepted + len(result.rejects)
+    iops = combine([result]).points.sort("target_iops")["iops"].to_list()
+    assert iops == combine([alone]).points.sort("target_iops")["iops"].to_list()

@@ -15,7 +15,7 @@ from pipeline.errors import InputError
 from pipeline.ingest.base import NO_OPTIONS, ReadOptions, ReadResult, Reject
 from pipeline.inputs import read_text
 from pipeline.language.message import Message
-from pipeline.schema import INTERVAL_FIELDS, conform
+from pipeline.schema import INTERVAL_FIELDS, POINT_KEY, conform
 from pipeline.units import convert_time, mega
 
 NAME = "vdbench"
@@ -267,8 +267,11 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     notes: list[str] = []
     by_run: dict[str, list[dict[str, Any]]] = {}
     whole: list[dict[str, Any]] = []
+    first: dict[tuple[Any, ...], str] = {}  # each point's first run
     for name, run in runs.items():
         accepted, rejected = _read_run(name, run, mib, options, label)
+        accepted, again = _once(name, run, accepted, first, label)
+        rejected += again
         rows += accepted
         rejects += rejected
         whole += _whole_run(run, accepted, mib, options, label)
@@ -284,6 +287,31 @@ def read(path: Path, options: ReadOptions) -> ReadResult:
     result = ReadResult(frame, rejects, len(rows) + len(rejects), notes, label, sidecars=sidecars)
     result.reference = whole
     return result
+
+
+def _once(
+    name: str,
+    run: _Run,
+    accepted: list[dict[str, Any]],
+    first: dict[tuple[Any, ...], str],
+    label: str,
+) -> tuple[list[dict[str, Any]], list[Reject]]:
+    """A run's rows, or none where an earlier run measured its point: two loops of one RD
+    over a parameter the point does not name (forseekpct=(50,100), forcompratio) are two
+    runs of it, not more load (summed, each interval doubled); as fio's repeated group."""
+    if not accepted:
+        return accepted, []
+    key = tuple(accepted[0].get(c) for c in POINT_KEY)
+    earlier = first.setdefault(key, name)
+    if earlier == name:
+        return accepted, []
+    reason = Message.of("vdbench.repeated", first=earlier)
+    wheres = [
+        Message.of("where.vdbench", line=n, run=name, interval=row["interval"])
+        for n, row in run.rows
+        if n in {r["line"] for r in accepted}
+    ]
+    return [], [Reject(label, where, reason) for where in wheres]
 
 
 def _read_run(
