@@ -306,6 +306,9 @@ def test_a_local_runs_clones_are_never_a_servers_snapshots() -> None:
     assert server_snapshots(local, lambda r: 2) == {}
     served = [_record(t, t) for t in (890.0, 890.0, 1891.0, 1890.0, 2896.0, 2896.0)]
     assert server_snapshots(served, lambda r: 2) == {0: 4, 1: 5, 2: 4, 3: 5}
+    # group_reporting (bare, so not in fio's JSON): one record per snapshot despite numjobs
+    grouped = [_record(t, t) for t in (900.0, 1900.0, 2900.0, 3900.0)]
+    assert server_snapshots(grouped, lambda r: 2) == {0: 3, 1: 3, 2: 3}
     # a final record repeating the last snapshot's figures (ramp_time, a clone that ended)
     frozen = [_record(t, i) for t, i in ((1000.0, 500.0), (2000.0, 1000.0), (2000.0, 1000.0))]
     assert server_snapshots(frozen, lambda r: 1) == {0: 2, 1: 2}

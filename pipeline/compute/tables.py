@@ -169,8 +169,7 @@ def performance(points: pl.DataFrame, margin_pct: float = 0.0) -> pl.DataFrame:
     optimum = _optimum(levels)
     # of every point: a level's rate sweep beside the curve may hold the highest IOPS
     maximum = (
-        on_curve(measured, PROFILE)
-        .sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
+        measured.sort([*PROFILE, "iops", "parallelism"], descending=[False] * 5 + [True, False])
         .group_by(PROFILE, maintain_order=True)
         .first()
     )

@@ -223,9 +223,9 @@ def _from_json(candidate: Path, clone: int, prefix: str, host: str) -> _Job | No
         tuple(i for i, _ in same),
         fio.run_time(doc),
         _shortest([rec for _, rec in same]),
-        _max_values(opts),
+        fio_params.flag(opts, "log_max_value"),
         _sizes(opts),
-        _flag(opts, "log_unix_epoch"),
+        fio_params.flag(opts, "log_unix_epoch"),
     )
 
 
@@ -296,16 +296,6 @@ def _shortest(records: list[dict[str, Any]]) -> float | None:
     return min(known) if known and len(known) == len(found) else None
 
 
-def _max_values(opts: dict[str, str]) -> bool:
-    """Whether the job logged each window's maximum instead of its mean (log_max_value)."""
-    return _flag(opts, "log_max_value")
-
-
-def _flag(opts: dict[str, str], name: str) -> bool:
-    """A fio boolean option set (1, true, yes, on; fio's bare ``name`` is 1)."""
-    return opts.get(name, "0").strip().lower() not in ("", "0", "false", "no", "off")
-
-
 def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> list[dict[str, Any]]:
     """One entry per job clone, in fio's numbering: a job with numjobs=k has k records, or
     one aggregated record (group_reporting) that stands for all k clones."""
@@ -314,13 +304,9 @@ def _expand(records: list[dict[str, Any]], resolver: fio_params.Resolver) -> lis
         by_name.setdefault(str(record.get("jobname", "")), []).append(record)
     clones = []
     for group in by_name.values():
-        k = _count(resolver.options(group[0]).get("numjobs", "1"))
+        k = fio_params.count(resolver.options(group[0]).get("numjobs", "1"))
         clones += group if len(group) == k else [group[0]] * k
     return clones
-
-
-def _count(text: str) -> int:
-    return int(text) if text.isdigit() and int(text) > 0 else 1
 
 
 def _window(opts: dict[str, str]) -> int | None:
@@ -343,7 +329,11 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         if s != "global"
     ]
     # fio numbers the threads of every job of the file in turn (see ``_from_json``)
-    owner = [n for n, (_, o) in enumerate(sections) for _ in range(_count(o.get("numjobs", "1")))]
+    owner = [
+        n
+        for n, (_, o) in enumerate(sections)
+        for _ in range(fio_params.count(o.get("numjobs", "1")))
+    ]
     index = _thread([sections[n] for n in owner], clone, prefix)
     if index is None:
         return None
@@ -359,9 +349,9 @@ def _from_job_file(candidate: Path, clone: int, prefix: str) -> _Job | None:
         candidate.name,
         candidate,
         same,
-        max_values=_max_values(opts),
+        max_values=fio_params.flag(opts, "log_max_value"),
         sizes=_sizes(opts),
-        epoch=_flag(opts, "log_unix_epoch"),
+        epoch=fio_params.flag(opts, "log_unix_epoch"),
     )
 
 
@@ -373,7 +363,7 @@ def _from_options(options: ReadOptions) -> _Job | None:
     resolver = fio_params.Resolver(Path("."), {}, None)
     profile = resolver.profile({"job options": opts, "jobname": "config"})
     scale = 1.0 if opts.get("latency_unit") == "us" else TIME_UNITS_US["ns"]
-    same = tuple(range(1, _count(opts.get("numjobs", "1")) + 1))
+    same = tuple(range(1, fio_params.count(opts.get("numjobs", "1")) + 1))
     return _Job(profile, _window(opts), scale, None, "report configuration", None, same)
 
 

@@ -124,14 +124,7 @@ class Resolver:
         """How many records of the job a snapshot holds: its numjobs, or 1 where its
         clones are reported as one group (group_reporting)."""
         opts = self.options(record)
-        grouped = opts.get("group_reporting", "0").strip().lower() not in (
-            "0",
-            "false",
-            "no",
-            "off",
-        )
-        numjobs = opts.get("numjobs", "1").strip()
-        return 1 if grouped or not numjobs.isdigit() else max(1, int(numjobs))
+        return 1 if flag(opts, "group_reporting") else count(opts.get("numjobs", "1"))
 
     def profile(self, record: dict[str, Any]) -> dict[str, Any]:
         """The job's profile (shared by the records of one job: not to be changed)."""
@@ -167,12 +160,8 @@ class Resolver:
     def _chosen(self, name: str, text: str, read_pct: float, job: str) -> str:
         """Of ``name=read,write`` the part the point's size comes from: the read one
         unless the job only writes (noted where a mixed job has two)."""
-        parts = [p.strip() for p in text.split(",")]
-        # an empty part is fio's default (bs=8k, writes 4k), one part is both directions'
-        default = DEFAULTS.get(name, parts[0])
-        read_text = parts[0] or default
-        write_text = (parts[1] or default) if len(parts) > 1 else parts[0]
-        if len(parts) > 1 and 0 < read_pct < 100 and read_text and read_text != write_text:
+        read_text, write_text = directions(text, DEFAULTS.get(name, text.split(",")[0].strip()))
+        if "," in text and 0 < read_pct < 100 and read_text and read_text != write_text:
             self._note(
                 f"job {job!r}: {name}={text} gives reads and writes different sizes; "
                 f"the read size {read_text} is used for the point"
@@ -203,11 +192,27 @@ def direction_sizes(opts: dict[str, str]) -> tuple[int, int] | None:
         parts = [p.strip() for p in split.split(",")]
         return None if len(parts) > 1 and parts[0] != (parts + parts)[1] else (0, 0)
     text = opts.get("bs") or DEFAULTS["bs"]
-    parts = [p.strip() for p in text.split(",")]
-    read = parts[0] or DEFAULTS["bs"]
-    # bs=8k, gives writes fio's default, not the reads' size (one size: both)
-    write = (parts[1] or DEFAULTS["bs"]) if len(parts) > 1 else read
+    read, write = directions(text, DEFAULTS["bs"])
     return _size(read, text), _size(write, text)
+
+
+def directions(text: str, default: str) -> tuple[str, str]:
+    """Of fio's ``name=read,write`` the reads' and the writes' part: one part is both
+    directions', an empty one fio's ``default`` (bs=8k, gives writes 4k, not 8k)."""
+    parts = [p.strip() for p in text.split(",")]
+    read = parts[0] or default
+    return read, (parts[1] or default) if len(parts) > 1 else read
+
+
+def flag(opts: dict[str, str], name: str) -> bool:
+    """A fio boolean option set (1, true, yes, on; a bare ``name``, as fio writes it: "")."""
+    return opts.get(name, "0").strip().lower() not in ("0", "false", "no", "off")
+
+
+def count(text: str) -> int:
+    """A count option (numjobs): its whole number, 1 where it is none or not above 0."""
+    text = text.strip()
+    return int(text) if text.isdigit() and int(text) > 0 else 1
 
 
 def split_shares(chosen: str, text: str) -> list[tuple[int, float]]:

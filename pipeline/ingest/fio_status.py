@@ -15,6 +15,7 @@ differenced anew (the first against zero); the snapshots before it are not data.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -164,13 +165,15 @@ def _ios(record: dict[str, Any]) -> float:
     return sum(_number(side, "total_ios") for side in _sides(record))
 
 
-def _is_series(chain: list[dict[str, Any]]) -> bool:
+def _is_series(chain: list[dict[str, Any]], strict: bool = False) -> bool:
+    """Snapshots of one clone: runtimes and I/Os not falling (a clone that ended, or a
+    final record after the last snapshot, repeats its figures; ``strict``: rising), the
+    last runtime far beyond the first (what parts snapshots from clones)."""
     runtimes = [_number(r, "job_runtime") for r in chain]
     moved = [_ios(r) for r in chain]
-    # not falling: a clone that ended (size-based) or a final record after the last
-    # snapshot repeats its figures; the span below still parts clones from snapshots
-    rising = all(a <= b for a, b in itertools.pairwise(runtimes))
-    grew = all(a <= b for a, b in itertools.pairwise(moved))
+    step = operator.lt if strict else operator.le
+    rising = all(step(a, b) for a, b in itertools.pairwise(runtimes))
+    grew = all(step(a, b) for a, b in itertools.pairwise(moved))
     return rising and grew and runtimes[-1] >= SNAPSHOT_SPAN * max(runtimes[0], 1.0)
 
 
@@ -200,8 +203,12 @@ def _per_clone(found: list[int], records: list[Any], k: int) -> list[list[int]]:
     """A job's records on one server as series of snapshots, one per clone: with numjobs=k
     (no group_reporting) each snapshot holds k records side by side, so the records run
     890, 890, 1,891, 1,890 ms ... and the k-th of each snapshot is one clone's series
-    (read as 12 clones of one job, six snapshots of two were 6x the load). None where
+    (read as 12 clones of one job, six snapshots of two were 6x the load). Empty where
     they are no series of snapshots."""
+    # a group_reporting record is one per snapshot whatever numjobs says (fio's JSON omits
+    # a bare group_reporting): records rising one after another are one series
+    if k > 1 and _is_series([records[i] for i in found], strict=True):
+        return [found]
     if len(found) % k or len(found) // k < 2:
         return []
     chains = [found[i::k] for i in range(k)]
